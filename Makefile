@@ -1,0 +1,27 @@
+# The example agent's hooks read this variable; it is declared in its profiles' env, so
+# its value is redacted from every record and from the test output.
+export HELPDESK_API_KEY ?= helpdesk-demo-key
+
+GO ?= go
+JUNIT_PKGS ?= ./scenarios/...
+
+.PHONY: demo test generate junit
+
+## demo: run the example agent's suite against its good profile (green)
+demo:
+	$(GO) tool gotestsum --format testname -- ./scenarios/helpdesk -run 'TestDemoGood$$'
+
+## test: the project's own tests, with vet and the generated-code check
+test:
+	$(GO) vet ./...
+	$(GO) run ./rookgen -check
+	$(GO) test ./internal/... ./rooktest/... ./rookgen/...
+
+## generate: regenerate scenarios/*/rook_*_test.go from profiles/ and scenarios/
+generate:
+	$(GO) generate ./...
+
+## junit: run the scenario suites (both example profiles: the broken twin fails on purpose)
+## and write junit.xml, one testcase per criterion
+junit:
+	$(GO) tool gotestsum --junitfile junit.xml --format testname -- $(JUNIT_PKGS)

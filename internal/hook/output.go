@@ -1,0 +1,216 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Output is what a hook reported on stdout.
+type Output struct {
+	// Data is the whole object, as decoded.
+	Data map[string]any
+	// Reply is execute's output (or agent_reply); HasReply says it was given.
+	Reply    string
+	HasReply bool
+	// Conversation is the handle that threads later turns and phases.
+	Conversation string
+	// Usage is nil when the hook reported none.
+	Usage *Usage
+	// Calls are the observed tool calls; CallsObserved distinguishes calls: [] (observed
+	// none) from an absent key (not observable).
+	Calls         []Call
+	CallsObserved bool
+}
+
+// Usage is a token count.
+type Usage struct {
+	Input  int64 `json:"input_tokens" yaml:"input_tokens"`
+	Output int64 `json:"output_tokens" yaml:"output_tokens"`
+}
+
+// Call is one observed tool call.
+type Call struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Output    any            `json:"output,omitempty"`
+}
+
+// ParseOutput reads a hook's stdout. Empty stdout is no data; otherwise it must be exactly
+// one JSON object. requireReply is set for execute, whose output is required.
+func ParseOutput(stdout []byte, requireReply bool) (*Output, error) {
+	out := &Output{}
+	trimmed := bytes.TrimSpace(stdout)
+	if len(trimmed) == 0 {
+		if requireReply {
+			return out, errors.New("printed nothing on stdout; execute must print one JSON object with \"output\"")
+		}
+		return out, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return out, fmt.Errorf("stdout is not JSON (%v): %s", err, quote(trimmed))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return out, fmt.Errorf("stdout holds more than one JSON value; print one object: %s", quote(trimmed))
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return out, fmt.Errorf("stdout is JSON but not an object: %s", quote(trimmed))
+	}
+	numbers(m)
+	out.Data = m
+	var problems []error
+	reply, hasReply := m["agent_reply"]
+	if !hasReply || reply == nil {
+		reply, hasReply = m["output"]
+	}
+	if hasReply && reply != nil {
+		s, isStr := reply.(string)
+		if !isStr {
+			problems = append(problems, fmt.Errorf("\"output\" must be a string, got %s", quote(mustJSON(reply))))
+		}
+		out.Reply, out.HasReply = s, isStr
+	}
+	if requireReply && !out.HasReply && len(problems) == 0 {
+		problems = append(problems, fmt.Errorf("stdout has no \"output\" (or \"agent_reply\"); execute must return the agent's answer: %s", quote(trimmed)))
+	}
+	if c, ok := m["conversation"]; ok && c != nil {
+		switch x := c.(type) {
+		case string:
+			out.Conversation = x
+		case int64:
+			out.Conversation = fmt.Sprint(x)
+		default:
+			problems = append(problems, fmt.Errorf("\"conversation\" must be a string, got %s", quote(mustJSON(c))))
+		}
+	}
+	if u, ok := m["usage"]; ok && u != nil {
+		usage, err := parseUsage(u)
+		if err != nil {
+			problems = append(problems, err)
+		}
+		out.Usage = usage
+	}
+	if c, ok := m["calls"]; ok && c != nil {
+		calls, err := parseCalls(c)
+		if err != nil {
+			problems = append(problems, err)
+		} else {
+			out.Calls, out.CallsObserved = calls, true
+		}
+	}
+	return out, errors.Join(problems...)
+}
+
+func parseUsage(v any) (*Usage, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("\"usage\" must be an object {input, output}, got %s", quote(mustJSON(v)))
+	}
+	get := func(keys ...string) (int64, bool, error) {
+		for _, k := range keys {
+			if x, ok := m[k]; ok && x != nil {
+				switch n := x.(type) {
+				case int64:
+					if n >= 0 {
+						return n, true, nil
+					}
+				case float64:
+					if n >= 0 {
+						return int64(n), true, nil
+					}
+				default:
+					return 0, false, fmt.Errorf("\"usage.%s\" must be a number, got %s", k, quote(mustJSON(x)))
+				}
+				return 0, false, fmt.Errorf("\"usage.%s\" must be a non-negative count, got %s", k, quote(mustJSON(x)))
+			}
+		}
+		return 0, false, nil
+	}
+	in, okIn, err := get("input", "input_tokens")
+	if err != nil {
+		return nil, err
+	}
+	outN, okOut, err := get("output", "output_tokens")
+	if err != nil {
+		return nil, err
+	}
+	if !okIn && !okOut {
+		return nil, nil
+	}
+	return &Usage{Input: in, Output: outN}, nil
+}
+
+func parseCalls(v any) ([]Call, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("\"calls\" must be a list of {name, arguments}, got %s", quote(mustJSON(v)))
+	}
+	calls := make([]Call, 0, len(list))
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("\"calls[%d]\" must be an object {name, arguments}, got %s", i, quote(mustJSON(item)))
+		}
+		name, _ := m["name"].(string)
+		if name == "" {
+			return nil, fmt.Errorf("\"calls[%d]\" has no \"name\": %s", i, quote(mustJSON(item)))
+		}
+		c := Call{Name: name, Output: m["output"]}
+		if a, ok := m["arguments"].(map[string]any); ok {
+			c.Arguments = a
+		} else if s, ok := m["arguments"].(string); ok {
+			// Some agents report arguments as a JSON string.
+			var parsed map[string]any
+			if json.Unmarshal([]byte(s), &parsed) == nil {
+				c.Arguments = parsed
+			}
+		}
+		calls = append(calls, c)
+	}
+	return calls, nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(fmt.Sprint(v))
+	}
+	return b
+}
+
+// quote shows the first bytes of b, quoted, for an error message.
+func quote(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return fmt.Sprintf("%q (first %d of %d bytes)", b[:max], max, len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// numbers replaces json.Number values in place with int64 (when whole) or float64, so that
+// records show numbers as numbers.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, vv := range x {
+			x[k] = numbers(vv)
+		}
+	case []any:
+		for i := range x {
+			x[i] = numbers(x[i])
+		}
+	}
+	return v
+}

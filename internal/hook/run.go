@@ -1,0 +1,211 @@
+// Package hook runs one hook as a subprocess under the hook contract: argv, environment and
+// stdin in, one JSON object on stdout, stderr kept as the diagnosis, the whole process group
+// killed on timeout.
+package hook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxStdout bounds what a hook may print on stdout.
+const DefaultMaxStdout = 8 << 20
+
+// stderrTail is how much of a hook's stderr is kept as its diagnosis.
+const stderrTail = 16 << 10
+
+// Spec is one hook invocation.
+type Spec struct {
+	// Argv is the program and its arguments.
+	Argv []string
+	// Dir is the working directory.
+	Dir string
+	// Env is the complete environment.
+	Env []string
+	// Stdin is written to the hook's standard input, then closed; empty means an empty stdin.
+	Stdin string
+	// Timeout kills the hook and its process group when it runs longer.
+	Timeout time.Duration
+	// MaxStdout bounds stdout; zero means DefaultMaxStdout.
+	MaxStdout int
+	// OnStderr, when set, receives each stderr line as it is written.
+	OnStderr func(line string)
+}
+
+// Result is what a hook did.
+type Result struct {
+	Stdout []byte
+	// Stderr is the tail of what the hook wrote to stderr.
+	Stderr   string
+	ExitCode int
+	Started  time.Time
+	Ended    time.Time
+	// TimedOut is set when the hook was killed at its timeout.
+	TimedOut bool
+	// StdoutOverflow is set when stdout went over the limit.
+	StdoutOverflow bool
+}
+
+// Duration is how long the hook ran.
+func (r *Result) Duration() time.Duration { return r.Ended.Sub(r.Started) }
+
+// Run starts the hook, waits for it, and returns what it did. The error is non-nil when
+// the hook could not be started, exited non-zero, timed out or overflowed stdout; the
+// Result is filled in as far as the hook got in every case.
+func Run(ctx context.Context, s Spec) (*Result, error) {
+	if len(s.Argv) == 0 {
+		return nil, errors.New("hook has no command")
+	}
+	limit := s.MaxStdout
+	if limit <= 0 {
+		limit = DefaultMaxStdout
+	}
+	runCtx := ctx
+	var cancel context.CancelFunc = func() {}
+	if s.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, s.Timeout)
+	}
+	defer cancel()
+
+	cmd := exec.CommandContext(runCtx, s.Argv[0], s.Argv[1:]...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	if s.Stdin != "" {
+		cmd.Stdin = strings.NewReader(s.Stdin)
+	}
+	stdout := &capped{limit: limit}
+	stderr := &lineWriter{fn: s.OnStderr, keep: stderrTail}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	setGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	// Bounds the wait for pipes held open by a child the hook left behind.
+	cmd.WaitDelay = 2 * time.Second
+
+	res := &Result{Started: time.Now()}
+	if err := cmd.Start(); err != nil {
+		res.Ended = time.Now()
+		res.ExitCode = -1
+		return res, fmt.Errorf("start %s: %w", s.Argv[0], err)
+	}
+	err := cmd.Wait()
+	res.Ended = time.Now()
+	// Whatever the hook left running in its group goes with it.
+	_ = killGroup(cmd)
+	stderr.flush()
+	res.Stdout, res.StdoutOverflow = stdout.buf.Bytes(), stdout.over
+	res.Stderr = stderr.tail()
+	res.ExitCode = cmd.ProcessState.ExitCode()
+
+	switch {
+	case runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
+		res.TimedOut = true
+		return res, fmt.Errorf("timed out after %s; its process group was killed", s.Timeout)
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("stopped: %w", context.Cause(ctx))
+	case errors.Is(err, exec.ErrWaitDelay):
+		// The hook exited but something it started kept its output open; it was killed.
+		if res.ExitCode != 0 {
+			return res, fmt.Errorf("exited with status %d", res.ExitCode)
+		}
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if res.ExitCode < 0 {
+				return res, fmt.Errorf("was killed by %s", ee.ProcessState.String())
+			}
+			return res, fmt.Errorf("exited with status %d", res.ExitCode)
+		}
+		return res, err
+	}
+	if res.StdoutOverflow {
+		return res, fmt.Errorf("printed more than %d bytes on stdout", limit)
+	}
+	return res, nil
+}
+
+// capped keeps at most limit bytes and discards the rest, so the hook never blocks.
+type capped struct {
+	buf   bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.limit - c.buf.Len(); room < len(p) {
+		c.over = true
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+// lineWriter passes whole lines to fn and keeps the last keep bytes.
+type lineWriter struct {
+	mu      sync.Mutex
+	fn      func(string)
+	keep    int
+	partial []byte
+	kept    []byte
+	cut     bool
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.kept = append(w.kept, p...)
+	if len(w.kept) > 2*w.keep {
+		w.kept = append([]byte(nil), w.kept[len(w.kept)-w.keep:]...)
+		w.cut = true
+	}
+	if w.fn == nil {
+		return len(p), nil
+	}
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			break
+		}
+		w.fn(strings.TrimRight(string(w.partial[:i]), "\r"))
+		w.partial = w.partial[i+1:]
+	}
+	if len(w.partial) > 64<<10 {
+		w.fn(string(w.partial))
+		w.partial = nil
+	}
+	return len(p), nil
+}
+
+func (w *lineWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fn != nil && len(w.partial) > 0 {
+		w.fn(string(w.partial))
+		w.partial = nil
+	}
+}
+
+func (w *lineWriter) tail() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := w.kept
+	cut := w.cut
+	if len(k) > w.keep {
+		k, cut = k[len(k)-w.keep:], true
+	}
+	if cut {
+		return "[... earlier stderr cut ...]\n" + string(k)
+	}
+	return string(k)
+}
+
+var _ io.Writer = (*lineWriter)(nil)

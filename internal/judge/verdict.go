@@ -1,0 +1,69 @@
+package judge
+
+// Status is a criterion's or a scenario's outcome.
+type Status string
+
+// The three outcomes. Unable to Verify is never folded into Pass or Fail.
+const (
+	Pass           Status = "Pass"
+	Fail           Status = "Fail"
+	UnableToVerify Status = "Unable to Verify"
+)
+
+// Why a criterion or scenario is Unable to Verify.
+const (
+	AgentNeverRan = "agent_never_ran"
+	NotObservable = "not_observable"
+	Undecidable   = "undecidable"
+)
+
+// Row is one criterion's verdict.
+type Row struct {
+	CriterionID string `yaml:"criterion_id" json:"criterion_id"`
+	Criterion   string `yaml:"criterion" json:"criterion"`
+	Check       string `yaml:"check" json:"check"`
+	Subtest     string `yaml:"-" json:"-"`
+	Expected    string `yaml:"expected" json:"expected"`
+	Achieved    string `yaml:"achieved" json:"achieved"`
+	Status      Status `yaml:"status" json:"status"`
+	Reason      string `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
+	Evidence    string `yaml:"evidence" json:"evidence"`
+	Confidence  string `yaml:"confidence" json:"confidence"`
+}
+
+// ForbiddenHit is forbidden text that appeared in an agent turn.
+type ForbiddenHit struct {
+	Text  string `yaml:"text" json:"text"`
+	Turn  int    `yaml:"turn" json:"turn"`
+	Quote string `yaml:"quote" json:"quote"`
+}
+
+// ScenarioStatus applies the scenario rule: any Fail row or forbidden hit is Fail; else
+// any Unable to Verify row is Unable to Verify (with the weightiest reason); else Pass.
+// A scenario without a single row to decide it is Unable to Verify (undecidable).
+func ScenarioStatus(rows []Row, hits []ForbiddenHit, forbiddenChecked bool) (Status, string) {
+	if len(hits) > 0 {
+		return Fail, ""
+	}
+	reason := ""
+	rank := map[string]int{AgentNeverRan: 3, NotObservable: 2, Undecidable: 1}
+	utv := false
+	for _, r := range rows {
+		switch r.Status {
+		case Fail:
+			return Fail, ""
+		case UnableToVerify:
+			utv = true
+			if rank[r.Reason] > rank[reason] {
+				reason = r.Reason
+			}
+		}
+	}
+	if utv {
+		return UnableToVerify, reason
+	}
+	if len(rows) == 0 && !forbiddenChecked {
+		return UnableToVerify, Undecidable
+	}
+	return Pass, ""
+}

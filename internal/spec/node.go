@@ -1,0 +1,300 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// PosError is a problem in an input file, located at a line and column.
+type PosError struct {
+	File   string
+	Line   int
+	Column int
+	Msg    string
+}
+
+func (e *PosError) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+}
+
+// errs collects every problem found in one file, so that a load reports them all at once.
+type errs struct {
+	file string
+	list []error
+}
+
+func (e *errs) at(n *yaml.Node, format string, args ...any) {
+	pe := &PosError{File: e.file, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		pe.Line, pe.Column = n.Line, n.Column
+	}
+	e.list = append(e.list, pe)
+}
+
+func (e *errs) err() error { return errors.Join(e.list...) }
+
+// parseDoc parses data as one YAML document whose root is a mapping.
+func parseDoc(e *errs, data []byte) *yaml.Node {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := 0
+		// yaml.v3 reports "line N: ..."; lift it into the position.
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			if i := strings.IndexByte(rest, ':'); i > 0 {
+				if n, err := strconv.Atoi(rest[:i]); err == nil {
+					line, msg = n, strings.TrimSpace(rest[i+1:])
+				}
+			}
+		}
+		e.list = append(e.list, &PosError{File: e.file, Line: line, Column: 1, Msg: "invalid YAML: " + msg})
+		return nil
+	}
+	if len(doc.Content) == 0 {
+		e.at(nil, "file is empty")
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		e.at(root, "top level must be a mapping of keys, not %s", kindName(root))
+		return nil
+	}
+	return root
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return "a scalar"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "empty"
+}
+
+// field is one key of a mapping with its value.
+type field struct {
+	key   string
+	kNode *yaml.Node
+	v     *yaml.Node
+}
+
+// fields returns a mapping's keys in file order, reporting duplicate keys and keys for
+// which accept returns false. known lists the valid keys, for suggestions.
+func fields(e *errs, m *yaml.Node, where string, known []string, strictUnknown bool) []field {
+	if m.Kind != yaml.MappingNode {
+		e.at(m, "%s must be a mapping, not %s", where, kindName(m))
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []field
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		key := k.Value
+		if seen[key] {
+			e.at(k, "duplicate key %q in %s", key, where)
+			continue
+		}
+		seen[key] = true
+		if !contains(known, key) {
+			near := nearest(key, known)
+			switch {
+			case strictUnknown && near != "":
+				e.at(k, "unknown key %q in %s; did you mean %q?", key, where, near)
+				continue
+			case strictUnknown:
+				e.at(k, "unknown key %q in %s (valid keys: %s)", key, where, strings.Join(sorted(known), ", "))
+				continue
+			case near != "":
+				// A near miss of a key that matters is a typo, not a new field: refuse it
+				// rather than silently ignore a criterion or a selection.
+				e.at(k, "unknown key %q in %s; did you mean %q?", key, where, near)
+				continue
+			}
+		}
+		out = append(out, field{key: key, kNode: k, v: v})
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sorted(list []string) []string {
+	out := append([]string(nil), list...)
+	sort.Strings(out)
+	return out
+}
+
+// nearest returns the known key closest to key when it is close enough to be a typo.
+func nearest(key string, known []string) string {
+	best, bestD := "", math.MaxInt
+	for _, k := range known {
+		d := levenshtein(strings.ToLower(key), strings.ToLower(k))
+		if d < bestD {
+			best, bestD = k, d
+		}
+	}
+	limit := 2
+	if len(key) <= 4 {
+		limit = 1
+	}
+	if bestD <= limit || (bestD <= 3 && len(key) >= 10) {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func str(e *errs, f field) string {
+	if isNull(f.v) {
+		return ""
+	}
+	if f.v.Kind != yaml.ScalarNode {
+		e.at(f.v, "%s must be a string, not %s", f.key, kindName(f.v))
+		return ""
+	}
+	return f.v.Value
+}
+
+func boolean(e *errs, f field) bool {
+	if isNull(f.v) {
+		return false
+	}
+	var b bool
+	if f.v.Kind != yaml.ScalarNode || f.v.Tag != "!!bool" || f.v.Decode(&b) != nil {
+		e.at(f.v, "%s must be true or false, not %q", f.key, f.v.Value)
+		return false
+	}
+	return b
+}
+
+// number reads a non-negative number. ok is false when the value is null or invalid.
+func number(e *errs, f field) (v float64, ok bool) {
+	if isNull(f.v) {
+		return 0, false
+	}
+	if f.v.Kind != yaml.ScalarNode || (f.v.Tag != "!!int" && f.v.Tag != "!!float") || f.v.Decode(&v) != nil {
+		e.at(f.v, "%s must be a number, not %q", f.key, f.v.Value)
+		return 0, false
+	}
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		e.at(f.v, "%s must not be negative, got %s", f.key, f.v.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+// integer reads a non-negative integer. ok is false when the value is null or invalid.
+func integer(e *errs, f field) (int, bool) {
+	v, ok := number(e, f)
+	if !ok {
+		return 0, false
+	}
+	if v != math.Trunc(v) || v > math.MaxInt32 {
+		e.at(f.v, "%s must be a whole number, got %s", f.key, f.v.Value)
+		return 0, false
+	}
+	return int(v), true
+}
+
+func strList(e *errs, f field) []string {
+	if isNull(f.v) {
+		return nil
+	}
+	if f.v.Kind != yaml.SequenceNode {
+		e.at(f.v, "%s must be a list of strings, not %s", f.key, kindName(f.v))
+		return nil
+	}
+	out := make([]string, 0, len(f.v.Content))
+	for _, item := range f.v.Content {
+		if item.Kind != yaml.ScalarNode || isNull(item) {
+			e.at(item, "%s entries must be strings, not %s", f.key, kindName(item))
+			continue
+		}
+		out = append(out, item.Value)
+	}
+	return out
+}
+
+// value decodes any YAML value into plain Go values (maps, slices, strings, numbers).
+func value(e *errs, f field) any {
+	var v any
+	if err := f.v.Decode(&v); err != nil {
+		e.at(f.v, "%s: %v", f.key, err)
+		return nil
+	}
+	return normalize(v)
+}
+
+// normalize turns yaml.v3's map[string]interface{} trees into JSON-compatible values.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, vv := range x {
+			x[k] = normalize(vv)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, vv := range x {
+			m[fmt.Sprint(k)] = normalize(vv)
+		}
+		return m
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+		return x
+	}
+	return v
+}

@@ -1,0 +1,240 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Scenario is one test of an agent: a goal, earlier turns, and acceptance criteria.
+type Scenario struct {
+	// ID is the scenario id (Rook's id or local_id); it equals the file name.
+	ID    string
+	Title string
+	// Goal is sent verbatim on stdin in the final turn.
+	Goal string
+	// SetupMessages are the earlier user turns; turns are SetupMessages then Goal.
+	SetupMessages []string
+	MultiTurn     bool
+	MaxTurns      int
+	// Criteria are acceptance_criteria followed by the calls shorthand, in file order.
+	Criteria []Criterion
+	// Forbidden is text that must never appear in any agent turn (case-insensitive).
+	Forbidden []string
+	Repeat    int
+	// Timeout is the whole-scenario budget for open and execute (zero: none).
+	Timeout  time.Duration
+	Class    string
+	Category string
+	Tags     []string
+	Excluded bool
+	// NotExecutable is Rook's executable: false; SkipReason says why.
+	NotExecutable bool
+	SkipReason    string
+	// RequiresUsage is set by verification_requires [{type: agent_metadata, field: total_tokens}].
+	RequiresUsage bool
+
+	File   string
+	Source []byte
+	SHA256 string
+}
+
+// Turns is the number of execute calls the scenario makes.
+func (s *Scenario) Turns() int { return len(s.SetupMessages) + 1 }
+
+// IsMultiTurn reports whether the scenario needs a conversation across turns.
+func (s *Scenario) IsMultiTurn() bool { return s.MultiTurn || len(s.SetupMessages) > 0 }
+
+// TurnInput returns the user message of turn n (1-based).
+func (s *Scenario) TurnInput(n int) string {
+	if n <= len(s.SetupMessages) {
+		return s.SetupMessages[n-1]
+	}
+	return s.Goal
+}
+
+// Subtest is the scenario's go test name: <id>_<title slug>.
+func (s *Scenario) Subtest() string {
+	if slug := Slug(s.Title, 60); slug != "" {
+		return s.ID + "_" + slug
+	}
+	return s.ID
+}
+
+// Rook's scenario keys. A key outside this list is kept for the snapshot, unless it is a
+// near miss of one of them, which is refused as a typo.
+var scenarioKeys = []string{
+	"id", "local_id", "title", "goal", "setup_messages", "multi_turn", "max_turns",
+	"acceptance_criteria", "forbidden", "calls", "repeat", "timeout_seconds", "class",
+	"category", "tags", "excluded", "executable", "skip_reason", "verification_requires",
+	"feature_id", "feature_revision_id", "input_kind", "why", "confidence", "attachments",
+	"preconditions", "output_kind", "exercises", "redteam", "origin", "sources",
+	"input", "expectation", "name", "description",
+}
+
+// LoadScenario reads and validates the scenario at file.
+func LoadScenario(file string) (*Scenario, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	return ParseScenario(file, data)
+}
+
+// ParseScenario is LoadScenario on bytes already read.
+func ParseScenario(file string, data []byte) (*Scenario, error) {
+	e := &errs{file: file}
+	sum := sha256.Sum256(data)
+	s := &Scenario{File: file, Source: data, SHA256: hex.EncodeToString(sum[:]), Repeat: 1}
+	root := parseDoc(e, data)
+	if root == nil {
+		return nil, e.err()
+	}
+	var id, localID string
+	var idNode, goalNode, maxNode *yaml.Node
+	var calls []Criterion
+	for _, f := range fields(e, root, "scenario", scenarioKeys, false) {
+		switch f.key {
+		case "id":
+			id, idNode = str(e, f), f.v
+		case "local_id":
+			localID = str(e, f)
+			if idNode == nil {
+				idNode = f.v
+			}
+		case "title":
+			s.Title = str(e, f)
+		case "goal":
+			s.Goal, goalNode = str(e, f), f.v
+		case "setup_messages":
+			s.SetupMessages = strList(e, f)
+		case "multi_turn":
+			s.MultiTurn = boolean(e, f)
+		case "max_turns":
+			s.MaxTurns, _ = integer(e, f)
+			maxNode = f.v
+		case "acceptance_criteria":
+			s.Criteria = parseCriteria(e, f)
+		case "forbidden":
+			s.Forbidden = strList(e, f)
+		case "calls":
+			calls = parseCalls(e, f)
+		case "repeat":
+			if n, ok := integer(e, f); ok {
+				if n < 1 {
+					e.at(f.v, "repeat must be at least 1, got %d", n)
+				} else {
+					s.Repeat = n
+				}
+			}
+		case "timeout_seconds":
+			if v, ok := number(e, f); ok {
+				s.Timeout = time.Duration(v * float64(time.Second))
+			}
+		case "class":
+			s.Class = str(e, f)
+		case "category":
+			s.Category = str(e, f)
+		case "tags":
+			s.Tags = strList(e, f)
+		case "excluded":
+			s.Excluded = boolean(e, f)
+		case "executable":
+			if !isNull(f.v) {
+				s.NotExecutable = !boolean(e, f)
+			}
+		case "skip_reason":
+			s.SkipReason = str(e, f)
+		case "verification_requires":
+			s.RequiresUsage = requiresUsage(value(e, f))
+		}
+	}
+	switch {
+	case id != "" && localID != "" && id != localID:
+		e.at(idNode, "id %q and local_id %q disagree", id, localID)
+	case id == "":
+		id = localID
+	}
+	s.ID = id
+	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	switch {
+	case s.ID == "":
+		e.at(root, "missing key \"id\" (or Rook's \"local_id\"); it must equal the file name, %q", base)
+	case !slugRE.MatchString(s.ID):
+		e.at(idNode, "id %q may hold only letters, digits, '-' and '_'", s.ID)
+	case s.ID != base:
+		e.at(idNode, "id %q does not match the file name %q", s.ID, base)
+	}
+	if strings.TrimSpace(s.Goal) == "" {
+		n := goalNode
+		if n == nil {
+			n = root
+		}
+		e.at(n, "missing goal: the scenario has nothing to send the agent")
+	}
+	if s.MaxTurns > 0 && s.Turns() > s.MaxTurns {
+		e.at(maxNode, "max_turns is %d but setup_messages and goal make %d turns", s.MaxTurns, s.Turns())
+	}
+	s.Criteria = append(s.Criteria, calls...)
+	seen := map[string]bool{}
+	for i := range s.Criteria {
+		c := &s.Criteria[i]
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("C%d", i+1)
+		}
+		if seen[c.ID] {
+			e.list = append(e.list, &PosError{File: file, Line: c.Line, Column: c.Column,
+				Msg: fmt.Sprintf("criterion id %q is used twice", c.ID)})
+		}
+		seen[c.ID] = true
+	}
+	if err := e.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func requiresUsage(v any) bool {
+	list, _ := v.([]any)
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		if m["type"] == "agent_metadata" && (m["field"] == "total_tokens" || m["field"] == "usage") {
+			return true
+		}
+	}
+	return false
+}
+
+// Slug lowercases s and joins its letters and digits with underscores, at most max bytes,
+// cut at a word boundary.
+func Slug(s string, max int) string {
+	var b strings.Builder
+	pendingSep := false
+	for _, r := range strings.ToLower(s) {
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
+		if !ok {
+			pendingSep = b.Len() > 0
+			continue
+		}
+		if pendingSep {
+			b.WriteByte('_')
+			pendingSep = false
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if len(out) > max {
+		out = out[:max]
+		if i := strings.LastIndexByte(out, '_'); i > max/2 {
+			out = out[:i]
+		}
+		out = strings.TrimRight(out, "_")
+	}
+	return out
+}

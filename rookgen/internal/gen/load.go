@@ -1,0 +1,102 @@
+package gen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// Load reads every agent under root: profiles/<agent>/*.yaml and scenarios/<agent>/*.yaml.
+// Every problem in every file is reported at once.
+func Load(root string) ([]Agent, error) {
+	dirs, err := os.ReadDir(filepath.Join(root, "profiles"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read profiles: %w", err)
+	}
+	var agents []Agent
+	var problems []error
+	for _, d := range dirs {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		a := Agent{Name: d.Name(), ProfilePaths: map[string]string{}, ScenarioPaths: map[string]string{}}
+		if !validAgent(a.Name) {
+			problems = append(problems, fmt.Errorf("profiles/%s: agent directory names may hold only letters, digits, '-' and '_'", a.Name))
+			continue
+		}
+		agentDir := filepath.Join(root, "profiles", a.Name)
+		files, _ := filepath.Glob(filepath.Join(agentDir, "*.yaml"))
+		sort.Strings(files)
+		for _, f := range files {
+			p, err := spec.LoadProfile(f, agentDir)
+			if err != nil {
+				problems = append(problems, rel(root, err))
+				continue
+			}
+			a.Profiles = append(a.Profiles, p)
+			a.ProfilePaths[p.ID] = slash(root, f)
+		}
+		files, _ = filepath.Glob(filepath.Join(root, "scenarios", a.Name, "*.yaml"))
+		sort.Strings(files)
+		for _, f := range files {
+			s, err := spec.LoadScenario(f)
+			if err != nil {
+				problems = append(problems, rel(root, err))
+				continue
+			}
+			a.Scenarios = append(a.Scenarios, s)
+			a.ScenarioPaths[s.ID] = slash(root, f)
+		}
+		agents = append(agents, a)
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return agents, nil
+}
+
+func validAgent(name string) bool {
+	for _, r := range name {
+		if !(r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return name != ""
+}
+
+func slash(root, f string) string {
+	r, err := filepath.Rel(root, f)
+	if err != nil {
+		return filepath.ToSlash(f)
+	}
+	return filepath.ToSlash(r)
+}
+
+func rel(root string, err error) error {
+	return errors.New(strings.ReplaceAll(err.Error(), root+string(filepath.Separator), ""))
+}
+
+// Existing returns the generated files already under root/scenarios, by relative path.
+func Existing(root string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	files, err := filepath.Glob(filepath.Join(root, "scenarios", "*", "rook_*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read generated file: %w", err)
+		}
+		if bytes.HasPrefix(data, []byte(HeaderPrefix)) {
+			out[slash(root, f)] = data
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,86 @@
+package rooktest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Flags of go test, each with a ROOKTEST_* environment twin for IDE runners. A flag given
+// on the command line wins over its twin.
+var (
+	flagOnly        = flag.String("rook.only", "", "run only these scenario ids (comma-separated); named excluded scenarios run too")
+	flagTag         = flag.String("rook.tag", "", "run only scenarios with one of these tags (comma-separated)")
+	flagClass       = flag.String("rook.class", "", "run only scenarios of these classes (comma-separated)")
+	flagCategory    = flag.String("rook.category", "", "run only scenarios of these categories (comma-separated)")
+	flagDir         = flag.String("rook.dir", "", "records root (default .rook/runs at the module root)")
+	flagStrict      = flag.Bool("rook.strict", false, "fail, rather than skip, criteria that are Unable to Verify and scenarios that are unrunnable")
+	flagConcurrency = flag.Int("rook.concurrency", 0, "scenarios in flight at once (overrides the profile's concurrency)")
+)
+
+// options are the flags as they apply to this run.
+type options struct {
+	only, tags, classes, categories []string
+	dir                             string
+	strict                          bool
+	concurrency                     int
+}
+
+func loadOptions() (options, error) {
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	get := func(name string, v *string) string {
+		if set[name] {
+			return *v
+		}
+		return os.Getenv(envName(name))
+	}
+	o := options{
+		only:       list(get("rook.only", flagOnly)),
+		tags:       list(get("rook.tag", flagTag)),
+		classes:    list(get("rook.class", flagClass)),
+		categories: list(get("rook.category", flagCategory)),
+		dir:        get("rook.dir", flagDir),
+		strict:     *flagStrict,
+	}
+	if !set["rook.strict"] {
+		if v := os.Getenv(envName("rook.strict")); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return o, fmt.Errorf("%s=%q: want true or false", envName("rook.strict"), v)
+			}
+			o.strict = b
+		}
+	}
+	o.concurrency = *flagConcurrency
+	if !set["rook.concurrency"] {
+		if v := os.Getenv(envName("rook.concurrency")); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return o, fmt.Errorf("%s=%q: want a number", envName("rook.concurrency"), v)
+			}
+			o.concurrency = n
+		}
+	}
+	if o.concurrency < 0 {
+		return o, fmt.Errorf("-rook.concurrency=%d: want at least 1", o.concurrency)
+	}
+	return o, nil
+}
+
+// envName is the environment twin of a flag: rook.only is ROOKTEST_ONLY.
+func envName(flagName string) string {
+	return "ROOKTEST_" + strings.ToUpper(strings.TrimPrefix(flagName, "rook."))
+}
+
+func list(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

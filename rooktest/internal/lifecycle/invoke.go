@@ -1,0 +1,183 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// PhaseError is a hook that failed, attributed to its phase, turn, scenario and script.
+type PhaseError struct {
+	Phase    spec.Phase
+	Turn     int
+	Scenario string
+	Script   string
+	ExitCode int
+	TimedOut bool
+	// Stderr is the tail of the hook's stderr, its diagnosis.
+	Stderr string
+	Err    error
+}
+
+func (e *PhaseError) Error() string {
+	var where []string
+	if e.Turn > 0 {
+		where = append(where, fmt.Sprintf("turn %d", e.Turn))
+	}
+	if e.Scenario != "" {
+		where = append(where, "scenario "+e.Scenario)
+	}
+	where = append(where, e.Script)
+	return fmt.Sprintf("%s hook failed (%s): %v", e.Phase, strings.Join(where, ", "), e.Err)
+}
+
+func (e *PhaseError) Unwrap() error { return e.Err }
+
+// invocation is one hook call within a scenario (or the run, for prepare).
+type invocation struct {
+	phase        spec.Phase
+	hook         spec.Hook
+	scenario     string
+	session      string
+	stateDir     string
+	turn         int
+	conversation string
+	stdin        string
+}
+
+// rookVars are the variables the runtime owns; inherited values of them are dropped so
+// that each is set exactly in its scope.
+var rookVars = []string{"ROOK_HOOK", "ROOK_WORKSPACE", "ROOK_PROJECT", "ROOK_AGENT", "ROOK_RUN_ID",
+	"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_TURN", "ROOK_CONVERSATION", "ROOK_STATE_DIR", "ROOK_RUN_STATE_DIR"}
+
+func isRookVar(kv string) bool {
+	for _, n := range rookVars {
+		if strings.HasPrefix(kv, n+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// env is the hook's environment: the inherited one, then hook_env, then ROOK_* (which win).
+func (r *Run) env(inv invocation) []string {
+	env := make([]string, 0, len(r.cfg.Env)+24)
+	for _, kv := range r.cfg.Env {
+		if !isRookVar(kv) {
+			env = append(env, kv)
+		}
+	}
+	keys := make([]string, 0, len(r.cfg.Profile.HookEnv))
+	for k := range r.cfg.Profile.HookEnv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "ROOK_") {
+			env = append(env, k+"="+r.cfg.Profile.HookEnv[k])
+		}
+	}
+	set := func(k, v string) { env = append(env, k+"="+v) }
+	set("ROOK_HOOK", string(inv.phase))
+	set("ROOK_WORKSPACE", r.cfg.Workspace)
+	set("ROOK_PROJECT", r.cfg.Project)
+	set("ROOK_AGENT", r.cfg.Agent)
+	set("ROOK_RUN_ID", r.ID)
+	set("ROOK_RUN_STATE_DIR", r.RunStateDir)
+	if inv.phase == spec.Prepare {
+		return env
+	}
+	set("ROOK_SCENARIO_ID", inv.scenario)
+	set("ROOK_SESSION", inv.session)
+	set("ROOK_STATE_DIR", inv.stateDir)
+	if inv.phase == spec.Execute {
+		set("ROOK_TURN", strconv.Itoa(inv.turn))
+	}
+	if inv.phase != spec.Open && inv.conversation != "" {
+		set("ROOK_CONVERSATION", inv.conversation)
+	}
+	return env
+}
+
+// invoke runs one hook and returns its record, its parsed output and, when it failed, the
+// attributed error. The record is filled in however the hook failed.
+func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*PhaseRecord, *hook.Output, *PhaseError) {
+	label := string(inv.phase)
+	if inv.phase == spec.Execute {
+		label = fmt.Sprintf("execute turn %d", inv.turn)
+	}
+	timeout := r.cfg.Profile.TimeoutFor(inv.phase)
+	res, err := hook.Run(ctx, hook.Spec{
+		Argv:    inv.hook.Argv(inv.phase),
+		Dir:     r.cfg.Profile.AgentDir,
+		Env:     r.env(inv),
+		Stdin:   inv.stdin,
+		Timeout: timeout,
+		OnStderr: func(line string) {
+			if log != nil {
+				log(label + ": " + line)
+			}
+		},
+	})
+	rec := &PhaseRecord{Ran: true, Script: inv.hook.Invoked(), Turn: inv.turn}
+	var out *hook.Output
+	if res != nil {
+		rec.At = res.Started.UTC().Format(time.RFC3339Nano)
+		rec.EndedAt = res.Ended.UTC().Format(time.RFC3339Nano)
+		rec.DurationMs = res.Duration().Milliseconds()
+		rec.ExitCode = res.ExitCode
+		rec.TimedOut = res.TimedOut
+		rec.Stderr = res.Stderr
+	}
+	if err == nil {
+		var perr error
+		out, perr = hook.ParseOutput(res.Stdout, inv.phase == spec.Execute)
+		if out != nil && out.Data != nil {
+			rec.Data = out.Data
+		}
+		if perr != nil {
+			err = fmt.Errorf("bad stdout: %w", perr)
+		}
+	}
+	if err != nil {
+		rec.Error = err.Error()
+		pe := &PhaseError{Phase: inv.phase, Turn: inv.turn, Scenario: inv.scenario, Script: inv.hook.Invoked(), Err: err}
+		if res != nil {
+			pe.ExitCode, pe.TimedOut, pe.Stderr = res.ExitCode, res.TimedOut, res.Stderr
+		}
+		if log != nil {
+			log(fmt.Sprintf("%s: failed after %d ms: %v", label, rec.DurationMs, err))
+		}
+		return rec, out, pe
+	}
+	rec.OK = true
+	if log != nil {
+		log(fmt.Sprintf("%s: ok in %d ms", label, rec.DurationMs))
+	}
+	return rec, out, nil
+}
+
+// wait sleeps until delay has passed since since; it returns early when ctx ends.
+func wait(ctx context.Context, delay time.Duration, since time.Time) error {
+	if delay <= 0 || since.IsZero() {
+		return nil
+	}
+	left := delay - time.Since(since)
+	if left <= 0 {
+		return nil
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

@@ -1,0 +1,242 @@
+// Package lifecycle drives one run of a profile through the fixed lifecycle: prepare once,
+// then per scenario open, execute per turn, close, collect and judge, recording every phase
+// on disk as it ends. It knows nothing of package testing; rooktest maps its outcomes.
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// Config is what a run needs to know before it starts.
+type Config struct {
+	// Workspace is the module root (ROOK_WORKSPACE); Project its module path.
+	Workspace string
+	Project   string
+	Agent     string
+	Profile   *spec.Profile
+	// RecordsRoot is the directory that holds <agent>/<run-id>/.
+	RecordsRoot string
+	// Env is the environment hooks inherit (normally os.Environ()).
+	Env []string
+	// Redactor hides the declared variables' values in every record.
+	Redactor *record.Redactor
+	// Concurrency is the number of scenarios in flight.
+	Concurrency int
+	// Included, Skipped and Unrunnable are the plan, as run.yaml shows it.
+	Included, Skipped, Unrunnable []Entry
+}
+
+// Run is one run: one profile, one record folder.
+type Run struct {
+	cfg     Config
+	ID      string
+	Dir     string
+	started time.Time
+
+	// RunStateDir is ROOK_RUN_STATE_DIR.
+	RunStateDir string
+
+	mu         sync.Mutex
+	file       RunFile
+	prepareEnd time.Time
+	phasesRun  map[spec.Phase]bool
+}
+
+// New creates the run's folder and writes run.yaml and the profile snapshot.
+func New(cfg Config, now time.Time) (*Run, error) {
+	base := filepath.Join(cfg.RecordsRoot, cfg.Agent)
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, fmt.Errorf("create records folder: %w", err)
+	}
+	id := now.UTC().Format("2006-01-02T15-04-05Z")
+	dir := filepath.Join(base, id)
+	for i := 2; ; i++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || i > 1000 {
+			return nil, fmt.Errorf("create run folder: %w", err)
+		}
+		id = fmt.Sprintf("%s-%d", now.UTC().Format("2006-01-02T15-04-05Z"), i)
+		dir = filepath.Join(base, id)
+	}
+	r := &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
+		phasesRun: map[spec.Phase]bool{}}
+	if err := os.MkdirAll(r.RunStateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run state folder: %w", err)
+	}
+	r.file = RunFile{Version: 1, ID: id, Agent: cfg.Agent, Profile: cfg.Profile.ID,
+		Created: now.UTC().Format(time.RFC3339Nano), Concurrency: cfg.Concurrency,
+		Included: nonNil(cfg.Included), Skipped: nonNil(cfg.Skipped), Unrunnable: nonNil(cfg.Unrunnable),
+		PhasesRun: []string{}}
+	if err := cfg.Redactor.YAML(filepath.Join(dir, "profile.yaml"), r.profileSnapshot()); err != nil {
+		return nil, err
+	}
+	if err := r.writeRunFile(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func nonNil(e []Entry) []Entry {
+	if e == nil {
+		return []Entry{}
+	}
+	return e
+}
+
+type profileSnapshot struct {
+	ID           string                    `yaml:"id"`
+	Name         string                    `yaml:"name"`
+	Source       string                    `yaml:"source"`
+	SHA256       string                    `yaml:"sha256"`
+	Hooks        map[string]map[string]any `yaml:"hooks"`
+	Env          []map[string]string       `yaml:"env"`
+	HookEnv      map[string]string         `yaml:"hook_env,omitempty"`
+	Capabilities map[string]bool           `yaml:"capabilities"`
+	Concurrency  int                       `yaml:"concurrency"`
+}
+
+func (r *Run) profileSnapshot() profileSnapshot {
+	p := r.cfg.Profile
+	s := profileSnapshot{ID: p.ID, Name: p.Name, Source: r.rel(p.File), SHA256: p.SHA256,
+		Hooks: map[string]map[string]any{}, Env: []map[string]string{}, HookEnv: p.HookEnv,
+		Capabilities: map[string]bool{"multi_turn": p.Capabilities.MultiTurn, "calls": p.Capabilities.Calls, "usage": p.Capabilities.Usage},
+		Concurrency:  p.Concurrency}
+	for ph, h := range p.Hooks {
+		e := map[string]any{"timeout_seconds": p.TimeoutFor(ph).Seconds()}
+		if h.Script != "" {
+			e["script"] = r.rel(h.Path)
+		} else {
+			e["command"] = h.Command
+		}
+		if h.Delay > 0 {
+			e["delay_seconds"] = h.Delay.Seconds()
+		}
+		s.Hooks[string(ph)] = e
+	}
+	for _, v := range p.Env {
+		s.Env = append(s.Env, map[string]string{"variable": v.Variable, "purpose": v.Purpose})
+	}
+	return s
+}
+
+// rel shows path relative to the workspace when it lies inside it.
+func (r *Run) rel(path string) string {
+	if rel, err := filepath.Rel(r.cfg.Workspace, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+func (r *Run) writeRunFile() error {
+	r.mu.Lock()
+	f := r.file
+	f.PhasesRun = nil
+	for _, ph := range spec.Phases {
+		if r.phasesRun[ph] {
+			f.PhasesRun = append(f.PhasesRun, string(ph))
+		}
+	}
+	if f.PhasesRun == nil {
+		f.PhasesRun = []string{}
+	}
+	r.mu.Unlock()
+	return r.cfg.Redactor.YAML(filepath.Join(r.Dir, "run.yaml"), f)
+}
+
+func (r *Run) markPhase(ph spec.Phase) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.phasesRun[ph] = true
+}
+
+// Logger receives progress lines: hook stderr and phase ends.
+type Logger func(line string)
+
+// Prepare runs the prepare hook, if the profile defines one. A failure is returned; the
+// run keeps its records, and its scenarios are not run.
+func (r *Run) Prepare(ctx context.Context, log Logger) *PhaseError {
+	h, ok := r.cfg.Profile.Hooks[spec.Prepare]
+	if !ok {
+		return nil
+	}
+	inv := invocation{phase: spec.Prepare, hook: h}
+	rec, _, perr := r.invoke(ctx, inv, log)
+	r.mu.Lock()
+	r.file.Prepare = rec
+	r.prepareEnd = time.Now()
+	r.mu.Unlock()
+	r.markPhase(spec.Prepare)
+	if err := r.writeRunFile(); err != nil && perr == nil {
+		return &PhaseError{Phase: spec.Prepare, Script: h.Invoked(), Err: err}
+	}
+	return perr
+}
+
+// Finish writes report.yaml and the final run.yaml from the outcomes of the run.
+func (r *Run) Finish(outcomes []*Outcome, now time.Time) (*Report, error) {
+	rep := &Report{RunID: r.ID, Agent: r.cfg.Agent, Profile: r.cfg.Profile.ID, Generated: now.UTC().Format(time.RFC3339Nano)}
+	t := &rep.Totals
+	t.Planned = len(r.cfg.Included)
+	t.Unrunnable = len(r.cfg.Unrunnable)
+	var latencies []int64
+	for _, o := range outcomes {
+		if o == nil || o.NotRun != "" {
+			continue
+		}
+		t.Executed++
+		switch o.Status {
+		case "Pass":
+			t.Passed++
+		case "Fail":
+			t.Failed++
+		case "Unable to Verify":
+			t.Unverifiable++
+		default:
+			t.Unjudged++
+		}
+		latencies = append(latencies, o.LatencyMs)
+		rep.Metrics.TurnsTotal += o.Turns
+		if o.Usage != nil {
+			rep.Metrics.TokensIn += o.Usage.Input
+			rep.Metrics.TokensOut += o.Usage.Output
+		}
+	}
+	t.NotRun = t.Planned - t.Executed
+	t.Decided = t.Passed + t.Failed
+	if t.Decided > 0 {
+		t.PassRate = float64(t.Passed) / float64(t.Decided)
+	}
+	rep.Metrics.DurationMs = now.Sub(r.started).Milliseconds()
+	rep.Metrics.LatencyP50Ms = percentile(latencies, 50)
+	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)
+	r.mu.Lock()
+	r.file.Finished = now.UTC().Format(time.RFC3339Nano)
+	r.mu.Unlock()
+	err := errors.Join(r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
+	return rep, err
+}
+
+// percentile is the nearest-rank percentile of xs.
+func percentile(xs []int64, p int) int64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]int64(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	rank := (p*len(s) + 99) / 100
+	return s[max(rank, 1)-1]
+}

@@ -1,0 +1,69 @@
+package rooktest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// decision is what the run does with one scenario.
+type decision int
+
+const (
+	include decision = iota
+	skip
+	unrunnable
+)
+
+// decide applies selection, exclusion, executability and runnability, in that order.
+func decide(o options, p *spec.Profile, sc *spec.Scenario) (decision, string) {
+	named := slices.Contains(o.only, sc.ID)
+	switch {
+	case len(o.only) > 0 && !named:
+		return skip, "not selected: not named by -rook.only"
+	case sc.Excluded && !named:
+		return skip, "excluded (excluded: true); name it in -rook.only to run it"
+	case len(o.tags) > 0 && !overlaps(o.tags, sc.Tags):
+		return skip, fmt.Sprintf("not selected: it has none of the tags %s", strings.Join(o.tags, ", "))
+	case len(o.classes) > 0 && !slices.Contains(o.classes, sc.Class):
+		return skip, fmt.Sprintf("not selected: its class %q is not %s", sc.Class, strings.Join(o.classes, ", "))
+	case len(o.categories) > 0 && !slices.Contains(o.categories, sc.Category):
+		return skip, fmt.Sprintf("not selected: its category %q is not %s", sc.Category, strings.Join(o.categories, ", "))
+	case sc.NotExecutable:
+		why := sc.SkipReason
+		if why == "" {
+			why = "no skip_reason given"
+		}
+		return skip, "not executable: " + why
+	}
+	if why := unrunnableWhy(p, sc); why != "" {
+		return unrunnable, why
+	}
+	return include, ""
+}
+
+// unrunnableWhy says why the profile cannot run the scenario at all, or "".
+func unrunnableWhy(p *spec.Profile, sc *spec.Scenario) string {
+	if sc.IsMultiTurn() && !p.Capabilities.MultiTurn {
+		return fmt.Sprintf("it takes %d turns and %s's hooks keep no conversation (capabilities.multi_turn is false)", sc.Turns(), p.ID)
+	}
+	gradesUsage := sc.RequiresUsage
+	for _, c := range sc.Criteria {
+		gradesUsage = gradesUsage || c.Check == "usage"
+	}
+	if gradesUsage && !p.Capabilities.Usage {
+		return fmt.Sprintf("it grades token usage and %s's hooks report none (capabilities.usage is false)", p.ID)
+	}
+	return ""
+}
+
+func overlaps(a, b []string) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}

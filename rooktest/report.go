@@ -1,0 +1,148 @@
+package rooktest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+)
+
+// report logs a job's progress as it comes, then maps its outcome onto t: hook failures are
+// errors whose first line stands alone, each criterion is a subtest (Pass passes, Fail
+// fails with expected, achieved and evidence, Unable to Verify skips with its reason).
+func (r *Run) report(t *testing.T, j *job) {
+	t.Helper()
+	for running := true; running; {
+		select {
+		case <-j.notify:
+		case <-j.done:
+			running = false
+		}
+		for _, line := range j.take() {
+			t.Log(r.red.String(line))
+		}
+	}
+	o := j.outcome
+	if o.NotRun != "" {
+		t.Attr("rook.status", "not_run")
+		t.Skip(r.red.String("not run: " + o.NotRun))
+	}
+	t.Attr("rook.status", string(o.Status))
+	if o.Reason != "" {
+		t.Attr("rook.reason", o.Reason)
+	}
+	t.Attr("rook.records", o.Dir)
+	if o.RecordErr != nil {
+		t.Errorf("records of %s could not all be written: %v", o.Scenario.ID, o.RecordErr)
+	}
+	for _, pe := range o.Failures {
+		t.Error(r.red.String(phaseReport(pe)))
+	}
+	for _, pe := range o.Problems {
+		t.Log(r.red.String("reported; the answer is kept and the scenario is judged: " + phaseReport(pe)))
+	}
+	for _, row := range o.Rows {
+		t.Run(row.Subtest, func(t *testing.T) { r.criterion(t, row) })
+	}
+	if len(o.Scenario.Forbidden) > 0 {
+		t.Run("forbidden", func(t *testing.T) { r.forbidden(t, o) })
+	}
+	t.Logf("%s: %s%s; records in %s", o.Scenario.ID, o.Status, reasonText(o.Reason), o.Dir)
+	if o.Status == judge.UnableToVerify && len(o.Failures) == 0 && !t.Failed() {
+		t.Skipf("Unable to Verify (%s)", o.Reason)
+	}
+}
+
+func reasonText(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " (" + reason + ")"
+}
+
+func (r *Run) criterion(t *testing.T, row judge.Row) {
+	t.Helper()
+	t.Attr("rook.criterion", row.CriterionID)
+	t.Attr("rook.status", string(row.Status))
+	if row.Reason != "" {
+		t.Attr("rook.reason", row.Reason)
+	}
+	body := r.red.String(fmt.Sprintf("    criterion:  %s\n    expected:   %s\n    achieved:   %s\n    evidence:   %s\n    confidence: %s",
+		oneLine(row.Criterion), row.Expected, row.Achieved, row.Evidence, row.Confidence))
+	switch row.Status {
+	case judge.Pass:
+		t.Log(r.red.String("Pass: " + row.Expected + "\n" + body))
+	case judge.Fail:
+		t.Error(r.red.String("Fail: expected " + row.Expected + "\n" + body))
+	default:
+		msg := r.red.String(fmt.Sprintf("Unable to Verify (%s): %s", row.Reason, row.Achieved))
+		if r.opts.strict {
+			t.Error(msg + " [failing under -rook.strict]\n" + body)
+			return
+		}
+		t.Skip(msg)
+	}
+}
+
+func (r *Run) forbidden(t *testing.T, o *lifecycle.Outcome) {
+	t.Helper()
+	if o.Turns == 0 {
+		msg := "Unable to Verify (agent_never_ran): no agent turn to search for forbidden text"
+		if r.opts.strict {
+			t.Error(msg + " [failing under -rook.strict]")
+			return
+		}
+		t.Skip(msg)
+	}
+	if len(o.Hits) == 0 {
+		t.Logf("Pass: none of %d forbidden text(s) appeared in %d agent turn(s)", len(o.Scenario.Forbidden), o.Turns)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Fail: forbidden text appeared in the agent's replies (%d hit(s))", len(o.Hits))
+	for _, h := range o.Hits {
+		fmt.Fprintf(&b, "\n    forbidden:  %q\n    turn:       %d\n    evidence:   %s", h.Text, h.Turn, h.Quote)
+	}
+	t.Error(r.red.String(b.String()))
+}
+
+// phaseReport is a hook failure as the failing test shows it: a first line that stands
+// alone, then phase, turn, script, exit status and the tail of stderr.
+func phaseReport(pe *lifecycle.PhaseError) string {
+	var b strings.Builder
+	b.WriteString(pe.Error())
+	phase := string(pe.Phase)
+	if pe.Turn > 0 {
+		phase += fmt.Sprintf(" (turn %d)", pe.Turn)
+	}
+	fmt.Fprintf(&b, "\n    phase:    %s", phase)
+	if pe.Scenario != "" {
+		fmt.Fprintf(&b, "\n    scenario: %s", pe.Scenario)
+	}
+	fmt.Fprintf(&b, "\n    script:   %s", pe.Script)
+	switch {
+	case pe.TimedOut:
+		b.WriteString("\n    exit:     killed at its timeout")
+	default:
+		fmt.Fprintf(&b, "\n    exit:     %d", pe.ExitCode)
+	}
+	if s := strings.TrimRight(pe.Stderr, "\n"); s != "" {
+		b.WriteString("\n    stderr (tail):")
+		lines := strings.Split(s, "\n")
+		if len(lines) > 20 {
+			lines = lines[len(lines)-20:]
+		}
+		for _, l := range lines {
+			b.WriteString("\n        " + l)
+		}
+	} else {
+		b.WriteString("\n    stderr:   (empty)")
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,264 @@
+package rooktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+)
+
+// SupportsGenVersion1 is referenced by every file rookgen generates. A generated file that
+// does not compile against it was written by another version of rookgen: regenerate it
+// with go generate ./... (or go run <module>/rookgen).
+const SupportsGenVersion1 = true
+
+// Suite is what a generated test file knows about one profile and its agent's scenarios:
+// where their YAML lives and what it held when the file was generated.
+type Suite struct {
+	// Agent is the agent directory name: profiles/<Agent>/ and scenarios/<Agent>/.
+	Agent string
+	// Profile is the profile file.
+	Profile File
+	// Scenarios are the agent's scenario files, sorted by id.
+	Scenarios []Scenario
+}
+
+// File is a source file, relative to the module root, and its SHA-256 when generated.
+type File struct {
+	Path   string
+	SHA256 string
+}
+
+// Scenario is one scenario file of a Suite.
+type Scenario struct {
+	ID string
+	File
+}
+
+// Run is one run of a Suite: one record folder, prepare once, each scenario once.
+// Start makes it; the generated test calls Scenario once per scenario subtest.
+type Run struct {
+	t         *testing.T
+	suite     Suite
+	opts      options
+	profile   *spec.Profile
+	scenarios map[string]*spec.Scenario
+	plans     map[string]plan
+	red       *record.Redactor
+	run       *lifecycle.Run
+	ctx       context.Context
+	cancel    context.CancelFunc
+
+	startOnce   sync.Once
+	queue       chan *job
+	done        chan struct{}
+	mu          sync.Mutex
+	jobs        []*job
+	concurrency int
+}
+
+type plan struct {
+	decision decision
+	why      string
+}
+
+// Start loads and checks the suite's YAML, plans the run and creates its record folder.
+// Any problem (stale generated code, bad YAML, unset environment variables, a missing
+// interpreter) fails the test before any hook runs. The run is finished, and report.yaml
+// written, when the test and all its subtests have ended.
+func Start(t *testing.T, s Suite) *Run {
+	t.Helper()
+	root, project, err := moduleRoot()
+	if err != nil {
+		t.Fatalf("rooktest: %v", err)
+	}
+	opts, err := loadOptions()
+	if err != nil {
+		t.Fatalf("rooktest: bad flag: %v", err)
+	}
+	prof, scenarios, err := load(root, s)
+	if err != nil {
+		t.Fatalf("rooktest: %v", err)
+	}
+	if err := prof.MissingEnv(os.LookupEnv); err != nil {
+		t.Fatalf("rooktest: %v", err)
+	}
+	if err := interpretersPresent(prof); err != nil {
+		t.Fatalf("rooktest: %v", err)
+	}
+	secrets := map[string]string{}
+	for _, v := range prof.Env {
+		secrets[v.Variable] = os.Getenv(v.Variable)
+	}
+	r := &Run{t: t, suite: s, opts: opts, profile: prof, scenarios: map[string]*spec.Scenario{},
+		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{})}
+	var included, skipped, unrun []lifecycle.Entry
+	for _, sc := range scenarios {
+		r.scenarios[sc.ID] = sc
+		d, why := decide(opts, prof, sc)
+		r.plans[sc.ID] = plan{d, why}
+		switch d {
+		case include:
+			included = append(included, lifecycle.Entry{ScenarioID: sc.ID, Why: "selected"})
+		case skip:
+			skipped = append(skipped, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
+		case unrunnable:
+			unrun = append(unrun, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
+		}
+	}
+	concurrency := prof.Concurrency
+	if opts.concurrency > 0 {
+		concurrency = opts.concurrency
+	}
+	recordsRoot := opts.dir
+	if recordsRoot == "" {
+		recordsRoot = filepath.Join(root, ".rook", "runs")
+	} else if !filepath.IsAbs(recordsRoot) {
+		recordsRoot = filepath.Join(root, recordsRoot)
+	}
+	run, err := lifecycle.New(lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
+		RecordsRoot: recordsRoot, Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
+		Included: included, Skipped: skipped, Unrunnable: unrun}, time.Now())
+	if err != nil {
+		t.Fatalf("rooktest: start run: %v", err)
+	}
+	r.run = run
+	r.queue = make(chan *job, len(scenarios))
+	r.ctx, r.cancel = testContext(t)
+	t.Logf("rook run %s (profile %s, %d scenario(s) planned, concurrency %d): records in %s",
+		run.ID, prof.ID, len(included), concurrency, run.Dir)
+	t.Attr("rook.run_id", run.ID)
+	t.Attr("rook.records", run.Dir)
+	t.Cleanup(r.finish)
+	r.concurrency = concurrency
+	return r
+}
+
+// testContext ends two grace periods before the test binary's deadline, so that a hung
+// hook fails its own phase rather than panicking the whole binary.
+func testContext(t *testing.T) (context.Context, context.CancelFunc) {
+	deadline, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	grace := max(time.Until(deadline)/20, 100*time.Millisecond)
+	return context.WithDeadline(context.Background(), deadline.Add(-2*grace))
+}
+
+// load reads the profile and scenarios and checks them against what was generated.
+func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
+	const fix = "the generated test is stale; run go generate ./... (or go run <module>/rookgen)"
+	var problems []error
+	prof, err := spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
+	if err != nil {
+		return nil, nil, fmt.Errorf("load profile:\n%w", relErr(root, err))
+	}
+	if prof.SHA256 != s.Profile.SHA256 {
+		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
+	}
+	known := map[string]bool{}
+	var scenarios []*spec.Scenario
+	for _, f := range s.Scenarios {
+		known[filepath.ToSlash(f.Path)] = true
+		sc, err := spec.LoadScenario(filepath.Join(root, f.Path))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				problems = append(problems, fmt.Errorf("%s was deleted after the test was generated: %s", f.Path, fix))
+				continue
+			}
+			problems = append(problems, relErr(root, err))
+			continue
+		}
+		if sc.SHA256 != f.SHA256 {
+			problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", f.Path, fix))
+		}
+		scenarios = append(scenarios, sc)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "scenarios", s.Agent, "*.yaml"))
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		if !known[filepath.ToSlash(rel)] {
+			problems = append(problems, fmt.Errorf("%s was added after the test was generated: %s", filepath.ToSlash(rel), fix))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, nil, errors.Join(problems...)
+	}
+	return prof, scenarios, nil
+}
+
+// relErr shows paths in load errors relative to the module root.
+func relErr(root string, err error) error {
+	return errors.New(strings.ReplaceAll(err.Error(), root+string(filepath.Separator), ""))
+}
+
+func interpretersPresent(p *spec.Profile) error {
+	seen := map[string]bool{}
+	var missing []string
+	for _, ph := range spec.HookPhases {
+		h, ok := p.Hooks[ph]
+		if !ok {
+			continue
+		}
+		prog := h.Argv(ph)[0]
+		if seen[prog] {
+			continue
+		}
+		seen[prog] = true
+		if !strings.ContainsRune(prog, filepath.Separator) {
+			if _, err := exec.LookPath(prog); err != nil {
+				missing = append(missing, fmt.Sprintf("%s (for the %s hook)", prog, ph))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("profile %s: hook programs not found in PATH: %s", p.ID, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// moduleRoot finds the directory holding go.mod above the working directory, and the
+// module path it declares.
+func moduleRoot() (string, string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", "", fmt.Errorf("find module root: %w", err)
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			for _, line := range strings.Split(string(data), "\n") {
+				if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+					return dir, strings.Trim(strings.TrimSpace(rest), `"`), nil
+				}
+			}
+			return dir, filepath.Base(dir), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", "", errors.New("find module root: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// sortedIDs returns the suite's scenario ids in order.
+func (r *Run) sortedIDs() []string {
+	ids := make([]string, 0, len(r.scenarios))
+	for id := range r.scenarios {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,139 @@
+package rooktest
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+)
+
+// job is one scenario handed to the scheduler. Its progress lines wait in lines until the
+// scenario's subtest, running on its own goroutine, logs them.
+type job struct {
+	sc      *spec.Scenario
+	mu      sync.Mutex
+	lines   []string
+	notify  chan struct{}
+	done    chan struct{}
+	outcome *lifecycle.Outcome
+}
+
+func (j *job) log(line string) {
+	j.mu.Lock()
+	j.lines = append(j.lines, line)
+	j.mu.Unlock()
+	select {
+	case j.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (j *job) take() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	l := j.lines
+	j.lines = nil
+	return l
+}
+
+// Scenario returns the subtest body for scenario id. The generated test passes it to t.Run
+// under the scenario's literal name. The body queues the scenario, so that it starts at
+// once, up to the run's concurrency, then pauses with t.Parallel and reports the outcome:
+// hook failures as errors, then one subtest per criterion, then forbidden.
+func (r *Run) Scenario(id string) func(*testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		sc, ok := r.scenarios[id]
+		if !ok {
+			t.Fatalf("rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
+		}
+		t.Attr("rook.scenario", id)
+		switch p := r.plans[id]; p.decision {
+		case skip:
+			t.Skip(p.why)
+		case unrunnable:
+			t.Attr("rook.status", "unrunnable")
+			if r.opts.strict {
+				t.Fatalf("unrunnable (failing under -rook.strict): %s", p.why)
+			}
+			t.Skipf("unrunnable: %s", p.why)
+		}
+		j := r.enqueue(sc)
+		t.Parallel()
+		r.report(t, j)
+	}
+}
+
+func (r *Run) enqueue(sc *spec.Scenario) *job {
+	j := &job{sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	r.mu.Lock()
+	r.jobs = append(r.jobs, j)
+	r.mu.Unlock()
+	r.startOnce.Do(func() { go r.dispatch() })
+	r.queue <- j
+	return j
+}
+
+// dispatch runs prepare once, then every queued scenario, with at most concurrency in
+// flight whatever -parallel and GOMAXPROCS are.
+func (r *Run) dispatch() {
+	defer close(r.done)
+	perr := r.run.Prepare(r.ctx, func(line string) { r.t.Log(r.red.String(line)) })
+	if perr != nil {
+		r.t.Error(r.red.String(phaseReport(perr)))
+	}
+	sem := make(chan struct{}, r.concurrency)
+	var wg sync.WaitGroup
+	for j := range r.queue {
+		if perr != nil {
+			j.outcome = lifecycle.NotRun(j.sc, "prepare failed: "+perr.Error())
+			close(j.done)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			j.outcome = r.run.Scenario(r.ctx, j.sc, j.log)
+			close(j.done)
+		}()
+	}
+	wg.Wait()
+}
+
+// finish runs when the test and its subtests have ended: it writes report.yaml and the
+// final run.yaml and logs the totals.
+func (r *Run) finish() {
+	defer r.cancel()
+	started := false
+	r.startOnce.Do(func() { close(r.done) })
+	r.mu.Lock()
+	jobs := r.jobs
+	started = len(jobs) > 0
+	r.mu.Unlock()
+	close(r.queue)
+	<-r.done
+	outcomes := make([]*lifecycle.Outcome, 0, len(jobs))
+	for _, j := range jobs {
+		outcomes = append(outcomes, j.outcome)
+	}
+	rep, err := r.run.Finish(outcomes, time.Now())
+	if err != nil {
+		r.t.Errorf("rooktest: write run records: %v", err)
+		return
+	}
+	tt := rep.Totals
+	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d not run, %d unrunnable of %d planned; report in %s",
+		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.NotRun, tt.Unrunnable, tt.Planned,
+		filepath.Join(r.run.Dir, "report.yaml"))
+	if started {
+		// Reading back a file this run just wrote makes go test's result uncacheable, so
+		// that a plain go test calls the agent every time instead of replaying a pass.
+		_, _ = os.ReadFile(filepath.Join(r.run.Dir, "report.yaml"))
+	}
+}
