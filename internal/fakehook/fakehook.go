@@ -1,0 +1,143 @@
+// Package fakehook turns a test binary into a hook: tests put the binary itself in a
+// profile's command, and its TestMain calls Main, which acts the hook out and exits.
+//
+// The hook's behaviour comes from its environment (usually the profile's hook_env):
+// FAKEHOOK=1 turns it on, and FAKEHOOK_<PHASE> says what the phase does:
+//
+//	reply:<text>      print {"output": <text>, "conversation": "conv-1", ...} (execute's default
+//	                  is to echo its stdin)
+//	json:<raw>        print raw on stdout
+//	exit:<code>:<msg> print msg on stderr and exit with code
+//	hang              sleep until killed
+//	hang-child        start a child that sleeps, write its pid to FAKEHOOK_PIDFILE, sleep
+//	sleep:<duration>  sleep, then do the default
+//	flood             print 16 MiB on stdout
+//
+// Every call appends one JSON line (phase, ROOK_* variables, stdin) to FAKEHOOK_LOG when set.
+package fakehook
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Call is one logged hook call.
+type Call struct {
+	Phase string            `json:"phase"`
+	Args  []string          `json:"args"`
+	Env   map[string]string `json:"env"`
+	Stdin string            `json:"stdin"`
+	Start time.Time         `json:"start"`
+}
+
+// Main acts as a hook when FAKEHOOK is set, and returns otherwise.
+func Main() {
+	if os.Getenv("FAKEHOOK_SLEEPER") != "" {
+		time.Sleep(time.Hour)
+		os.Exit(0)
+	}
+	if os.Getenv("FAKEHOOK") == "" {
+		return
+	}
+	os.Exit(run())
+}
+
+func run() int {
+	start := time.Now()
+	phase := ""
+	if len(os.Args) > 1 {
+		phase = os.Args[len(os.Args)-1]
+	}
+	stdin, _ := io.ReadAll(os.Stdin)
+	if path := os.Getenv("FAKEHOOK_LOG"); path != "" {
+		c := Call{Phase: phase, Args: os.Args[1:], Env: map[string]string{}, Stdin: string(stdin), Start: start}
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok && (strings.HasPrefix(k, "ROOK_") || strings.HasPrefix(k, "FAKE_")) {
+				c.Env[k] = v
+			}
+		}
+		b, _ := json.Marshal(c)
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			f.Write(append(b, '\n'))
+			f.Close()
+		}
+	}
+	fmt.Fprintf(os.Stderr, "fake %s hook running\n", phase)
+	action := os.Getenv("FAKEHOOK_" + strings.ToUpper(phase))
+	verb, arg, _ := strings.Cut(action, ":")
+	switch verb {
+	case "reply":
+		return reply(arg)
+	case "json":
+		fmt.Println(arg)
+		return 0
+	case "exit":
+		code, msg, _ := strings.Cut(arg, ":")
+		n, _ := strconv.Atoi(code)
+		fmt.Fprintln(os.Stderr, msg)
+		return n
+	case "hang":
+		time.Sleep(time.Hour)
+		return 0
+	case "hang-child":
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "FAKEHOOK_SLEEPER=1")
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		time.Sleep(time.Hour)
+		return 0
+	case "sleep":
+		d, _ := time.ParseDuration(arg)
+		time.Sleep(d)
+	case "flood":
+		chunk := strings.Repeat("x", 1<<20)
+		for range 16 {
+			os.Stdout.WriteString(chunk)
+		}
+		return 0
+	}
+	if phase == "execute" {
+		return reply("echo: " + string(stdin))
+	}
+	if phase == "open" {
+		fmt.Println(`{"conversation": "conv-1"}`)
+	}
+	return 0
+}
+
+func reply(text string) int {
+	b, _ := json.Marshal(map[string]any{"output": text, "conversation": "conv-1", "calls": []any{},
+		"usage": map[string]int{"input": 10, "output": 5}})
+	fmt.Println(string(b))
+	return 0
+}
+
+// ReadLog reads the calls logged at path.
+func ReadLog(path string) ([]Call, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var calls []Call
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var c Call
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			return nil, fmt.Errorf("fakehook log line %q: %w", line, err)
+		}
+		calls = append(calls, c)
+	}
+	return calls, nil
+}

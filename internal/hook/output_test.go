@@ -1,0 +1,71 @@
+package hook_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+func TestParseOutput(t *testing.T) {
+	tests := []struct {
+		name, stdout string
+		execute      bool
+		wantErr      string
+		check        func(t *testing.T, o *hook.Output)
+	}{
+		{name: "output", stdout: `{"output":"hi","conversation":"c"}`, execute: true, check: func(t *testing.T, o *hook.Output) {
+			assert.Equal(t, "hi", o.Reply)
+			assert.False(t, o.CallsObserved, "absent calls are not observable")
+			assert.Nil(t, o.Usage)
+		}},
+		{name: "agent_reply wins", stdout: `{"output":"old","agent_reply":"new"}`, execute: true, check: func(t *testing.T, o *hook.Output) {
+			assert.Equal(t, "new", o.Reply)
+		}},
+		{name: "empty calls observed", stdout: `{"output":"x","calls":[]}`, execute: true, check: func(t *testing.T, o *hook.Output) {
+			assert.True(t, o.CallsObserved)
+			assert.Empty(t, o.Calls)
+		}},
+		{name: "calls and usage", stdout: `{"output":"x","calls":[{"name":"refund","arguments":{"order":"A","n":2}}],"usage":{"input":12,"output":3}}`, execute: true, check: func(t *testing.T, o *hook.Output) {
+			require.Len(t, o.Calls, 1)
+			assert.Equal(t, "refund", o.Calls[0].Name)
+			assert.Equal(t, map[string]any{"order": "A", "n": int64(2)}, o.Calls[0].Arguments)
+			assert.Equal(t, &hook.Usage{Input: 12, Output: 3}, o.Usage)
+		}},
+		{name: "rook normalised usage", stdout: `{"output":"x","usage":{"input_tokens":7,"output_tokens":1}}`, execute: true, check: func(t *testing.T, o *hook.Output) {
+			assert.Equal(t, &hook.Usage{Input: 7, Output: 1}, o.Usage)
+		}},
+		{name: "empty stdout outside execute", stdout: "", check: func(t *testing.T, o *hook.Output) { assert.Nil(t, o.Data) }},
+		{name: "empty stdout in execute", stdout: "  \n", execute: true, wantErr: "printed nothing on stdout"},
+		{name: "not json", stdout: "Traceback: boom", execute: true, wantErr: `stdout is not JSON (invalid character 'T' looking for beginning of value): "Traceback: boom"`},
+		{name: "two objects", stdout: `{"output":"a"}{"output":"b"}`, execute: true, wantErr: "more than one JSON value"},
+		{name: "array", stdout: `[1,2]`, execute: true, wantErr: "not an object"},
+		{name: "no output", stdout: `{"reply":"x"}`, execute: true, wantErr: `no "output" (or "agent_reply")`},
+		{name: "output not a string", stdout: `{"output":{"text":"x"}}`, execute: true, wantErr: `"output" must be a string`},
+		{name: "calls not a list", stdout: `{"output":"x","calls":{"name":"a"}}`, execute: true, wantErr: `"calls" must be a list`},
+		{name: "call without name", stdout: `{"output":"x","calls":[{"arguments":{}}]}`, execute: true, wantErr: `"calls[0]" has no "name"`},
+		{name: "negative usage", stdout: `{"output":"x","usage":{"input":-1}}`, execute: true, wantErr: "non-negative"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := hook.ParseOutput([]byte(tc.stdout), tc.execute)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, o)
+		})
+	}
+}
+
+func TestParseOutputQuotesOnlyTheFirstBytes(t *testing.T) {
+	_, err := hook.ParseOutput([]byte("<html>"+strings.Repeat("a", 5000)), true)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "first 200 of 5006 bytes")
+	assert.Less(t, len(err.Error()), 600)
+}

@@ -1,0 +1,113 @@
+package hook_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/fakehook"
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+func TestMain(m *testing.M) {
+	fakehook.Main()
+	os.Exit(m.Run())
+}
+
+func fake(t *testing.T, phase string, env ...string) hook.Spec {
+	t.Helper()
+	return hook.Spec{
+		Argv:    []string{os.Args[0], phase},
+		Env:     append(append(os.Environ(), "FAKEHOOK=1"), env...),
+		Timeout: 10 * time.Second,
+	}
+}
+
+func TestRunPassesStdinAndCapturesStdout(t *testing.T) {
+	s := fake(t, "execute")
+	s.Stdin = "what's my balance?\n$(rm -rf /) `quotes` \"and\" newlines"
+	res, err := hook.Run(context.Background(), s)
+	require.NoError(t, err)
+	out, err := hook.ParseOutput(res.Stdout, true)
+	require.NoError(t, err)
+	assert.Equal(t, "echo: "+s.Stdin, out.Reply)
+	assert.Equal(t, "conv-1", out.Conversation)
+	assert.True(t, out.CallsObserved)
+	assert.Empty(t, out.Calls)
+	assert.Equal(t, &hook.Usage{Input: 10, Output: 5}, out.Usage)
+	assert.Equal(t, 0, res.ExitCode)
+}
+
+func TestRunNonZeroExitKeepsStderr(t *testing.T) {
+	var lines []string
+	s := fake(t, "execute", "FAKEHOOK_EXECUTE=exit:3:upstream said 503")
+	s.OnStderr = func(l string) { lines = append(lines, l) }
+	res, err := hook.Run(context.Background(), s)
+	require.Error(t, err)
+	assert.Equal(t, "exited with status 3", err.Error())
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Contains(t, res.Stderr, "upstream said 503")
+	assert.Equal(t, []string{"fake execute hook running", "upstream said 503"}, lines, "stderr is streamed line by line")
+}
+
+func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	s := fake(t, "collect", "FAKEHOOK_COLLECT=hang-child", "FAKEHOOK_PIDFILE="+pidfile)
+	s.Timeout = 500 * time.Millisecond
+	start := time.Now()
+	res, err := hook.Run(context.Background(), s)
+	require.Error(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Contains(t, err.Error(), "timed out after 500ms")
+	assert.Less(t, time.Since(start), 5*time.Second, "the hook must be killed at its timeout, not waited for")
+
+	b, err := os.ReadFile(pidfile)
+	require.NoError(t, err, "the hook should have started a child")
+	pid, err := strconv.Atoi(string(b))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		// Signal 0 probes the process; a killed, reaped child is gone (ESRCH). A zombie
+		// waiting for its reaper counts as dead too.
+		err := syscall.Kill(pid, 0)
+		if err != nil {
+			return true
+		}
+		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		return strings.Contains(string(stat), ") Z ")
+	}, 5*time.Second, 50*time.Millisecond, "the hook's child %d survived the timeout", pid)
+}
+
+func TestRunStdoutCap(t *testing.T) {
+	s := fake(t, "execute", "FAKEHOOK_EXECUTE=flood")
+	s.MaxStdout = 1 << 20
+	res, err := hook.Run(context.Background(), s)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "more than 1048576 bytes on stdout")
+	assert.True(t, res.StdoutOverflow)
+	assert.Len(t, res.Stdout, 1<<20)
+}
+
+func TestRunMissingProgram(t *testing.T) {
+	_, err := hook.Run(context.Background(), hook.Spec{Argv: []string{"/nonexistent/hook"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "start /nonexistent/hook")
+}
+
+func TestRunEmptyStdinOutsideExecute(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	_, err := hook.Run(context.Background(), fake(t, "close", "FAKEHOOK_LOG="+log))
+	require.NoError(t, err)
+	calls, err := fakehook.ReadLog(log)
+	require.NoError(t, err)
+	require.Len(t, calls, 1)
+	assert.Equal(t, "", calls[0].Stdin)
+	assert.Equal(t, []string{"close"}, calls[0].Args)
+}

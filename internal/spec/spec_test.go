@@ -1,0 +1,247 @@
+package spec_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// Rook's own files, byte-exact (testdata/rook-samples/MANIFEST.md).
+const samples = "testdata/rook-samples"
+
+func TestRookScenarioFilesLoadUnchanged(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(samples, func(path string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".yaml") &&
+			(filepath.Base(filepath.Dir(path)) == "scenarios" || filepath.Base(filepath.Dir(path)) == "generated-drafts") {
+			files = append(files, path)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 20, "the samples should hold Rook's scenario files")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, err := spec.LoadScenario(f)
+			require.NoError(t, err)
+			assert.Equal(t, strings.TrimSuffix(filepath.Base(f), ".yaml"), s.ID)
+			assert.NotEmpty(t, s.Goal)
+			assert.NotEmpty(t, s.Criteria)
+			for i, c := range s.Criteria {
+				assert.NotEmpty(t, c.Check)
+				assert.NotEmpty(t, c.ID, "criterion %d", i)
+			}
+		})
+	}
+}
+
+func TestRookSnapshotsLoad(t *testing.T) {
+	snaps, err := filepath.Glob(filepath.Join(samples, "*/.testmuai/rook/projects/*/agents/*/runs/*/scenarios/*/snapshot.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, snaps)
+	for _, f := range snaps {
+		id := filepath.Base(filepath.Dir(f))
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		s, err := spec.ParseScenario(filepath.Join(filepath.Dir(f), id+".yaml"), data)
+		require.NoError(t, err, f)
+		assert.Equal(t, id, s.ID)
+	}
+}
+
+func TestRookSampleShapes(t *testing.T) {
+	draft := func(id string) *spec.Scenario {
+		s, err := spec.LoadScenario(filepath.Join(samples, "01-banking-code/rook/generated-drafts", id+".yaml"))
+		require.NoError(t, err)
+		return s
+	}
+	sc1 := draft("SC-001")
+	assert.True(t, sc1.IsMultiTurn())
+	assert.Equal(t, 2, sc1.Turns())
+	assert.Equal(t, "Read the balance of ACC-1001.", sc1.TurnInput(1))
+	assert.Equal(t, sc1.Goal, sc1.TurnInput(2))
+	require.Len(t, sc1.Criteria, 3)
+	assert.Equal(t, "regex", sc1.Criteria[1].Check)
+	assert.Equal(t, "5,?000", sc1.Criteria[1].Pattern)
+	assert.Equal(t, "C2_regex", sc1.Criteria[1].Subtest())
+
+	// The calls shorthand becomes criteria after acceptance_criteria.
+	sc5 := draft("SC-005")
+	require.Len(t, sc5.Criteria, 4)
+	c := sc5.Criteria[3]
+	assert.Equal(t, "C4", c.ID)
+	assert.Equal(t, "called", c.Check)
+	assert.Equal(t, "transfer", c.Name)
+	require.NotNil(t, c.Times)
+	assert.Equal(t, 1, *c.Times)
+	assert.Equal(t, []string{"manager approval required", "approval needed"}, sc5.Forbidden)
+
+	// A check this judge does not implement still loads.
+	sc4 := draft("SC-004")
+	var checks []string
+	for _, c := range sc4.Criteria {
+		checks = append(checks, c.Check)
+	}
+	assert.Contains(t, checks, "mcp_probe")
+}
+
+func TestRookProfileLoads(t *testing.T) {
+	src := filepath.Join(samples, "08-customer-support-no-code/.testmuai/rook/projects/sample-project/agents/returns-refunds-assistant/profiles/demo-poisoned-context.yaml")
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	// The sample ships without its scripts; give it an agent directory that has them.
+	agent := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(agent, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(agent, "scripts/demo-http.mjs"), nil, 0o644))
+	p, err := spec.ParseProfile(filepath.Join(agent, "demo-poisoned-context.yaml"), agent, data)
+	require.NoError(t, err)
+	assert.Equal(t, "demo-poisoned-context", p.ID)
+	assert.Len(t, p.Hooks, 5)
+	assert.Equal(t, []string{"node", filepath.Join(agent, "scripts/demo-http.mjs"), "collect"}, p.Hooks[spec.Collect].Argv(spec.Collect))
+	assert.Equal(t, map[string]string{"DEMO_FAULT": "poisoned_context"}, p.HookEnv)
+	assert.Equal(t, spec.Capabilities{MultiTurn: true, Calls: true}, p.Capabilities)
+	assert.Equal(t, []spec.EnvVar{{Variable: "DEMO_BASE_URL"}, {Variable: "DEMO_ENGINE"}, {Variable: "DEMO_VARIANT"}}, p.Env)
+	assert.Equal(t, 60*time.Second, p.TimeoutFor(spec.Prepare))
+
+	// Without its scripts the same file names each missing hook, with its position.
+	_, err = spec.ParseProfile("profiles/x/demo-poisoned-context.yaml", t.TempDir(), data)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "profiles/x/demo-poisoned-context.yaml:4:12: hooks.prepare: hook script scripts/demo-http.mjs does not exist")
+	assert.Equal(t, 5, strings.Count(err.Error(), "does not exist"))
+}
+
+func writeProfile(t *testing.T, name, body string) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hook.mjs"), nil, 0o644))
+	path := filepath.Join(dir, name+".yaml")
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+	return path, dir
+}
+
+func TestProfileErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want []string
+	}{
+		{"misspelt key", "id: p\nhooks:\n  execute: hook.mjs\ncapabilites: {calls: true}\n",
+			[]string{`p.yaml:4:1: unknown key "capabilites" in profile; did you mean "capabilities"?`}},
+		{"misspelt phase", "id: p\nhooks:\n  exeucte: hook.mjs\n",
+			[]string{`p.yaml:3:3: unknown key "exeucte" in hooks; did you mean "execute"?`, "p.yaml:2:1: missing hooks.execute"}},
+		{"no execute", "id: p\nhooks:\n  open: hook.mjs\n", []string{"missing hooks.execute"}},
+		{"missing script", "id: p\nhooks:\n  execute: nope.mjs\n", []string{"p.yaml:3:12: hooks.execute: hook script nope.mjs does not exist"}},
+		{"negative timeout", "id: p\nhooks:\n  execute: {script: hook.mjs, timeout_seconds: -5}\n",
+			[]string{"p.yaml:3:48: timeout_seconds must not be negative, got -5"}},
+		{"id mismatch", "id: other\nhooks:\n  execute: hook.mjs\n", []string{`p.yaml:1:5: id "other" does not match the file name "p"`}},
+		{"every problem at once", "id: other\nhooks:\n  execute: {script: hook.mjs, delay_seconds: x}\nconcurrency: 0\nenv:\n  - {variable: 1BAD}\n",
+			[]string{"id \"other\" does not match", "delay_seconds must be a number", "concurrency must be at least 1", "not a valid variable name"}},
+		{"script and command", "id: p\nhooks:\n  execute: {script: hook.mjs, command: [python3]}\n", []string{"sets both script and command"}},
+		{"bad yaml", "id: p\nhooks: [\n", []string{"p.yaml:2:1: invalid YAML"}},
+		{"duplicate key", "id: p\nid: q\nhooks: {execute: hook.mjs}\n", []string{`p.yaml:2:1: duplicate key "id"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path, dir := writeProfile(t, "p", tc.body)
+			_, err := spec.LoadProfile(path, dir)
+			require.Error(t, err)
+			msg := strings.ReplaceAll(err.Error(), dir+"/", "")
+			for _, w := range tc.want {
+				assert.Contains(t, msg, w)
+			}
+		})
+	}
+}
+
+func TestProfileCommandAndEnv(t *testing.T) {
+	path, dir := writeProfile(t, "p", `id: p
+hooks:
+  execute: {command: [python3, hook.py], timeout_seconds: 2.5}
+  collect: {script: hook.mjs, delay_seconds: 1}
+env:
+  - {variable: TOKEN, purpose: Calls the agent}
+`)
+	p, err := spec.LoadProfile(path, dir)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"python3", "hook.py", "execute"}, p.Hooks[spec.Execute].Argv(spec.Execute))
+	assert.Equal(t, 2500*time.Millisecond, p.TimeoutFor(spec.Execute))
+	assert.Equal(t, time.Second, p.Hooks[spec.Collect].Delay)
+	assert.Equal(t, 120*time.Second, p.TimeoutFor(spec.Collect))
+	err = p.MissingEnv(func(string) (string, bool) { return "", false })
+	require.Error(t, err)
+	assert.Equal(t, "profile p needs environment variables that are not set: TOKEN (Calls the agent)", err.Error())
+	assert.NoError(t, p.MissingEnv(func(string) (string, bool) { return "x", true }))
+}
+
+func TestScenarioErrors(t *testing.T) {
+	tests := []struct {
+		name, file, body string
+		want             []string
+	}{
+		{"unsafe id", "x.yaml", "id: ../x\ngoal: g\n", []string{`x.yaml:1:5: id "../x" may hold only letters`}},
+		{"id mismatch", "SC-1.yaml", "local_id: SC-2\ngoal: g\n", []string{`id "SC-2" does not match the file name "SC-1"`}},
+		{"misspelt key", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_critera: []\n",
+			[]string{`SC-1.yaml:3:1: unknown key "acceptance_critera" in scenario; did you mean "acceptance_criteria"?`}},
+		{"no goal", "SC-1.yaml", "id: SC-1\n", []string{"missing goal"}},
+		{"bad regex", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: '(('}}\n",
+			[]string{"SC-1.yaml:4:52: acceptance_criteria[0].params.pattern is not a valid RE2 expression"}},
+		{"missing param", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: called}\n",
+			[]string{"check called needs params.name"}},
+		{"misspelt check", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contians, params: {text: a}}\n",
+			[]string{`unknown check "contians"; did you mean "contains"?`}},
+		{"misspelt param", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {txt: a}}\n",
+			[]string{`unknown key "txt" in acceptance_criteria[0].params; did you mean "text"?`}},
+		{"bad calls expect", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, expect: maybe}]\n",
+			[]string{"calls[0].expect must be called, not_called or called_with"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := spec.ParseScenario(tc.file, []byte(tc.body))
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestScenarioKeepsUnknownRookKeys(t *testing.T) {
+	body := "id: SC-1\ngoal: g\nfuture_rook_field: {x: 1}\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a}}\n"
+	s, err := spec.ParseScenario("SC-1.yaml", []byte(body))
+	require.NoError(t, err)
+	assert.Equal(t, []byte(body), s.Source, "the source is kept byte-exact for the snapshot")
+	assert.Equal(t, "C1_contains_a", s.Criteria[0].Subtest())
+}
+
+func TestSlug(t *testing.T) {
+	assert.Equal(t, "northstar_bank_protect_a_different_customer_s_private_record",
+		spec.Slug("Northstar Bank: Protect a different customer’s private record", 60))
+	assert.Equal(t, "refund_over_limit", spec.Slug("  Refund -- over limit!  ", 60))
+	assert.Equal(t, "a_very_long", spec.Slug("a very long title indeed", 12))
+	assert.Equal(t, "", spec.Slug("???", 10))
+}
+
+func TestJSONPath(t *testing.T) {
+	doc := map[string]any{"a": map[string]any{"b": []any{"x", map[string]any{"c d": 5.0}}}, "s": `{"inner": [1, 2]}`}
+	for path, want := range map[string]any{"$.a.b[0]": "x", `$.a.b[1]["c d"]`: 5.0, "$.s.inner[1]": 2.0} {
+		p, err := spec.ParseJSONPath(path)
+		require.NoError(t, err, path)
+		got, ok := p.Lookup(doc)
+		assert.True(t, ok, path)
+		assert.Equal(t, want, got, path)
+	}
+	p, _ := spec.ParseJSONPath("$.a.missing")
+	_, ok := p.Lookup(doc)
+	assert.False(t, ok)
+	for _, bad := range []string{"a.b", "$..a", "$[x]", "$.a["} {
+		_, err := spec.ParseJSONPath(bad)
+		assert.Error(t, err, bad)
+	}
+}
