@@ -290,7 +290,6 @@ func jsonPath(c *spec.Criterion, ev *Evidence, r Row) Row {
 			return r
 		}
 		doc = ev.Collect
-		r.Evidence = clip(jsonText(ev.Collect), 300)
 	} else {
 		if err := json.Unmarshal([]byte(ev.Output()), &doc); err != nil {
 			r.Status = Fail
@@ -317,7 +316,13 @@ func jsonPath(c *spec.Criterion, ev *Evidence, r Row) Row {
 	}
 	if found {
 		r.Achieved = fmt.Sprintf("%s is %s", c.Path, clip(jsonText(v), 200))
+		if c.In == "collect" {
+			r.Evidence = fmt.Sprintf("collect data %s: %s", c.Path, clip(jsonText(v), 300))
+		}
 	} else {
+		if c.In == "collect" {
+			r.Evidence = "collect data: " + clip(jsonText(ev.Collect), 300)
+		}
 		r.Achieved = fmt.Sprintf("nothing at %s", c.Path)
 	}
 	return r
