@@ -4,7 +4,7 @@
 // The hook's behaviour comes from its environment (usually the profile's hook_env):
 // FAKEHOOK=1 turns it on, and FAKEHOOK_<PHASE> says what the phase does:
 //
-//	reply:<text>      print {"output": <text>, "conversation": "conv-1", ...} (execute's default
+//	reply:<text>      print (with $VARS expanded) {"output": <text>, "conversation": "conv-1", ...} (execute's default
 //	                  is to echo its stdin)
 //	json:<raw>        print raw on stdout
 //	exit:<code>:<msg> print msg on stderr and exit with code
@@ -13,6 +13,7 @@
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
 //
+// FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase.
 // Every call appends one JSON line (phase, ROOK_* variables, stdin) to FAKEHOOK_LOG when set.
 package fakehook
 
@@ -70,11 +71,14 @@ func run() int {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "fake %s hook running\n", phase)
+	if msg := os.Getenv("FAKEHOOK_STDERR"); msg != "" {
+		fmt.Fprintln(os.Stderr, os.ExpandEnv(msg))
+	}
 	action := os.Getenv("FAKEHOOK_" + strings.ToUpper(phase))
 	verb, arg, _ := strings.Cut(action, ":")
 	switch verb {
 	case "reply":
-		return reply(arg)
+		return reply(os.ExpandEnv(arg))
 	case "json":
 		fmt.Println(arg)
 		return 0
