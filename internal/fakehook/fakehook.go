@@ -13,6 +13,7 @@
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
 //
+// FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario.
 // FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase.
 // Every call appends one JSON line (phase, ROOK_* variables, stdin) to FAKEHOOK_LOG when set.
 package fakehook
@@ -74,7 +75,10 @@ func run() int {
 	if msg := os.Getenv("FAKEHOOK_STDERR"); msg != "" {
 		fmt.Fprintln(os.Stderr, os.ExpandEnv(msg))
 	}
-	action := os.Getenv("FAKEHOOK_" + strings.ToUpper(phase))
+	action := os.Getenv("FAKEHOOK_" + strings.ToUpper(phase) + "_" + envSafe(os.Getenv("ROOK_SCENARIO_ID")))
+	if action == "" {
+		action = os.Getenv("FAKEHOOK_" + strings.ToUpper(phase))
+	}
 	verb, arg, _ := strings.Cut(action, ":")
 	switch verb {
 	case "reply":
@@ -117,6 +121,16 @@ func run() int {
 		fmt.Println(`{"conversation": "conv-1"}`)
 	}
 	return 0
+}
+
+// envSafe maps a scenario id to the suffix of its variables: SC-1 is SC_1.
+func envSafe(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' {
+			return '_'
+		}
+		return r
+	}, id)
 }
 
 func reply(text string) int {

@@ -160,6 +160,13 @@ func nearest(key string, known []string) string {
 			best, bestD = k, d
 		}
 	}
+	if len(key) >= 3 {
+		for _, k := range known {
+			if strings.HasPrefix(strings.ToLower(k), strings.ToLower(key)) {
+				return k
+			}
+		}
+	}
 	limit := 2
 	if len(key) <= 4 {
 		limit = 1

@@ -1,0 +1,1 @@
+// hook used by the golden test; never run
