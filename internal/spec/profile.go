@@ -300,12 +300,12 @@ func (p *Profile) parseHookEnv(e *errs, f field) {
 	}
 }
 
-// MissingEnv returns an error naming every declared variable that lookup does not find,
-// with its purpose, or nil.
+// MissingEnv returns an error naming every declared variable that lookup does not find
+// (or finds empty), with its purpose, or nil.
 func (p *Profile) MissingEnv(lookup func(string) (string, bool)) error {
 	var missing []string
 	for _, v := range p.Env {
-		if _, ok := lookup(v.Variable); ok {
+		if val, ok := lookup(v.Variable); ok && val != "" {
 			continue
 		}
 		m := v.Variable
@@ -317,5 +317,5 @@ func (p *Profile) MissingEnv(lookup func(string) (string, bool)) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return fmt.Errorf("profile %s needs environment variables that are not set: %s", p.ID, strings.Join(missing, "; "))
+	return fmt.Errorf("profile %s needs environment variables that are not set (or empty): %s", p.ID, strings.Join(missing, "; "))
 }

@@ -176,7 +176,7 @@ env:
 	assert.Equal(t, 120*time.Second, p.TimeoutFor(spec.Collect))
 	err = p.MissingEnv(func(string) (string, bool) { return "", false })
 	require.Error(t, err)
-	assert.Equal(t, "profile p needs environment variables that are not set: TOKEN (Calls the agent)", err.Error())
+	assert.Equal(t, "profile p needs environment variables that are not set (or empty): TOKEN (Calls the agent)", err.Error())
 	assert.NoError(t, p.MissingEnv(func(string) (string, bool) { return "x", true }))
 }
 

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/fakehook"
+)
+
+func TestMain(m *testing.M) {
+	fakehook.Main()
+	os.Exit(m.Run())
+}
+
+// event is one line of go test -json.
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+}
+
+type results struct {
+	action map[string]string
+	output map[string]string
+	all    string
+}
+
+func goTest(t *testing.T, dir string, env []string, args ...string) (results, error) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"test", "-json"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := results{action: map[string]string{}, output: map[string]string{}}
+	var all strings.Builder
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			all.WriteString(sc.Text() + "\n")
+			continue
+		}
+		switch e.Action {
+		case "pass", "fail", "skip":
+			if e.Test != "" {
+				r.action[e.Test] = e.Action
+			}
+		case "output":
+			r.output[e.Test] += e.Output
+			all.WriteString(e.Output)
+		}
+	}
+	all.WriteString(stderr.String())
+	r.all = all.String()
+	return r, err
+}
+
+// newModule makes a module outside this repository that uses it, as a user's would.
+func newModule(t *testing.T) string {
+	t.Helper()
+	repo, err := filepath.Abs("..")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	gomod := fmt.Sprintf("module example.com/agents\n\ngo 1.26\n\nrequire github.com/rookgo/rookgo v0.0.0\n\nreplace github.com/rookgo/rookgo => %s\n", repo)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	return dir
+}
+
+func write(t *testing.T, root, path, body string) {
+	t.Helper()
+	full := filepath.Join(root, path)
+	require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+	require.NoError(t, os.WriteFile(full, []byte(body), 0o644))
+}
+
+// TestEndToEnd generates a package from YAML in a fresh module, compiles it against
+// rooktest and runs it with go test, with this test binary as every hook.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	hookLog := filepath.Join(t.TempDir(), "calls.jsonl")
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  prepare: {command: [%[1]q]}
+  open: {command: [%[1]q]}
+  execute: {command: [%[1]q], timeout_seconds: 1}
+  close: {command: [%[1]q]}
+  collect: {command: [%[1]q]}
+env:
+  - {variable: FAKE_TOKEN, purpose: Signs the fake agent's requests}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_LOG: %[2]q
+  FAKEHOOK_PIDFILE: %[3]q
+  FAKEHOOK_STDERR: "using token $FAKE_TOKEN"
+  FAKEHOOK_EXECUTE_SC_EXIT: "exit:3:upstream agent returned 503"
+  FAKEHOOK_EXECUTE_SC_HANG: "hang-child"
+  FAKEHOOK_EXECUTE_SC_GARBAGE: "json:<html>502 Bad Gateway</html>"
+capabilities: {multi_turn: true, calls: true, usage: true}
+`, os.Args[0], hookLog, pidfile))
+	criteria := "acceptance_criteria:\n  - {statement: Greets back., check: contains, params: {text: hello}}\n"
+	write(t, dir, "scenarios/fake/SC-OK.yaml", "id: SC-OK\ntitle: Says hello\ngoal: hello there\n"+criteria+
+		"  - {statement: Never says hello., check: not_contains, params: {text: hello}}\n  - {statement: Is kind., check: llm_judge}\n")
+	for _, id := range []string{"SC-EXIT", "SC-HANG", "SC-GARBAGE", "SC-LAST"} {
+		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\n"+criteria)
+	}
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "wrote scenarios/fake/rook_fake_test.go")
+	require.Equal(t, 0, run([]string{"-root", dir, "-check"}, &stdout, &stderr), "fresh output is not stale: %s", stderr.String())
+
+	records := filepath.Join(t.TempDir(), "records")
+	env := []string{"FAKE_TOKEN=tok-very-secret-42", "GOFLAGS=-mod=mod"}
+	res, err := goTest(t, dir, env, "./scenarios/...", "-rook.dir="+records)
+	require.Error(t, err, "the run has failing scenarios")
+	a := res.action
+	assert.Equal(t, "fail", a["TestFake"], res.all)
+	assert.Equal(t, "pass", a["TestFake/SC-OK_says_hello/C1_contains_hello"])
+	assert.Equal(t, "fail", a["TestFake/SC-OK_says_hello/C2_not_contains_hello"])
+	assert.Equal(t, "skip", a["TestFake/SC-OK_says_hello/C3_llm_judge_is_kind"])
+	assert.Equal(t, "pass", a["TestFake/SC-LAST/C1_contains_hello"], "the run goes on after failing hooks")
+	for _, id := range []string{"SC-EXIT", "SC-HANG", "SC-GARBAGE"} {
+		assert.Equal(t, "fail", a["TestFake/"+id], id)
+		assert.Equal(t, "skip", a["TestFake/"+id+"/C1_contains_hello"], "%s: an agent that never replied is Unable to Verify", id)
+	}
+
+	fail := res.output["TestFake/SC-OK_says_hello/C2_not_contains_hello"]
+	assert.Contains(t, fail, `Fail: expected the reply does not contain "hello"`)
+	assert.Contains(t, fail, `achieved:   the reply contains "hello"`)
+	assert.Contains(t, fail, `evidence:   "echo: hello there"`)
+	assert.Contains(t, res.output["TestFake/SC-OK_says_hello/C3_llm_judge_is_kind"], "Unable to Verify (undecidable): no judge model configured")
+
+	exit := res.output["TestFake/SC-EXIT"]
+	assert.Contains(t, exit, "execute hook failed (turn 1, scenario SC-EXIT, ")
+	assert.Contains(t, exit, "exited with status 3")
+	assert.Contains(t, exit, "upstream agent returned 503", "stderr is in the failing test's output")
+	assert.Contains(t, res.output["TestFake/SC-HANG"], "timed out after 1s; its process group was killed")
+	assert.Contains(t, res.output["TestFake/SC-GARBAGE"], `stdout is not JSON`)
+	assert.Contains(t, res.output["TestFake/SC-GARBAGE"], `"<html>502 Bad Gateway</html>"`)
+	assert.NotContains(t, res.all, "tok-very-secret-42", "declared env values are redacted from the test output")
+	assert.Contains(t, res.all, "using token [redacted:FAKE_TOKEN]")
+
+	calls, err := fakehook.ReadLog(hookLog)
+	require.NoError(t, err)
+	prepares := 0
+	for _, c := range calls {
+		if c.Phase == "prepare" {
+			prepares++
+		}
+	}
+	assert.Equal(t, 1, prepares, "prepare runs once per run")
+
+	// A plain go test runs the agents again instead of replaying a cached result.
+	res2, _ := goTest(t, dir, env, "./scenarios/...", "-rook.dir="+records)
+	assert.NotContains(t, res2.all, "(cached)")
+	calls2, err := fakehook.ReadLog(hookLog)
+	require.NoError(t, err)
+	assert.Greater(t, len(calls2), len(calls), "the second go test called the hooks again")
+
+	// Selection: only one scenario runs; the others are skipped with the reason.
+	res3, err := goTest(t, dir, env, "./scenarios/...", "-rook.dir="+records, "-rook.only=SC-LAST")
+	require.NoError(t, err, res3.all)
+	assert.Equal(t, "skip", res3.action["TestFake/SC-OK_says_hello"])
+	assert.Contains(t, res3.output["TestFake/SC-OK_says_hello"], "not selected: not named by -rook.only")
+	assert.Equal(t, "pass", res3.action["TestFake/SC-LAST"])
+
+	// A missing declared variable stops the run before any hook, naming it and its purpose.
+	before, _ := fakehook.ReadLog(hookLog)
+	res4, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "FAKE_TOKEN="}, "./scenarios/...", "-rook.dir="+records)
+	require.Error(t, err)
+	assert.Contains(t, res4.output["TestFake"], "profile fake needs environment variables that are not set (or empty): FAKE_TOKEN (Signs the fake agent's requests)")
+	after, _ := fakehook.ReadLog(hookLog)
+	assert.Equal(t, len(before), len(after), "no hook ran")
+
+	// Editing a scenario after generating never runs stale data.
+	write(t, dir, "scenarios/fake/SC-LAST.yaml", "id: SC-LAST\ngoal: goodbye\n"+criteria)
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"-root", dir, "-check"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "scenarios/fake/rook_fake_test.go is stale")
+	res5, err := goTest(t, dir, env, "./scenarios/...", "-rook.dir="+records)
+	require.Error(t, err)
+	assert.Contains(t, res5.output["TestFake"], "scenarios/fake/SC-LAST.yaml changed after the test was generated")
+	assert.Contains(t, res5.output["TestFake"], "run go generate ./...")
+
+	// A profile that is gone takes its generated file with it.
+	require.NoError(t, os.Remove(filepath.Join(dir, "profiles/fake/fake.yaml")))
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "deleted scenarios/fake/rook_fake_test.go")
+	assert.NoFileExists(t, filepath.Join(dir, "scenarios/fake/rook_fake_test.go"))
+}
+
+// TestRepositoryIsUpToDate is rookgen -check on this repository.
+func TestRepositoryIsUpToDate(t *testing.T) {
+	changes, err := plan("..")
+	require.NoError(t, err)
+	for _, c := range changes {
+		t.Errorf("%s is stale (%s); run go generate ./...", c.path, c.what)
+	}
+}
