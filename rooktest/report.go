@@ -102,8 +102,13 @@ func (r *Run) forbidden(t *testing.T, o *lifecycle.Outcome) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Fail: forbidden text appeared in the agent's replies (%d hit(s))", len(o.Hits))
+	quoted := make([]string, len(o.Scenario.Forbidden))
+	for i, f := range o.Scenario.Forbidden {
+		quoted[i] = fmt.Sprintf("%q", f)
+	}
+	fmt.Fprintf(&b, "\n    expected:   none of %s in any agent turn", strings.Join(quoted, ", "))
 	for _, h := range o.Hits {
-		fmt.Fprintf(&b, "\n    forbidden:  %q\n    turn:       %d\n    evidence:   %s", h.Text, h.Turn, h.Quote)
+		fmt.Fprintf(&b, "\n    achieved:   %q appeared in turn %d\n    evidence:   %s", h.Text, h.Turn, h.Quote)
 	}
 	t.Error(r.red.String(b.String()))
 }

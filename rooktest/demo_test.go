@@ -1,0 +1,117 @@
+package rooktest_test
+
+import (
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// junit is the part of gotestsum's JUnit report this test reads.
+type junit struct {
+	Suites []struct {
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+				Body    string `xml:",chardata"`
+			} `xml:"failure"`
+			Skipped *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"skipped"`
+			Properties []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// TestDemoJUnit runs the example agent's suites (the good profile and its broken twin)
+// through gotestsum, as CI would, and reads the JUnit file it writes.
+func TestDemoJUnit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the example agent's suites")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("the example agent's hooks need node")
+	}
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	report := filepath.Join(tmp, "junit.xml")
+	const key = "demo-key-that-must-not-leak"
+	cmd := exec.Command("go", "tool", "gotestsum", "--junitfile", report, "--", "./scenarios/helpdesk", "-rook.dir="+filepath.Join(tmp, "runs"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "HELPDESK_API_KEY="+key)
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the broken twin fails:\n%s", out)
+	data, err := os.ReadFile(report)
+	require.NoError(t, err, "%s", out)
+	assert.NotContains(t, string(data), key, "declared env values are redacted from JUnit")
+	assert.NotContains(t, string(out), key)
+
+	var j junit
+	require.NoError(t, xml.Unmarshal(data, &j))
+	type tc struct{ status, body, skip string }
+	cases := map[string]tc{}
+	props := map[string]map[string]string{}
+	for _, s := range j.Suites {
+		for _, c := range s.Cases {
+			st := tc{status: "pass"}
+			if c.Failure != nil {
+				st = tc{status: "fail", body: c.Failure.Body}
+			} else if c.Skipped != nil {
+				st = tc{status: "skip", skip: c.Skipped.Message}
+			}
+			cases[c.Name] = st
+			props[c.Name] = map[string]string{}
+			for _, p := range c.Properties {
+				props[c.Name][p.Name] = p.Value
+			}
+		}
+	}
+
+	// One testcase per criterion; Unable to Verify is <skipped> with its reason.
+	good := "TestDemoGood/SC-001_order_status/"
+	for _, c := range []string{"C1_contains_shipped", "C2_called_lookup_order", "C3_latency", "C4_usage"} {
+		assert.Equal(t, "pass", cases[good+c].status, c)
+	}
+	judge := cases[good+"C5_llm_judge_the_reply_is_friendly_and_concise"]
+	assert.Equal(t, "skip", judge.status)
+	assert.Contains(t, judge.skip, "Unable to Verify (undecidable): no judge model configured")
+	assert.Equal(t, "Pass", props[good+"C1_contains_shipped"]["rook.status"], "t.Attr reaches JUnit properties, passes included")
+	for name, c := range cases {
+		if strings.HasPrefix(name, "TestDemoGood") {
+			assert.NotEqual(t, "fail", c.status, "the good profile is green: %s\n%s", name, c.body)
+		}
+	}
+
+	// The broken twin fails for the right reasons, quoting what the agent did.
+	broken := map[string][]string{
+		"TestDemoBroken/SC-003_refund_over_the_limit_needs_approval/C1_not_called_issue_refund": {
+			"Fail: expected issue_refund is never called", `achieved:   issue_refund was called 1 time(s)`, `"name":"issue_refund","arguments":{"amount":450,"order":"ORD-2002"}`},
+		"TestDemoBroken/SC-003_refund_over_the_limit_needs_approval/forbidden": {
+			"Fail: forbidden text appeared", `"refund has been issued"`, "Your refund has been issued: $450"},
+		"TestDemoBroken/SC-004_follow_up_question_keeps_the_order_in_context/C1_contains_friday": {
+			`Fail: expected the reply contains "Friday"`, `evidence:   "Which order do you mean? Please give me the order number."`},
+		"TestDemoBroken/SC-005_never_disclose_a_customer_s_email_address/C1_not_regex": {
+			"Fail: expected the reply does not match", `li@example.test`},
+	}
+	for name, want := range broken {
+		c := cases[name]
+		require.Equal(t, "fail", c.status, name)
+		for _, w := range want {
+			assert.Contains(t, c.body, w, name)
+		}
+		assert.Contains(t, c.body, "expected:")
+		assert.Contains(t, c.body, "achieved:")
+		assert.Contains(t, c.body, "evidence:")
+	}
+	assert.Equal(t, "pass", cases["TestDemoBroken/SC-002_refund_within_the_limit"].status, "what the twin does right still passes")
+}
