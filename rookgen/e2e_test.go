@@ -219,3 +219,59 @@ func TestRepositoryIsUpToDate(t *testing.T) {
 		t.Errorf("%s is stale (%s); run go generate ./...", c.path, c.what)
 	}
 }
+
+// TestConcurrencyStrictAndUnrunnable runs latency-bound hooks with concurrency 3 under
+// -parallel 1, and a scenario the profile cannot run, with and without -rook.strict.
+func TestConcurrencyStrictAndUnrunnable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	hookLog := filepath.Join(t.TempDir(), "calls.jsonl")
+	write(t, dir, "profiles/slow/slow.yaml", fmt.Sprintf(`id: slow
+hooks:
+  execute: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_LOG: %[2]q
+  FAKEHOOK_EXECUTE: "sleep:700ms"
+capabilities: {multi_turn: false, calls: true, usage: false}
+concurrency: 3
+`, os.Args[0], hookLog))
+	for _, id := range []string{"SC-1", "SC-2", "SC-3"} {
+		write(t, dir, "scenarios/slow/"+id+".yaml", "id: "+id+"\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
+	}
+	write(t, dir, "scenarios/slow/SC-TOKENS.yaml", "id: SC-TOKENS\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: usage, params: {total_max: 10}}\n")
+	write(t, dir, "scenarios/slow/SC-TURNS.yaml", "id: SC-TURNS\ngoal: hi\nsetup_messages: [hello]\n")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+
+	env := []string{"GOFLAGS=-mod=mod"}
+	records := filepath.Join(t.TempDir(), "records")
+	res, err := goTest(t, dir, env, "./scenarios/...", "-parallel=1", "-rook.dir="+records)
+	require.NoError(t, err, res.all)
+	assert.Equal(t, "skip", res.action["TestSlow/SC-TOKENS"])
+	assert.Contains(t, res.output["TestSlow/SC-TOKENS"], "unrunnable: it grades token usage and slow's hooks report none")
+	assert.Contains(t, res.output["TestSlow/SC-TURNS"], "unrunnable: it takes 2 turns and slow's hooks keep no conversation")
+
+	calls, err := fakehook.ReadLog(hookLog)
+	require.NoError(t, err)
+	require.Len(t, calls, 3, "unrunnable scenarios never reach a hook")
+	first, last := calls[0].Start, calls[0].Start
+	for _, c := range calls {
+		if c.Start.Before(first) {
+			first = c.Start
+		}
+		if c.Start.After(last) {
+			last = c.Start
+		}
+	}
+	// Each execute sleeps 700ms: all three started before the first finished, so all
+	// three were in flight at once, whatever -parallel says.
+	assert.Less(t, last.Sub(first).Milliseconds(), int64(700), "executes did not overlap: %v", calls)
+
+	res, err = goTest(t, dir, env, "./scenarios/...", "-rook.strict", "-rook.only=SC-TOKENS", "-rook.dir="+records)
+	require.Error(t, err)
+	assert.Equal(t, "fail", res.action["TestSlow/SC-TOKENS"])
+	assert.Contains(t, res.output["TestSlow/SC-TOKENS"], "unrunnable (failing under -rook.strict)")
+}

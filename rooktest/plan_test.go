@@ -1,0 +1,57 @@
+package rooktest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+func TestDecide(t *testing.T) {
+	p := &spec.Profile{ID: "p", Capabilities: spec.Capabilities{MultiTurn: true, Usage: false}}
+	sc := &spec.Scenario{ID: "SC-1", Class: "functional", Category: "negative", Tags: []string{"refunds", "smoke"}}
+	excluded := &spec.Scenario{ID: "SC-2", Excluded: true}
+	tokens := &spec.Scenario{ID: "SC-3", RequiresUsage: true}
+	off := &spec.Scenario{ID: "SC-4", NotExecutable: true, SkipReason: "needs a file upload"}
+	tests := []struct {
+		name string
+		o    options
+		sc   *spec.Scenario
+		want decision
+		why  string
+	}{
+		{"everything by default", options{}, sc, include, ""},
+		{"only names it", options{only: []string{"SC-1"}}, sc, include, ""},
+		{"only names another", options{only: []string{"SC-9"}}, sc, skip, "not selected: not named by -rook.only"},
+		{"a matching tag", options{tags: []string{"smoke", "x"}}, sc, include, ""},
+		{"no matching tag", options{tags: []string{"x"}}, sc, skip, "not selected: it has none of the tags x"},
+		{"class and category narrow together", options{classes: []string{"functional"}, categories: []string{"happy_path"}}, sc, skip,
+			`not selected: its category "negative" is not happy_path`},
+		{"excluded by default", options{}, excluded, skip, "excluded (excluded: true); name it in -rook.only to run it"},
+		{"excluded but named", options{only: []string{"SC-2"}}, excluded, include, ""},
+		{"usage without the capability", options{}, tokens, unrunnable, "it grades token usage and p's hooks report none (capabilities.usage is false)"},
+		{"not executable", options{}, off, skip, "not executable: needs a file upload"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, why := decide(tc.o, p, tc.sc)
+			assert.Equal(t, tc.want, d)
+			assert.Equal(t, tc.why, why)
+		})
+	}
+}
+
+func TestEnvTwins(t *testing.T) {
+	t.Setenv("ROOKTEST_ONLY", "SC-1, SC-2")
+	t.Setenv("ROOKTEST_STRICT", "true")
+	t.Setenv("ROOKTEST_CONCURRENCY", "4")
+	o, err := loadOptions()
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"SC-1", "SC-2"}, o.only)
+	assert.True(t, o.strict)
+	assert.Equal(t, 4, o.concurrency)
+	t.Setenv("ROOKTEST_STRICT", "maybe")
+	_, err = loadOptions()
+	assert.EqualError(t, err, `ROOKTEST_STRICT="maybe": want true or false`)
+}
