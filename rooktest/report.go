@@ -34,6 +34,9 @@ func (r *Run) report(t *testing.T, j *job) {
 		t.Attr("rook.reason", o.Reason)
 	}
 	t.Attr("rook.records", o.Dir)
+	if n := o.Scenario.Repeat; n > 1 {
+		t.Logf("note: repeat: %d asks for %d attempts; this version runs one attempt and judges it", n, n)
+	}
 	if o.RecordErr != nil {
 		t.Errorf("records of %s could not all be written: %v", o.Scenario.ID, o.RecordErr)
 	}
