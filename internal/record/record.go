@@ -74,9 +74,15 @@ func NewRedactor(vars map[string]string) *Redactor {
 	for _, p := range pairs {
 		mark := "[redacted:" + p.name + "]"
 		raw = append(raw, p.value, mark)
-		b, _ := json.Marshal(p.value)
-		js = append(js, string(b[1:len(b)-1]), mark)
-		if string(b[1:len(b)-1]) != p.value {
+		// The value as the JSON encoder below writes it inside a string.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.Encode(p.value)
+		escaped := strings.TrimSuffix(buf.String(), "\n")
+		escaped = escaped[1 : len(escaped)-1]
+		js = append(js, escaped, mark)
+		if escaped != p.value {
 			js = append(js, p.value, mark)
 		}
 	}

@@ -1,0 +1,52 @@
+package record_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+func TestWriteFileReplacesWholeAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "verdict.yaml")
+	require.NoError(t, record.WriteFile(path, []byte("a: 1\n")))
+	require.NoError(t, record.WriteFile(path, []byte("a: 2\n")))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "a: 2\n", string(data))
+	entries, err := os.ReadDir(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "the temporary file is renamed, never left behind")
+}
+
+func TestRedactorEverywhere(t *testing.T) {
+	// A value with characters JSON escapes, and one that contains another.
+	r := record.NewRedactor(map[string]string{"TOKEN": `a"b<c>&d`, "SHORT": "key", "LONG": "key-and-more", "EMPTY": ""})
+	assert.Equal(t, "x [redacted:TOKEN] [redacted:LONG] [redacted:SHORT]", r.String(`x a"b<c>&d key-and-more key`))
+	assert.Equal(t, "nothing here", r.String("nothing here"), "an empty value redacts nothing")
+
+	dir := t.TempDir()
+	v := map[string]any{"out": `said a"b<c>&d`, "list": []string{"key-and-more"}}
+	require.NoError(t, r.JSON(filepath.Join(dir, "r.json"), v))
+	data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	var back map[string]any
+	require.NoError(t, json.Unmarshal(data, &back), "redaction keeps JSON valid")
+	assert.Equal(t, "said [redacted:TOKEN]", back["out"])
+	assert.Equal(t, []any{"[redacted:LONG]"}, back["list"])
+
+	require.NoError(t, r.YAML(filepath.Join(dir, "r.yaml"), v))
+	data, _ = os.ReadFile(filepath.Join(dir, "r.yaml"))
+	require.NoError(t, yaml.Unmarshal(data, &back), "redaction keeps YAML valid")
+	assert.Equal(t, "said [redacted:TOKEN]", back["out"])
+
+	require.NoError(t, r.Bytes(filepath.Join(dir, "raw"), []byte("goal: use key now")))
+	data, _ = os.ReadFile(filepath.Join(dir, "raw"))
+	assert.Equal(t, "goal: use [redacted:SHORT] now", string(data))
+}
