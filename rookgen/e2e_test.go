@@ -243,12 +243,22 @@ concurrency: 3
 	}
 	write(t, dir, "scenarios/slow/SC-TOKENS.yaml", "id: SC-TOKENS\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: usage, params: {total_max: 10}}\n")
 	write(t, dir, "scenarios/slow/SC-TURNS.yaml", "id: SC-TURNS\ngoal: hi\nsetup_messages: [hello]\n")
+	write(t, dir, "profiles/prep/prep.yaml", fmt.Sprintf(`id: prep
+hooks:
+  prepare: {command: [%[1]q]}
+  execute: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_LOG: %[2]q
+  FAKEHOOK_PREPARE: "exit:7:cannot mint a token: login refused"
+`, os.Args[0], hookLog+".prep"))
+	write(t, dir, "scenarios/prep/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
 
 	env := []string{"GOFLAGS=-mod=mod"}
 	records := filepath.Join(t.TempDir(), "records")
-	res, err := goTest(t, dir, env, "./scenarios/...", "-parallel=1", "-rook.dir="+records)
+	res, err := goTest(t, dir, env, "./scenarios/slow", "-parallel=1", "-rook.dir="+records)
 	require.NoError(t, err, res.all)
 	assert.Equal(t, "skip", res.action["TestSlow/SC-TOKENS"])
 	assert.Contains(t, res.output["TestSlow/SC-TOKENS"], "unrunnable: it grades token usage and slow's hooks report none")
@@ -270,8 +280,22 @@ concurrency: 3
 	// three were in flight at once, whatever -parallel says.
 	assert.Less(t, last.Sub(first).Milliseconds(), int64(700), "executes did not overlap: %v", calls)
 
-	res, err = goTest(t, dir, env, "./scenarios/...", "-rook.strict", "-rook.only=SC-TOKENS", "-rook.dir="+records)
+	res, err = goTest(t, dir, env, "./scenarios/slow", "-rook.strict", "-rook.only=SC-TOKENS", "-rook.dir="+records)
 	require.Error(t, err)
 	assert.Equal(t, "fail", res.action["TestSlow/SC-TOKENS"])
 	assert.Contains(t, res.output["TestSlow/SC-TOKENS"], "unrunnable (failing under -rook.strict)")
+
+	// A failed prepare fails the profile's test with its diagnosis; no scenario runs.
+	res, err = goTest(t, dir, env, "./scenarios/prep", "-rook.dir="+records)
+	require.Error(t, err)
+	assert.Equal(t, "fail", res.action["TestPrep"])
+	assert.Contains(t, res.output["TestPrep"], "prepare hook failed")
+	assert.Contains(t, res.output["TestPrep"], "exit:     7")
+	assert.Contains(t, res.output["TestPrep"], "cannot mint a token: login refused")
+	assert.Equal(t, "skip", res.action["TestPrep/SC-1"])
+	assert.Contains(t, res.output["TestPrep/SC-1"], "not run: prepare failed")
+	prepCalls, err := fakehook.ReadLog(hookLog + ".prep")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"prepare"}, []string{prepCalls[0].Phase})
+	assert.Len(t, prepCalls, 1, "execute never ran")
 }

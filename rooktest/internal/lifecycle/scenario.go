@@ -92,7 +92,7 @@ func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) *Outc
 	openRan, openOK := false, true
 	if h, ok := p.Hooks[spec.Open]; ok {
 		openRan = true
-		rec, out, perr := s.phase(budget, invocation(withPhase(inv, spec.Open, h)))
+		rec, out, perr := s.phase(budget, withPhase(inv, spec.Open, h))
 		s.hooks.Phases.Open = rec
 		if perr != nil {
 			openOK = false
