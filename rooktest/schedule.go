@@ -110,18 +110,19 @@ func (r *Run) dispatch() {
 // final run.yaml and logs the totals.
 func (r *Run) finish() {
 	defer r.cancel()
-	started := false
 	r.startOnce.Do(func() { close(r.done) })
 	r.mu.Lock()
 	jobs := r.jobs
-	started = len(jobs) > 0
 	r.mu.Unlock()
 	close(r.queue)
 	<-r.done
 	outcomes := make([]*lifecycle.Outcome, 0, len(jobs))
+	started := map[string]bool{}
 	for _, j := range jobs {
 		outcomes = append(outcomes, j.outcome)
+		started[j.sc.ID] = true
 	}
+	r.run.Narrow(started, "not selected: go test -run did not match its subtest")
 	rep, err := r.run.Finish(outcomes, time.Now())
 	if err != nil {
 		r.t.Errorf("rooktest: write run records: %v", err)
@@ -131,7 +132,7 @@ func (r *Run) finish() {
 	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d not run, %d unrunnable of %d planned; report in %s",
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.NotRun, tt.Unrunnable, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"))
-	if started {
+	if len(jobs) > 0 {
 		// Reading back a file this run just wrote makes go test's result uncacheable, so
 		// that a plain go test calls the agent every time instead of replaying a pass.
 		_, _ = os.ReadFile(filepath.Join(r.run.Dir, "report.yaml"))

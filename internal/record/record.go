@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -50,7 +52,6 @@ func WriteFile(path string, data []byte) error {
 // Redactor replaces the values of declared environment variables with [redacted:NAME].
 type Redactor struct {
 	raw  *strings.Replacer
-	json *strings.Replacer
 	none bool
 }
 
@@ -70,23 +71,11 @@ func NewRedactor(vars map[string]string) *Redactor {
 		}
 		return pairs[i].name < pairs[j].name
 	})
-	var raw, js []string
+	var raw []string
 	for _, p := range pairs {
-		mark := "[redacted:" + p.name + "]"
-		raw = append(raw, p.value, mark)
-		// The value as the JSON encoder below writes it inside a string.
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.Encode(p.value)
-		escaped := strings.TrimSuffix(buf.String(), "\n")
-		escaped = escaped[1 : len(escaped)-1]
-		js = append(js, escaped, mark)
-		if escaped != p.value {
-			js = append(js, p.value, mark)
-		}
+		raw = append(raw, p.value, "[redacted:"+p.name+"]")
 	}
-	return &Redactor{raw: strings.NewReplacer(raw...), json: strings.NewReplacer(js...), none: len(pairs) == 0}
+	return &Redactor{raw: strings.NewReplacer(raw...), none: len(pairs) == 0}
 }
 
 // String redacts s.
@@ -106,11 +95,14 @@ func (r *Redactor) JSON(path string, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	data := buf.String()
+	data := buf.Bytes()
 	if r != nil && !r.none {
-		data = r.json.Replace(data)
+		var err error
+		if data, err = r.redactJSON(data); err != nil {
+			return fmt.Errorf("redact %s: %w", filepath.Base(path), err)
+		}
 	}
-	return WriteFile(path, []byte(data))
+	return WriteFile(path, data)
 }
 
 // YAML writes v as YAML, redacted, to path.
@@ -141,15 +133,93 @@ func (r *Redactor) MarshalYAML(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// node redacts the scalar values under n; mapping keys are the records' own structure and
+// are left alone.
 func (r *Redactor) node(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode {
+	switch n.Kind {
+	case yaml.ScalarNode:
 		if red := r.raw.Replace(n.Value); red != n.Value {
 			n.Value, n.Tag, n.Style = red, "!!str", 0
 		}
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			r.node(n.Content[i])
+		}
+	default:
+		for _, c := range n.Content {
+			r.node(c)
+		}
 	}
-	for _, c := range n.Content {
-		r.node(c)
+}
+
+// redactJSON re-encodes a JSON document with every string value redacted; object keys,
+// numbers and the order of everything stay as they were.
+func (r *Redactor) redactJSON(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		object bool
+		n      int // items written; in an object, keys and values both count
 	}
+	var stack []frame
+	var out bytes.Buffer
+	str := func(s string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		out.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		closing := tok == json.Delim('}') || tok == json.Delim(']')
+		isKey := false
+		if len(stack) > 0 && !closing {
+			f := &stack[len(stack)-1]
+			isKey = f.object && f.n%2 == 0
+			switch {
+			case f.object && !isKey:
+				out.WriteByte(':')
+			case f.n > 0:
+				out.WriteByte(',')
+			}
+			f.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			out.WriteRune(rune(v))
+			switch v {
+			case '{', '[':
+				stack = append(stack, frame{object: v == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if isKey {
+				str(v)
+			} else {
+				str(r.raw.Replace(v))
+			}
+		case json.Number:
+			out.WriteString(v.String())
+		case bool:
+			out.WriteString(strconv.FormatBool(v))
+		case nil:
+			out.WriteString("null")
+		}
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, out.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	indented.WriteByte('\n')
+	return indented.Bytes(), nil
 }
 
 // Bytes writes data, redacted, to path.

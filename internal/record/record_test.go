@@ -50,3 +50,21 @@ func TestRedactorEverywhere(t *testing.T) {
 	data, _ = os.ReadFile(filepath.Join(dir, "raw"))
 	assert.Equal(t, "goal: use [redacted:SHORT] now", string(data))
 }
+
+func TestRedactionLeavesStructureAlone(t *testing.T) {
+	// A one-letter value is redacted wherever it stands in a value, never in a key.
+	r := record.NewRedactor(map[string]string{"K": "k"})
+	dir := t.TempDir()
+	type rec struct {
+		Skipped []string `json:"skipped" yaml:"skipped"`
+		OK      bool     `json:"ok" yaml:"ok"`
+		N       int      `json:"count" yaml:"count"`
+	}
+	v := rec{Skipped: []string{"kept"}, OK: true, N: 3}
+	require.NoError(t, r.JSON(filepath.Join(dir, "r.json"), map[string]any{"b": v, "a": []any{"k", nil, 1.5}}))
+	data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	assert.JSONEq(t, `{"a":["[redacted:K]",null,1.5],"b":{"skipped":["[redacted:K]ept"],"ok":true,"count":3}}`, string(data))
+	require.NoError(t, r.YAML(filepath.Join(dir, "r.yaml"), v))
+	data, _ = os.ReadFile(filepath.Join(dir, "r.yaml"))
+	assert.Equal(t, "skipped:\n  - '[redacted:K]ept'\nok: true\ncount: 3\n", string(data))
+}

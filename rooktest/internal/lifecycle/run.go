@@ -186,12 +186,30 @@ func (r *Run) Prepare(ctx context.Context, log Logger) *PhaseError {
 	return perr
 }
 
+// Narrow moves the included scenarios that never started to skipped, saying why: go test's
+// -run narrows a run further than its plan.
+func (r *Run) Narrow(started map[string]bool, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var kept []Entry
+	for _, e := range r.file.Included {
+		if started[e.ScenarioID] {
+			kept = append(kept, e)
+		} else {
+			r.file.Skipped = append(r.file.Skipped, Entry{ScenarioID: e.ScenarioID, Why: why})
+		}
+	}
+	r.file.Included = nonNil(kept)
+}
+
 // Finish writes report.yaml and the final run.yaml from the outcomes of the run.
 func (r *Run) Finish(outcomes []*Outcome, now time.Time) (*Report, error) {
 	rep := &Report{RunID: r.ID, Agent: r.cfg.Agent, Profile: r.cfg.Profile.ID, Generated: now.UTC().Format(time.RFC3339Nano)}
 	t := &rep.Totals
-	t.Planned = len(r.cfg.Included)
-	t.Unrunnable = len(r.cfg.Unrunnable)
+	r.mu.Lock()
+	t.Planned = len(r.file.Included)
+	t.Unrunnable = len(r.file.Unrunnable)
+	r.mu.Unlock()
 	var latencies []int64
 	for _, o := range outcomes {
 		if o == nil || o.NotRun != "" {
