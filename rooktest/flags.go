@@ -18,6 +18,10 @@ var (
 	flagDir         = flag.String("rook.dir", "", "records root (default .rook/runs at the module root)")
 	flagStrict      = flag.Bool("rook.strict", false, "fail, rather than skip, criteria that are Unable to Verify and scenarios that are unrunnable")
 	flagConcurrency = flag.Int("rook.concurrency", 0, "scenarios in flight at once (overrides the profile's concurrency)")
+	flagPhases      = flag.String("rook.phases", "", "run only these lifecycle phases (comma-separated, sorted into lifecycle order)")
+	flagSkip        = flag.String("rook.skip", "", "run every phase except these (comma-separated); not combinable with -rook.phases")
+	flagRun         = flag.String("rook.run", "", "continue this run in place: phases its records show completed are not run again")
+	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward")
 )
 
 // options are the flags as they apply to this run.
@@ -26,6 +30,8 @@ type options struct {
 	dir                             string
 	strict                          bool
 	concurrency                     int
+	phases, skip                    string
+	run, resume                     string
 }
 
 func loadOptions() (options, error) {
@@ -44,6 +50,13 @@ func loadOptions() (options, error) {
 		categories: list(get("rook.category", flagCategory)),
 		dir:        get("rook.dir", flagDir),
 		strict:     *flagStrict,
+		phases:     get("rook.phases", flagPhases),
+		skip:       get("rook.skip", flagSkip),
+		run:        strings.TrimSpace(get("rook.run", flagRun)),
+		resume:     strings.TrimSpace(get("rook.resume", flagResume)),
+	}
+	if o.run != "" && o.resume != "" {
+		return o, fmt.Errorf("-rook.run=%s and -rook.resume=%s cannot be combined: continue a run in place, or start a new one from it", o.run, o.resume)
 	}
 	if !set["rook.strict"] {
 		if v := os.Getenv(envName("rook.strict")); v != "" {

@@ -11,7 +11,8 @@ import (
 
 // report logs a job's progress as it comes, then maps its outcome onto t: hook failures are
 // errors whose first line stands alone, each criterion is a subtest (Pass passes, Fail
-// fails with expected, achieved and evidence, Unable to Verify skips with its reason).
+// fails with expected, achieved and evidence, Unable to Verify skips with its reason). A
+// repeated scenario has one subtest per attempt.
 func (r *Run) report(t *testing.T, j *job) {
 	t.Helper()
 	for running := true; running; {
@@ -29,32 +30,87 @@ func (r *Run) report(t *testing.T, j *job) {
 		t.Attr("rook.status", "not_run")
 		t.Skip(r.red.String("not run: " + o.NotRun))
 	}
+	t.Attr("rook.records", o.Dir)
+	if o.CarriedFrom != "" {
+		t.Attr("rook.carried_from", o.CarriedFrom)
+		t.Logf("carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)
+	}
+	if len(o.Attempts) == 1 {
+		r.attempt(t, o.Attempts[0])
+	} else {
+		for _, a := range o.Attempts {
+			t.Run(fmt.Sprintf("attempt_%d", a.N), func(t *testing.T) { r.attempt(t, a) })
+		}
+	}
+	if !o.Judged {
+		if !t.Failed() && !t.Skipped() {
+			t.Attr("rook.status", "not_judged")
+			t.Skip(notJudged(o))
+		}
+		return
+	}
 	t.Attr("rook.status", string(o.Status))
 	if o.Reason != "" {
 		t.Attr("rook.reason", o.Reason)
 	}
-	t.Attr("rook.records", o.Dir)
-	if n := o.Scenario.Repeat; n > 1 {
-		t.Logf("note: repeat: %d asks for %d attempts; this version runs one attempt and judges it", n, n)
-	}
-	if o.RecordErr != nil {
-		t.Errorf("records of %s could not all be written: %v", o.Scenario.ID, o.RecordErr)
-	}
-	for _, pe := range o.Failures {
-		t.Error(r.red.String(phaseReport(pe)))
-	}
-	for _, pe := range o.Problems {
-		t.Log(r.red.String("reported; the answer is kept and the scenario is judged: " + phaseReport(pe)))
-	}
-	for _, row := range o.Rows {
-		t.Run(row.Subtest, func(t *testing.T) { r.criterion(t, row) })
-	}
-	if len(o.Scenario.Forbidden) > 0 {
-		t.Run("forbidden", func(t *testing.T) { r.forbidden(t, o) })
+	if n := len(o.Attempts); n > 1 {
+		passed := 0
+		for _, a := range o.Attempts {
+			if a.Status == judge.Pass {
+				passed++
+			}
+		}
+		flaky := ""
+		if o.Flaky {
+			flaky = "; flaky: the attempts disagree"
+			t.Attr("rook.flaky", "true")
+		}
+		t.Logf("pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
 	}
 	t.Logf("%s: %s%s; records in %s", o.Scenario.ID, o.Status, reasonText(o.Reason), o.Dir)
-	if o.Status == judge.UnableToVerify && len(o.Failures) == 0 && !t.Failed() {
+	if o.Status == judge.UnableToVerify && !t.Failed() {
 		t.Skipf("Unable to Verify (%s)", o.Reason)
+	}
+}
+
+func notJudged(o *lifecycle.Outcome) string {
+	for _, a := range o.Attempts {
+		if a.NotRun != "" {
+			return "not run: " + a.NotRun
+		}
+		if a.NotJudged != "" {
+			return a.NotJudged
+		}
+	}
+	return "not judged"
+}
+
+// attempt reports one attempt: its hook failures, then its criteria and forbidden text.
+func (r *Run) attempt(t *testing.T, a *lifecycle.Attempt) {
+	t.Helper()
+	if a.Abandoned != "" {
+		t.Logf("earlier records of this attempt could not be continued; they are kept in %s", a.Abandoned)
+	}
+	if a.RecordErr != nil {
+		t.Errorf("records could not all be written or read: %v", a.RecordErr)
+	}
+	for _, pe := range a.Failures {
+		t.Error(r.red.String(phaseReport(pe)))
+	}
+	for _, pe := range a.Problems {
+		t.Log(r.red.String("reported; the answer is kept and the scenario is judged: " + phaseReport(pe)))
+	}
+	if a.NotRun != "" && !t.Failed() {
+		t.Skip(r.red.String("not run: " + a.NotRun))
+	}
+	if !a.Judged {
+		return
+	}
+	for _, row := range a.Rows {
+		t.Run(row.Subtest, func(t *testing.T) { r.criterion(t, row) })
+	}
+	if len(r.scenarios[a.ScenarioID].Forbidden) > 0 {
+		t.Run("forbidden", func(t *testing.T) { r.forbidden(t, a) })
 	}
 }
 
@@ -89,8 +145,9 @@ func (r *Run) criterion(t *testing.T, row judge.Row) {
 	}
 }
 
-func (r *Run) forbidden(t *testing.T, o *lifecycle.Outcome) {
+func (r *Run) forbidden(t *testing.T, o *lifecycle.Attempt) {
 	t.Helper()
+	sc := r.scenarios[o.ScenarioID]
 	if o.Turns == 0 {
 		msg := "Unable to Verify (agent_never_ran): no agent turn to search for forbidden text"
 		if r.opts.strict {
@@ -100,13 +157,13 @@ func (r *Run) forbidden(t *testing.T, o *lifecycle.Outcome) {
 		t.Skip(msg)
 	}
 	if len(o.Hits) == 0 {
-		t.Logf("Pass: none of %d forbidden text(s) appeared in %d agent turn(s)", len(o.Scenario.Forbidden), o.Turns)
+		t.Logf("Pass: none of %d forbidden text(s) appeared in %d agent turn(s)", len(sc.Forbidden), o.Turns)
 		return
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Fail: forbidden text appeared in the agent's replies (%d hit(s))", len(o.Hits))
-	quoted := make([]string, len(o.Scenario.Forbidden))
-	for i, f := range o.Scenario.Forbidden {
+	quoted := make([]string, len(sc.Forbidden))
+	for i, f := range sc.Forbidden {
 		quoted[i] = fmt.Sprintf("%q", f)
 	}
 	fmt.Fprintf(&b, "\n    expected:   none of %s in any agent turn", strings.Join(quoted, ", "))

@@ -57,6 +57,7 @@ type Run struct {
 	plans     map[string]plan
 	red       *record.Redactor
 	run       *lifecycle.Run
+	prior     *lifecycle.Prior
 	ctx       context.Context
 	cancel    context.CancelFunc
 
@@ -127,17 +128,41 @@ func Start(t *testing.T, s Suite) *Run {
 	} else if !filepath.IsAbs(recordsRoot) {
 		recordsRoot = filepath.Join(root, recordsRoot)
 	}
-	run, err := lifecycle.New(lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
-		RecordsRoot: recordsRoot, Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
-		Included: included, Skipped: skipped, Unrunnable: unrun}, time.Now())
+	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
 	if err != nil {
-		t.Fatalf("rooktest: start run: %v", err)
+		t.Fatalf("rooktest: %v", err)
+	}
+	cfg := lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
+		RecordsRoot: recordsRoot, Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
+		Included: included, Skipped: skipped, Unrunnable: unrun, Selection: sel}
+	var run *lifecycle.Run
+	switch {
+	case opts.run != "":
+		run, err = lifecycle.Continue(cfg, opts.run, time.Now())
+	case opts.resume != "":
+		if r.prior, err = lifecycle.LoadPrior(recordsRoot, s.Agent, opts.resume); err == nil {
+			if run, err = lifecycle.New(cfg, time.Now()); err == nil {
+				err = run.SetResumeFrom(opts.resume)
+			}
+		}
+	default:
+		run, err = lifecycle.New(cfg, time.Now())
+	}
+	if err != nil {
+		t.Fatalf("rooktest: %v", relErr(root, err))
 	}
 	r.run = run
 	r.queue = make(chan *job, len(scenarios))
 	r.ctx, r.cancel = testContext(t)
-	t.Logf("rook run %s (profile %s, %d scenario(s) planned, concurrency %d): records in %s",
-		run.ID, prof.ID, len(included), concurrency, run.Dir)
+	how := "new run"
+	switch {
+	case opts.run != "":
+		how = "continuing in place"
+	case opts.resume != "":
+		how = "new run resuming from " + opts.resume
+	}
+	t.Logf("rook run %s (%s; profile %s, %d scenario(s) planned, phases %s, concurrency %d): records in %s",
+		run.ID, how, prof.ID, len(included), sel, concurrency, run.Dir)
 	t.Attr("rook.run_id", run.ID)
 	t.Attr("rook.records", run.Dir)
 	t.Cleanup(r.finish)

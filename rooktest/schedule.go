@@ -99,6 +99,13 @@ func (r *Run) dispatch() {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if r.prior != nil {
+				if o, ok := r.run.Carry(r.prior, j.sc); ok {
+					j.outcome = o
+					close(j.done)
+					return
+				}
+			}
 			j.outcome = r.run.Scenario(r.ctx, j.sc, j.log)
 			close(j.done)
 		}()
@@ -116,21 +123,23 @@ func (r *Run) finish() {
 	r.mu.Unlock()
 	close(r.queue)
 	<-r.done
-	outcomes := make([]*lifecycle.Outcome, 0, len(jobs))
 	started := map[string]bool{}
 	for _, j := range jobs {
-		outcomes = append(outcomes, j.outcome)
 		started[j.sc.ID] = true
 	}
 	r.run.Narrow(started, "not selected: go test -run did not match its subtest")
-	rep, err := r.run.Finish(outcomes, time.Now())
+	if halted, why := r.run.Halted(); halted {
+		r.t.Errorf("rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
+			r.run.ID, r.red.String(why), r.run.ID)
+	}
+	rep, err := r.run.Finish(time.Now())
 	if err != nil {
 		r.t.Errorf("rooktest: write run records: %v", err)
 		return
 	}
 	tt := rep.Totals
-	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d not run, %d unrunnable of %d planned; report in %s",
-		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.NotRun, tt.Unrunnable, tt.Planned,
+	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d unjudged, %d not run, %d unrunnable, %d carried forward of %d planned; report in %s",
+		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"))
 	if len(jobs) > 0 {
 		// Reading back a file this run just wrote makes go test's result uncacheable, so

@@ -63,7 +63,13 @@ func ParseOutput(stdout []byte, requireReply bool) (*Output, error) {
 		return out, fmt.Errorf("stdout is JSON but not an object: %s", quote(trimmed))
 	}
 	numbers(m)
-	out.Data = m
+	return FromData(m, requireReply)
+}
+
+// FromData reads the contract's fields from a hook's decoded stdout object, as ParseOutput
+// does; it is how recorded phase data becomes evidence again.
+func FromData(m map[string]any, requireReply bool) (*Output, error) {
+	out := &Output{Data: m}
 	var problems []error
 	reply, hasReply := m["agent_reply"]
 	if !hasReply || reply == nil {
@@ -77,7 +83,7 @@ func ParseOutput(stdout []byte, requireReply bool) (*Output, error) {
 		out.Reply, out.HasReply = s, isStr
 	}
 	if requireReply && !out.HasReply && len(problems) == 0 {
-		problems = append(problems, fmt.Errorf("stdout has no \"output\" (or \"agent_reply\"); execute must return the agent's answer: %s", quote(trimmed)))
+		problems = append(problems, fmt.Errorf("stdout has no \"output\" (or \"agent_reply\"); execute must return the agent's answer: %s", quote(mustJSON(m))))
 	}
 	if c, ok := m["conversation"]; ok && c != nil {
 		switch x := c.(type) {
@@ -192,6 +198,10 @@ func quote(b []byte) string {
 	}
 	return fmt.Sprintf("%q", b)
 }
+
+// Numbers replaces json.Number values in v, in place, as ParseOutput does; records read
+// back from disk go through it so that their numbers compare as they did when recorded.
+func Numbers(v any) any { return numbers(v) }
 
 // numbers replaces json.Number values in place with int64 (when whole) or float64, so that
 // records show numbers as numbers.

@@ -39,6 +39,10 @@ func (e *PhaseError) Error() string {
 
 func (e *PhaseError) Unwrap() error { return e.Err }
 
+// Transport reports whether the hook itself failed to deliver: it exited non-zero or ran
+// out of time (as against printing something unusable).
+func (e *PhaseError) Transport() bool { return e.TimedOut || e.ExitCode != 0 }
+
 // invocation is one hook call within a scenario (or the run, for prepare).
 type invocation struct {
 	phase        spec.Phase

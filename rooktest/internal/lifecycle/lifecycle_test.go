@@ -114,7 +114,8 @@ func TestLifecycleEnvironmentStdinAndOrder(t *testing.T) {
 	require.Nil(t, f.run.Prepare(context.Background(), f.logs.add))
 	sc := scenario(t, "goal: the final goal\nsetup_messages: [first, second]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: final goal}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
-	require.Empty(t, o.Failures)
+	a := o.Attempts[0]
+	require.Empty(t, a.Failures)
 	assert.Equal(t, judge.Pass, o.Status)
 
 	calls := f.calls(t)
@@ -162,9 +163,10 @@ func TestExecuteFailureStillClosesAndCollects(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "exit:3:agent backend unavailable"}, "")
 	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: not_contains, params: {text: x}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	a := o.Attempts[0]
 	assert.Equal(t, []string{"open", "execute#1", "close", "collect"}, phases(f.calls(t)))
-	require.Len(t, o.Failures, 1)
-	pe := o.Failures[0]
+	require.Len(t, a.Failures, 1)
+	pe := a.Failures[0]
 	assert.Equal(t, spec.Execute, pe.Phase)
 	assert.Equal(t, 1, pe.Turn)
 	assert.Equal(t, 3, pe.ExitCode)
@@ -172,9 +174,9 @@ func TestExecuteFailureStillClosesAndCollects(t *testing.T) {
 	assert.Contains(t, pe.Error(), "execute hook failed (turn 1, scenario SC-1, ")
 	assert.Contains(t, pe.Error(), "exited with status 3")
 	assert.Equal(t, judge.Fail, o.Status)
-	require.Len(t, o.Rows, 1)
-	assert.Equal(t, judge.UnableToVerify, o.Rows[0].Status, "a failed execute is never a pass, even for not_contains")
-	assert.Equal(t, judge.AgentNeverRan, o.Rows[0].Reason)
+	require.Len(t, a.Rows, 1)
+	assert.Equal(t, judge.UnableToVerify, a.Rows[0].Status, "a failed execute is never a pass, even for not_contains")
+	assert.Equal(t, judge.AgentNeverRan, a.Rows[0].Reason)
 	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 	assert.Equal(t, "Fail", v["status"])
 	assert.Contains(t, v["failure"], "exited with status 3")
@@ -185,11 +187,12 @@ func TestTimedOutExecuteIsKilledAndCloseRuns(t *testing.T) {
 		"hooks:\n  open: {command: [BIN]}\n  execute: {command: [BIN], timeout_seconds: 0.3}\n  close: {command: [BIN]}\n")
 	start := time.Now()
 	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	a := o.Attempts[0]
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, []string{"open", "execute#1", "close"}, phases(f.calls(t)))
-	require.Len(t, o.Failures, 1)
-	assert.True(t, o.Failures[0].TimedOut)
-	assert.Contains(t, o.Failures[0].Error(), "timed out after 300ms")
+	require.Len(t, a.Failures, 1)
+	assert.True(t, a.Failures[0].TimedOut)
+	assert.Contains(t, a.Failures[0].Error(), "timed out after 300ms")
 	hooks := readJSON(t, filepath.Join(o.Dir, "hooks.json"))
 	exec := hooks["phases"].(map[string]any)["execute"].(map[string]any)
 	assert.Equal(t, true, exec["timed_out"])
@@ -199,17 +202,19 @@ func TestTimedOutExecuteIsKilledAndCloseRuns(t *testing.T) {
 func TestBadStdoutIsQuoted(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "json:Traceback (most recent call last)"}, "")
 	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
-	require.Len(t, o.Failures, 1)
-	assert.Contains(t, o.Failures[0].Error(), `bad stdout: stdout is not JSON`)
-	assert.Contains(t, o.Failures[0].Error(), `"Traceback (most recent call last)"`)
+	a := o.Attempts[0]
+	require.Len(t, a.Failures, 1)
+	assert.Contains(t, a.Failures[0].Error(), `bad stdout: stdout is not JSON`)
+	assert.Contains(t, a.Failures[0].Error(), `"Traceback (most recent call last)"`)
 }
 
 func TestOpenFailureSkipsExecuteButCloses(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "exit:1:no seat"}, "")
 	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	a := o.Attempts[0]
 	assert.Equal(t, []string{"open", "close"}, phases(f.calls(t)))
-	require.Len(t, o.Failures, 1)
-	assert.Equal(t, spec.Open, o.Failures[0].Phase)
+	require.Len(t, a.Failures, 1)
+	assert.Equal(t, spec.Open, a.Failures[0].Phase)
 	assert.Equal(t, judge.Fail, o.Status)
 }
 
@@ -217,24 +222,27 @@ func TestCloseFailureKeepsTheAnswer(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_CLOSE": "exit:4:lock already released"}, "")
 	sc := scenario(t, "goal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
-	assert.Empty(t, o.Failures)
-	require.Len(t, o.Problems, 1)
-	assert.Equal(t, spec.Close, o.Problems[0].Phase)
+	a := o.Attempts[0]
+	assert.Empty(t, a.Failures)
+	require.Len(t, a.Problems, 1)
+	assert.Equal(t, spec.Close, a.Problems[0].Phase)
 	assert.Equal(t, judge.Pass, o.Status)
 }
 
 func TestMultiTurnWithoutConversationStops(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "json:{}", "FAKEHOOK_EXECUTE": `json:{"output": "hi"}`}, "")
 	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nsetup_messages: [one]\n"), f.logs.add)
+	a := o.Attempts[0]
 	assert.Equal(t, []string{"open", "execute#1", "close", "collect"}, phases(f.calls(t)))
-	require.Len(t, o.Failures, 1)
-	assert.Contains(t, o.Failures[0].Error(), "no conversation handle")
+	require.Len(t, a.Failures, 1)
+	assert.Contains(t, a.Failures[0].Error(), "no conversation handle")
 }
 
 func TestCollectDelayCountsFromClose(t *testing.T) {
 	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n  close: {command: [BIN]}\n  collect: {command: [BIN], delay_seconds: 0.4}\n")
 	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
-	require.Empty(t, o.Failures)
+	a := o.Attempts[0]
+	require.Empty(t, a.Failures)
 	hooks := readJSON(t, filepath.Join(o.Dir, "hooks.json"))["phases"].(map[string]any)
 	closed, err := time.Parse(time.RFC3339Nano, hooks["close"].(map[string]any)["ended_at"].(string))
 	require.NoError(t, err)
@@ -249,7 +257,8 @@ func TestRecordsAreWholeAndRedacted(t *testing.T) {
 	require.Nil(t, f.run.Prepare(context.Background(), f.logs.add))
 	sc := scenario(t, "goal: g\nforbidden: [key]\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: x}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
-	_, err := f.run.Finish([]*lifecycle.Outcome{o}, time.Now())
+	_ = o.Attempts[0]
+	_, err := f.run.Finish(time.Now())
 	require.NoError(t, err)
 	assert.Contains(t, f.logs.all(), secret, "the logger gets raw lines; rooktest redacts what it prints")
 

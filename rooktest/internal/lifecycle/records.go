@@ -3,23 +3,29 @@ package lifecycle
 import (
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // RunFile is run.yaml.
 type RunFile struct {
-	Version     int          `yaml:"version"`
-	ID          string       `yaml:"id"`
-	Agent       string       `yaml:"agent"`
-	Profile     string       `yaml:"profile"`
-	Created     string       `yaml:"created"`
-	Finished    string       `yaml:"finished,omitempty"`
-	PhasesRun   []string     `yaml:"phases_run"`
-	Concurrency int          `yaml:"concurrency"`
-	Included    []Entry      `yaml:"included"`
-	Skipped     []Entry      `yaml:"skipped"`
-	Unrunnable  []Entry      `yaml:"unrunnable"`
-	ResumeFrom  *string      `yaml:"resume_from"`
-	Prepare     *PhaseRecord `yaml:"prepare,omitempty"`
+	Version     int      `yaml:"version"`
+	ID          string   `yaml:"id"`
+	Agent       string   `yaml:"agent"`
+	Profile     string   `yaml:"profile"`
+	Created     string   `yaml:"created"`
+	Finished    string   `yaml:"finished,omitempty"`
+	PhasesRun   []string `yaml:"phases_run"`
+	Concurrency int      `yaml:"concurrency"`
+	Included    []Entry  `yaml:"included"`
+	Skipped     []Entry  `yaml:"skipped"`
+	Unrunnable  []Entry  `yaml:"unrunnable"`
+	ResumeFrom  *string  `yaml:"resume_from"`
+	// Carried lists the scenarios whose verdicts came forward from ResumeFrom.
+	Carried []string `yaml:"carried"`
+	// Halted is set when the run stopped early; HaltReason says why.
+	Halted     bool         `yaml:"halted"`
+	HaltReason string       `yaml:"halt_reason,omitempty"`
+	Prepare    *PhaseRecord `yaml:"prepare,omitempty"`
 }
 
 // Entry names a scenario and why it is in a list of run.yaml.
@@ -33,6 +39,16 @@ type HooksFile struct {
 	Version      int        `json:"version"`
 	Phases       HookPhases `json:"phases"`
 	Conversation string     `json:"conversation,omitempty"`
+	// InFlight names the hook running when the file was written: a file read back with it
+	// set was left by a process that died during that hook.
+	InFlight *InFlight `json:"in_flight,omitempty"`
+}
+
+// InFlight is a hook that has started and not yet ended.
+type InFlight struct {
+	Phase spec.Phase `json:"phase"`
+	Turn  int        `json:"turn,omitempty"`
+	At    string     `json:"at"`
 }
 
 // HookPhases holds the phase records in lifecycle order.
@@ -107,6 +123,20 @@ type Verdict struct {
 	LatencyMs            int64                `yaml:"latency_ms"`
 	Turns                int                  `yaml:"turns"`
 	Usage                *hook.Usage          `yaml:"usage"`
+	// Attempts, AttemptsPassed and Flaky are set when the scenario repeats.
+	Attempts       []AttemptStatus `yaml:"attempts,omitempty"`
+	AttemptsPassed *int            `yaml:"attempts_passed,omitempty"`
+	Flaky          bool            `yaml:"flaky,omitempty"`
+	// CarriedFrom names the run this verdict was carried forward from.
+	CarriedFrom string `yaml:"carried_from,omitempty"`
+}
+
+// AttemptStatus is one attempt's outcome in a repeated scenario's verdict.
+type AttemptStatus struct {
+	Attempt            int          `yaml:"attempt"`
+	Status             judge.Status `yaml:"status"`
+	UnverifiableReason string       `yaml:"unverifiable_reason,omitempty"`
+	Failure            string       `yaml:"failure,omitempty"`
 }
 
 // Report is report.yaml.

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -35,6 +38,8 @@ type Config struct {
 	Concurrency int
 	// Included, Skipped and Unrunnable are the plan, as run.yaml shows it.
 	Included, Skipped, Unrunnable []Entry
+	// Selection is the phases this process runs; nil means all of them.
+	Selection Selection
 }
 
 // Run is one run: one profile, one record folder.
@@ -51,7 +56,12 @@ type Run struct {
 	file       RunFile
 	prepareEnd time.Time
 	phasesRun  map[spec.Phase]bool
+	// failedInARow counts consecutive execute transport failures, for halting.
+	failedInARow int
 }
+
+// HaltAfter is how many execute transport failures in a row halt a run, as Rook's do.
+const HaltAfter = 3
 
 // New creates the run's folder and writes run.yaml and the profile snapshot.
 func New(cfg Config, now time.Time) (*Run, error) {
@@ -72,6 +82,9 @@ func New(cfg Config, now time.Time) (*Run, error) {
 		id = fmt.Sprintf("%s-%d", now.UTC().Format("2006-01-02T15-04-05Z"), i)
 		dir = filepath.Join(base, id)
 	}
+	if cfg.Selection == nil {
+		cfg.Selection = All()
+	}
 	r := &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
 		phasesRun: map[spec.Phase]bool{}}
 	if err := os.MkdirAll(r.RunStateDir, 0o755); err != nil {
@@ -80,7 +93,7 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	r.file = RunFile{Version: 1, ID: id, Agent: cfg.Agent, Profile: cfg.Profile.ID,
 		Created: now.UTC().Format(time.RFC3339Nano), Concurrency: cfg.Concurrency,
 		Included: nonNil(cfg.Included), Skipped: nonNil(cfg.Skipped), Unrunnable: nonNil(cfg.Unrunnable),
-		PhasesRun: []string{}}
+		PhasesRun: []string{}, Carried: []string{}}
 	if err := cfg.Redactor.YAML(filepath.Join(dir, "profile.yaml"), r.profileSnapshot()); err != nil {
 		return nil, err
 	}
@@ -163,6 +176,35 @@ func (r *Run) markPhase(ph spec.Phase) {
 	r.phasesRun[ph] = true
 }
 
+// noteExecute counts execute transport failures in a row (a non-zero exit or a timeout);
+// the third halts the run. Any other outcome resets the count.
+func (r *Run) noteExecute(perr *PhaseError) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if perr == nil || !perr.Transport() {
+		r.failedInARow = 0
+		return
+	}
+	r.failedInARow++
+	if r.failedInARow >= HaltAfter && !r.file.Halted {
+		r.file.Halted = true
+		r.file.HaltReason = fmt.Sprintf("%d execute failures of the transport kind in a row; the last: %v", r.failedInARow, perr)
+	}
+}
+
+// haltedWhy is the reason the run halted, or "".
+func (r *Run) haltedWhy() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.file.HaltReason
+}
+
+// Halted reports whether the run halted, and why.
+func (r *Run) Halted() (bool, string) {
+	why := r.haltedWhy()
+	return why != "", why
+}
+
 // Logger receives progress lines: hook stderr and phase ends.
 type Logger func(line string)
 
@@ -170,7 +212,16 @@ type Logger func(line string)
 // run keeps its records, and its scenarios are not run.
 func (r *Run) Prepare(ctx context.Context, log Logger) *PhaseError {
 	h, ok := r.cfg.Profile.Hooks[spec.Prepare]
-	if !ok {
+	if !ok || !r.cfg.Selection[spec.Prepare] {
+		return nil
+	}
+	r.mu.Lock()
+	done := r.file.Prepare != nil && r.file.Prepare.OK
+	r.mu.Unlock()
+	if done {
+		if log != nil {
+			log(fmt.Sprintf("prepare: completed in run %s already; not run again", r.ID))
+		}
 		return nil
 	}
 	inv := invocation{phase: spec.Prepare, hook: h}
@@ -193,7 +244,7 @@ func (r *Run) Narrow(started map[string]bool, why string) {
 	defer r.mu.Unlock()
 	var kept []Entry
 	for _, e := range r.file.Included {
-		if started[e.ScenarioID] {
+		if _, err := os.Stat(filepath.Join(r.Dir, "scenarios", e.ScenarioID)); started[e.ScenarioID] || err == nil {
 			kept = append(kept, e)
 		} else {
 			r.file.Skipped = append(r.file.Skipped, Entry{ScenarioID: e.ScenarioID, Why: why})
@@ -202,35 +253,51 @@ func (r *Run) Narrow(started map[string]bool, why string) {
 	r.file.Included = nonNil(kept)
 }
 
-// Finish writes report.yaml and the final run.yaml from the outcomes of the run.
-func (r *Run) Finish(outcomes []*Outcome, now time.Time) (*Report, error) {
+// Finish writes report.yaml and the final run.yaml. The totals come from the records of
+// every planned scenario, so a run continued over several processes reports all of it.
+func (r *Run) Finish(now time.Time) (*Report, error) {
 	rep := &Report{RunID: r.ID, Agent: r.cfg.Agent, Profile: r.cfg.Profile.ID, Generated: now.UTC().Format(time.RFC3339Nano)}
 	t := &rep.Totals
 	r.mu.Lock()
-	t.Planned = len(r.file.Included)
+	included := append([]Entry(nil), r.file.Included...)
 	t.Unrunnable = len(r.file.Unrunnable)
+	t.CarriedForward = len(r.file.Carried)
 	r.mu.Unlock()
+	t.Planned = len(included)
 	var latencies []int64
-	for _, o := range outcomes {
-		if o == nil || o.NotRun != "" {
-			continue
+	var problems []error
+	for _, e := range included {
+		dir := filepath.Join(r.Dir, "scenarios", e.ScenarioID)
+		if _, err := os.Stat(dir); err != nil {
+			continue // not run
 		}
 		t.Executed++
-		switch o.Status {
-		case "Pass":
+		data, err := os.ReadFile(filepath.Join(dir, "verdict.yaml"))
+		if err != nil {
+			t.Unjudged++
+			continue
+		}
+		var v Verdict
+		if err := yaml.Unmarshal(data, &v); err != nil {
+			problems = append(problems, fmt.Errorf("read %s: %w", filepath.Join(dir, "verdict.yaml"), err))
+			t.Unjudged++
+			continue
+		}
+		switch v.Status {
+		case judge.Pass:
 			t.Passed++
-		case "Fail":
+		case judge.Fail:
 			t.Failed++
-		case "Unable to Verify":
+		case judge.UnableToVerify:
 			t.Unverifiable++
 		default:
 			t.Unjudged++
 		}
-		latencies = append(latencies, o.LatencyMs)
-		rep.Metrics.TurnsTotal += o.Turns
-		if o.Usage != nil {
-			rep.Metrics.TokensIn += o.Usage.Input
-			rep.Metrics.TokensOut += o.Usage.Output
+		latencies = append(latencies, v.LatencyMs)
+		rep.Metrics.TurnsTotal += v.Turns
+		if v.Usage != nil {
+			rep.Metrics.TokensIn += v.Usage.Input
+			rep.Metrics.TokensOut += v.Usage.Output
 		}
 	}
 	t.NotRun = t.Planned - t.Executed
@@ -244,8 +311,8 @@ func (r *Run) Finish(outcomes []*Outcome, now time.Time) (*Report, error) {
 	r.mu.Lock()
 	r.file.Finished = now.UTC().Format(time.RFC3339Nano)
 	r.mu.Unlock()
-	err := errors.Join(r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
-	return rep, err
+	problems = append(problems, r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
+	return rep, errors.Join(problems...)
 }
 
 // percentile is the nearest-rank percentile of xs.

@@ -1,0 +1,259 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// Continue opens run id under cfg.RecordsRoot to go on in place: phases its records show
+// completed are not run again. A run whose records are missing or corrupt, or whose profile
+// changed since, is refused.
+func Continue(cfg Config, id string, now time.Time) (*Run, error) {
+	if !validRunID(id) {
+		return nil, fmt.Errorf("-rook.run=%q is not a run id", id)
+	}
+	dir := filepath.Join(cfg.RecordsRoot, cfg.Agent, id)
+	var f RunFile
+	if err := readYAML(filepath.Join(dir, "run.yaml"), &f); err != nil {
+		return nil, fmt.Errorf("continue run %s: %w", id, err)
+	}
+	if f.ID != id || f.Profile != cfg.Profile.ID {
+		return nil, fmt.Errorf("continue run %s: %s records run %q of profile %q, not this profile %q", id, filepath.Join(dir, "run.yaml"), f.ID, f.Profile, cfg.Profile.ID)
+	}
+	var snap profileSnapshot
+	if err := readYAML(filepath.Join(dir, "profile.yaml"), &snap); err != nil {
+		return nil, fmt.Errorf("continue run %s: %w", id, err)
+	}
+	if snap.SHA256 != cfg.Profile.SHA256 {
+		return nil, fmt.Errorf("continue run %s: profile %s changed since the run started; start a new run, or -rook.resume=%s to carry unchanged work forward", id, cfg.Profile.ID, id)
+	}
+	if cfg.Selection == nil {
+		cfg.Selection = All()
+	}
+	r := &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
+		phasesRun: map[spec.Phase]bool{}, file: f}
+	for _, ph := range f.PhasesRun {
+		r.phasesRun[spec.Phase(ph)] = true
+	}
+	if f.Prepare != nil {
+		if t, err := time.Parse(time.RFC3339Nano, f.Prepare.EndedAt); err == nil {
+			r.prepareEnd = t
+		}
+	}
+	// A continuation may plan more than the run did: merge, by scenario id.
+	in := map[string]bool{}
+	for _, e := range f.Included {
+		in[e.ScenarioID] = true
+	}
+	for _, e := range cfg.Included {
+		if !in[e.ScenarioID] {
+			r.file.Included = append(r.file.Included, e)
+			in[e.ScenarioID] = true
+		}
+	}
+	var skipped []Entry
+	for _, e := range f.Skipped {
+		if !in[e.ScenarioID] {
+			skipped = append(skipped, e)
+		}
+	}
+	r.file.Skipped = nonNil(skipped)
+	r.file.Finished = ""
+	if r.file.Carried == nil {
+		r.file.Carried = []string{}
+	}
+	// A halt stops the process that halted; a continuation starts with a clean count.
+	r.file.Halted, r.file.HaltReason = false, ""
+	if err := os.MkdirAll(r.RunStateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("continue run %s: %w", id, err)
+	}
+	return r, r.writeRunFile()
+}
+
+func validRunID(id string) bool {
+	return id != "" && id != "." && id != ".." && filepath.Base(id) == id
+}
+
+func readYAML(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := yaml.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s is corrupt: %w", path, err)
+	}
+	return nil
+}
+
+// Prior is a finished run whose compatible work a new run carries forward.
+type Prior struct {
+	ID         string
+	Dir        string
+	ProfileSHA string
+	scenarios  map[string]priorScenario
+}
+
+type priorScenario struct {
+	dir      string
+	snapshot []byte
+	verdict  Verdict
+}
+
+// LoadPrior reads run id for -rook.resume. Every record it would carry must be whole: a
+// file that does not parse refuses the resume, naming it, before anything runs.
+func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
+	if !validRunID(id) {
+		return nil, fmt.Errorf("-rook.resume=%q is not a run id", id)
+	}
+	dir := filepath.Join(recordsRoot, agent, id)
+	var f RunFile
+	if err := readYAML(filepath.Join(dir, "run.yaml"), &f); err != nil {
+		return nil, fmt.Errorf("resume from run %s: %w", id, err)
+	}
+	var snap profileSnapshot
+	if err := readYAML(filepath.Join(dir, "profile.yaml"), &snap); err != nil {
+		return nil, fmt.Errorf("resume from run %s: %w", id, err)
+	}
+	p := &Prior{ID: id, Dir: dir, ProfileSHA: snap.SHA256, scenarios: map[string]priorScenario{}}
+	entries, err := os.ReadDir(filepath.Join(dir, "scenarios"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("resume from run %s: %w", id, err)
+	}
+	var problems []error
+	for _, e := range entries {
+		sdir := filepath.Join(dir, "scenarios", e.Name())
+		vpath := filepath.Join(sdir, "verdict.yaml")
+		if _, err := os.Stat(vpath); err != nil {
+			continue // not judged: nothing to carry; the new run runs it
+		}
+		var v Verdict
+		if err := readYAML(vpath, &v); err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		if v.Status != judge.Pass && v.Status != judge.Fail && v.Status != judge.UnableToVerify {
+			problems = append(problems, fmt.Errorf("%s has no status: the record is incomplete", vpath))
+			continue
+		}
+		snapshot, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml"))
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s is judged but its snapshot is missing: %w", sdir, err))
+			continue
+		}
+		if err := checkRecords(sdir); err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		p.scenarios[e.Name()] = priorScenario{dir: sdir, snapshot: snapshot, verdict: v}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("resume from run %s: its records are not whole, so nothing is carried:\n%w", id, errors.Join(problems...))
+	}
+	return p, nil
+}
+
+// checkRecords parses every record under a scenario folder (the hooks' own state aside).
+func checkRecords(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "hook-state" || d.Name() == "artifacts") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".json":
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			var v any
+			if err := decodeJSON(data, &v); err != nil {
+				return fmt.Errorf("%s is corrupt: %w", path, err)
+			}
+		case ".yaml":
+			var v any
+			return readYAML(path, &v)
+		}
+		return nil
+	})
+}
+
+// Carry brings scenario sc's verdict forward from the prior run when the scenario and the
+// profile are unchanged: the prior folder is copied, and the outcome is its verdict.
+func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
+	ps, ok := prior.scenarios[sc.ID]
+	if !ok || prior.ProfileSHA != r.cfg.Profile.SHA256 || string(ps.snapshot) != r.cfg.Redactor.String(string(sc.Source)) {
+		return nil, false
+	}
+	dir := filepath.Join(r.Dir, "scenarios", sc.ID)
+	if err := copyTree(ps.dir, dir); err != nil {
+		return nil, false
+	}
+	v := ps.verdict
+	v.CarriedFrom = prior.ID
+	if v.RunID == "" || v.RunID == prior.ID {
+		v.RunID = r.ID
+	}
+	if err := r.cfg.Redactor.YAML(filepath.Join(dir, "verdict.yaml"), v); err != nil {
+		return nil, false
+	}
+	r.mu.Lock()
+	r.file.Carried = append(r.file.Carried, sc.ID)
+	sort.Strings(r.file.Carried)
+	if r.file.ResumeFrom == nil {
+		id := prior.ID
+		r.file.ResumeFrom = &id
+	}
+	r.mu.Unlock()
+	rows := append([]judge.Row(nil), v.Criteria...)
+	subtests(sc, rows)
+	a := &Attempt{ScenarioID: sc.ID, N: 1, Dir: dir, Judged: true, Status: v.Status, Reason: v.UnverifiableReason, Rows: rows,
+		Hits: v.ForbiddenHits, LatencyMs: v.LatencyMs, Turns: v.Turns, Usage: v.Usage}
+	o := &Outcome{Scenario: sc, Dir: dir, CarriedFrom: prior.ID, Attempts: []*Attempt{a}, Status: v.Status,
+		Reason: v.UnverifiableReason, Judged: true, Flaky: v.Flaky, LatencyMs: v.LatencyMs, Turns: v.Turns, Usage: v.Usage}
+	return o, true
+}
+
+// SetResumeFrom records the run a new run resumes from.
+func (r *Run) SetResumeFrom(id string) error {
+	r.mu.Lock()
+	r.file.ResumeFrom = &id
+	r.mu.Unlock()
+	return r.writeRunFile()
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return record.WriteFile(target, data)
+	})
+}
