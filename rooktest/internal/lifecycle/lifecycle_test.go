@@ -32,9 +32,33 @@ const secret = "s3cr3t-value-123"
 
 type fixture struct {
 	run  *lifecycle.Run
+	cfg  lifecycle.Config
 	log  string
 	dir  string
 	logs *lines
+}
+
+// restart replaces the fixture's run with a new one that runs only sel.
+func (f *fixture) restart(t *testing.T, sel lifecycle.Selection) {
+	t.Helper()
+	f.cfg.Selection = sel
+	r, err := lifecycle.New(f.cfg, time.Now())
+	require.NoError(t, err)
+	f.run = r
+	f.cfg.Selection = nil
+}
+
+// again opens the fixture's run for continuation, with this process's selection and extra
+// environment for the hooks (behaviours set there change between processes; hook_env would
+// change the profile).
+func (f *fixture) again(t *testing.T, sel lifecycle.Selection, env ...string) *lifecycle.Run {
+	t.Helper()
+	cfg := f.cfg
+	cfg.Selection = sel
+	cfg.Env = append(append([]string(nil), cfg.Env...), env...)
+	r, err := lifecycle.Continue(cfg, f.run.ID, time.Now())
+	require.NoError(t, err)
+	return r
 }
 
 type lines struct {
@@ -71,16 +95,17 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 	b.WriteString(strings.ReplaceAll(hooksYAML, "BIN", fmt.Sprintf("%q", os.Args[0])))
 	p, err := spec.ParseProfile(filepath.Join(dir, "fake.yaml"), dir, []byte(b.String()))
 	require.NoError(t, err, b.String())
-	run, err := lifecycle.New(lifecycle.Config{
+	cfg := lifecycle.Config{
 		Workspace: dir, Project: "example.com/m", Agent: "agent", Profile: p,
 		RecordsRoot: filepath.Join(dir, "runs"),
 		Env:         append(os.Environ(), "FAKE_SECRET="+secret, "ROOK_TURN=inherited", "ROOK_SCENARIO_ID=inherited"),
 		Redactor:    record.NewRedactor(map[string]string{"FAKE_SECRET": secret}),
 		Concurrency: 1,
 		Included:    []lifecycle.Entry{{ScenarioID: "SC-1", Why: "selected"}},
-	}, time.Now())
+	}
+	run, err := lifecycle.New(cfg, time.Now())
 	require.NoError(t, err)
-	return &fixture{run: run, log: log, dir: dir, logs: &lines{}}
+	return &fixture{run: run, cfg: cfg, log: log, dir: dir, logs: &lines{}}
 }
 
 func scenario(t *testing.T, body string) *spec.Scenario {

@@ -53,6 +53,7 @@ type Run struct {
 	RunStateDir string
 
 	mu         sync.Mutex
+	writeMu    sync.Mutex
 	file       RunFile
 	prepareEnd time.Time
 	phasesRun  map[spec.Phase]bool
@@ -155,6 +156,9 @@ func (r *Run) rel(path string) string {
 }
 
 func (r *Run) writeRunFile() error {
+	// One writer at a time, so that an older snapshot never lands over a newer one.
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
 	r.mu.Lock()
 	f := r.file
 	f.PhasesRun = nil
@@ -170,10 +174,15 @@ func (r *Run) writeRunFile() error {
 	return r.cfg.Redactor.YAML(filepath.Join(r.Dir, "run.yaml"), f)
 }
 
+// markPhase adds ph to phases_run, writing run.yaml the first time.
 func (r *Run) markPhase(ph spec.Phase) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	known := r.phasesRun[ph]
 	r.phasesRun[ph] = true
+	r.mu.Unlock()
+	if !known {
+		_ = r.writeRunFile() // Finish writes it again and reports a failure
+	}
 }
 
 // noteExecute counts execute transport failures in a row (a non-zero exit or a timeout);
@@ -188,8 +197,17 @@ func (r *Run) noteExecute(perr *PhaseError) {
 	r.failedInARow++
 	if r.failedInARow >= HaltAfter && !r.file.Halted {
 		r.file.Halted = true
-		r.file.HaltReason = fmt.Sprintf("%d execute failures of the transport kind in a row; the last: %v", r.failedInARow, perr)
+		r.file.HaltReason = fmt.Sprintf("%d execute failures of the transport kind in a row; the last: %v%s", r.failedInARow, perr, lastLine(perr.Stderr))
 	}
+}
+
+// lastLine quotes the last line of a hook's stderr, its likeliest diagnosis.
+func lastLine(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return fmt.Sprintf(" (stderr: %q)", l)
+	}
+	return ""
 }
 
 // haltedWhy is the reason the run halted, or "".

@@ -1,0 +1,249 @@
+package lifecycle_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+)
+
+func sel(t *testing.T, phases string, p *spec.Profile, continuing bool) lifecycle.Selection {
+	t.Helper()
+	s, err := lifecycle.ParseSelection(phases, "", p, continuing)
+	require.NoError(t, err)
+	return s
+}
+
+func TestParseSelection(t *testing.T) {
+	f := newRun(t, nil, "hooks:\n  open: {command: [BIN]}\n  execute: {command: [BIN]}\n  close: {command: [BIN]}\n  collect: {command: [BIN]}\n")
+	p := f.cfg.Profile
+	tests := []struct {
+		phases, skip string
+		continuing   bool
+		want, err    string
+	}{
+		{phases: "close,open,execute", want: "open,execute,close"},
+		{phases: "prepare,open,execute,close", want: "prepare,open,execute,close", err: ""},
+		{skip: "collect,judge", want: "prepare,open,execute,close"},
+		{phases: "collect,judge", continuing: true, want: "collect,judge"},
+		{phases: "collect,judge", err: "-rook.phases=collect,judge starts after open, execute and close, which a new run has not run; continue an earlier run with -rook.run=<run-id>"},
+		{phases: "open,close", err: "-rook.phases=open,close leaves a hole: profile fake defines execute"},
+		{phases: "prepare,execute", want: "prepare,execute", err: "-rook.phases=prepare,execute leaves a hole: profile fake defines open"},
+		{phases: "open,execute", skip: "judge", err: "cannot be combined"},
+		{phases: "opne", err: `unknown phase "opne"`},
+		{skip: "prepare,open,execute,close,collect,judge", err: "leaves no phase to run"},
+	}
+	for _, tc := range tests {
+		got, err := lifecycle.ParseSelection(tc.phases, tc.skip, p, tc.continuing)
+		if tc.err != "" {
+			require.Error(t, err, "%+v", tc)
+			assert.Contains(t, err.Error(), tc.err)
+			continue
+		}
+		require.NoError(t, err, "%+v", tc)
+		assert.Equal(t, tc.want, got.String())
+	}
+	// prepare is not defined by this profile, so prepare,open has no hole: prepare is no prerequisite.
+	_, err := lifecycle.ParseSelection("open,execute", "", p, false)
+	assert.NoError(t, err)
+}
+
+func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
+	f := newRun(t, nil, "")
+	p := f.cfg.Profile
+	sc := scenario(t, "goal: g\nsetup_messages: [one]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+
+	// First process: the agent runs; evidence is collected later.
+	f.restart(t, sel(t, "prepare,open,execute,close", p, false))
+	first := f.run
+	first.Prepare(context.Background(), f.logs.add)
+	o := first.Scenario(context.Background(), sc, f.logs.add)
+	require.False(t, o.Judged)
+	assert.Contains(t, o.Attempts[0].NotJudged, "not judged: continue with -rook.run="+first.ID)
+	assert.NoFileExists(t, filepath.Join(o.Dir, "verdict.yaml"))
+
+	// Second process: collect and judge, in place.
+	r := f.again(t, sel(t, "collect,judge", p, true))
+	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
+	o = r.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged)
+	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, []string{"prepare", "open", "execute#1", "execute#2", "close", "collect"}, phases(f.calls(t)),
+		"nothing ran twice")
+	calls := f.calls(t)
+	assert.Equal(t, "conv-1", calls[len(calls)-1].Env["ROOK_CONVERSATION"], "the conversation came back from disk")
+	assert.Equal(t, calls[1].Env["ROOK_STATE_DIR"], calls[len(calls)-1].Env["ROOK_STATE_DIR"])
+	run := readYAML(t, filepath.Join(r.Dir, "run.yaml"))
+	assert.Equal(t, []any{"prepare", "open", "execute", "close", "collect", "judge"}, run["phases_run"])
+
+	// A third process has nothing left to do.
+	r = f.again(t, lifecycle.All())
+	r.Prepare(context.Background(), f.logs.add)
+	o = r.Scenario(context.Background(), sc, f.logs.add)
+	assert.Equal(t, judge.Pass, o.Status)
+	assert.Len(t, f.calls(t), 6)
+	_, err := r.Finish(time.Now())
+	require.NoError(t, err)
+}
+
+func TestCollectRetriedLater(t *testing.T) {
+	f := newRun(t, nil, "")
+	f.run = f.again(t, lifecycle.All(), "FAKEHOOK_COLLECT=exit:2:trace pipeline not ready")
+	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: json_path, params: {in: collect, path: $.ready, equals: true}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.Len(t, o.Attempts[0].Failures, 1)
+	assert.Equal(t, spec.Collect, o.Attempts[0].Failures[0].Phase)
+	assert.Equal(t, judge.Fail, o.Status, "a failed collect fails its scenario")
+	assert.FileExists(t, filepath.Join(o.Dir, "response.json"), "and keeps everything")
+
+	r := f.again(t, sel(t, "collect,judge", f.cfg.Profile, true), `FAKEHOOK_COLLECT=json:{"ready": true}`)
+	o = r.Scenario(context.Background(), sc, f.logs.add)
+	assert.Empty(t, o.Attempts[0].Failures)
+	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, []string{"open", "execute#1", "close", "collect", "collect"}, phases(f.calls(t)), "only collect ran again")
+}
+
+func TestInterruptedTurnsStartAgainFromOpen(t *testing.T) {
+	f := newRun(t, nil, "")
+	sc := scenario(t, "goal: g\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	f.restart(t, sel(t, "prepare,open,execute", f.cfg.Profile, false))
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	// Make the records look as a process killed during turn 2 leaves them.
+	path := filepath.Join(o.Dir, "hooks.json")
+	var h map[string]any
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &h))
+	exec := h["phases"].(map[string]any)["execute"].(map[string]any)
+	exec["turns"] = exec["turns"].([]any)[:1]
+	h["in_flight"] = map[string]any{"phase": "execute", "turn": 2, "at": time.Now().Format(time.RFC3339Nano)}
+	data, _ = json.Marshal(h)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	r := f.again(t, lifecycle.All())
+	o = r.Scenario(context.Background(), sc, f.logs.add)
+	a := o.Attempts[0]
+	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, filepath.Join(o.Dir, "abandoned", "1"), a.Abandoned)
+	assert.FileExists(t, filepath.Join(a.Abandoned, "hooks.json"), "the partial records are kept aside")
+	assert.DirExists(t, filepath.Join(a.Abandoned, "hook-state"))
+	assert.Equal(t, []string{"open", "execute#1", "execute#2", "execute#3", "open", "execute#1", "execute#2", "execute#3", "close", "collect"}, phases(f.calls(t)))
+}
+
+func TestContinueRefusesAChangedScenario(t *testing.T) {
+	f := newRun(t, nil, "")
+	sc := scenario(t, "goal: g\n")
+	f.run.Scenario(context.Background(), sc, f.logs.add)
+	edited := scenario(t, "goal: something else\n")
+	o := f.again(t, lifecycle.All()).Scenario(context.Background(), edited, f.logs.add)
+	assert.Contains(t, o.NotRun, "SC-1 changed since run "+f.run.ID+" recorded it")
+}
+
+func TestHaltAfterThreeTransportFailures(t *testing.T) {
+	f := newRun(t, nil, "")
+	r := f.again(t, lifecycle.All(), "FAKEHOOK_EXECUTE=exit:1:connection refused")
+	var outcomes []*lifecycle.Outcome
+	for _, id := range []string{"SC-1", "SC-2", "SC-3", "SC-4"} {
+		s, err := spec.ParseScenario(id+".yaml", []byte("id: "+id+"\ngoal: g\n"))
+		require.NoError(t, err)
+		outcomes = append(outcomes, r.Scenario(context.Background(), s, f.logs.add))
+	}
+	for _, o := range outcomes[:3] {
+		assert.Equal(t, judge.Fail, o.Status)
+	}
+	assert.Contains(t, outcomes[3].NotRun, "the run halted: 3 execute failures of the transport kind in a row")
+	halted, why := r.Halted()
+	assert.True(t, halted)
+	assert.Contains(t, why, "connection refused")
+	_, err := r.Finish(time.Now())
+	require.NoError(t, err)
+	run := readYAML(t, filepath.Join(r.Dir, "run.yaml"))
+	assert.Equal(t, true, run["halted"])
+	assert.Contains(t, run["halt_reason"], "3 execute failures")
+	assert.DirExists(t, outcomes[2].Dir, "what was recorded stays")
+}
+
+func TestRepeatIsPassToTheK(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:session $ROOK_SESSION"}, "")
+	sc := scenario(t, "goal: g\nrepeat: 3\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: '/[13]$'}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.Len(t, o.Attempts, 3)
+	assert.Equal(t, []judge.Status{judge.Pass, judge.Fail, judge.Pass}, []judge.Status{o.Attempts[0].Status, o.Attempts[1].Status, o.Attempts[2].Status})
+	assert.Equal(t, judge.Fail, o.Status, "one failed attempt fails the scenario")
+	assert.True(t, o.Flaky)
+	sessions := map[string]bool{}
+	states := map[string]bool{}
+	for _, c := range f.calls(t) {
+		if c.Phase == "open" {
+			sessions[c.Env["ROOK_SESSION"]] = true
+			states[c.Env["ROOK_STATE_DIR"]] = true
+		}
+	}
+	assert.Len(t, sessions, 3, "each attempt is its own open..collect")
+	assert.Len(t, states, 3, "each attempt has its own state folder")
+	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
+	assert.Equal(t, "Fail", v["status"])
+	assert.Equal(t, true, v["flaky"])
+	assert.Equal(t, 2, v["attempts_passed"])
+	assert.Len(t, v["attempts"], 3)
+	assert.FileExists(t, filepath.Join(o.Dir, "attempts", "2", "verdict.yaml"))
+}
+
+func TestResumeCarriesUnchangedWork(t *testing.T) {
+	f := newRun(t, nil, "")
+	one := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	two, err := spec.ParseScenario("SC-2.yaml", []byte("id: SC-2\ngoal: h\n"))
+	require.NoError(t, err)
+	f.run.Scenario(context.Background(), one, f.logs.add)
+	f.run.Scenario(context.Background(), two, f.logs.add)
+	_, err = f.run.Finish(time.Now())
+	require.NoError(t, err)
+	before := len(f.calls(t))
+
+	prior, err := lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", f.run.ID)
+	require.NoError(t, err)
+	cfg := f.cfg
+	cfg.Included = []lifecycle.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}}
+	r, err := lifecycle.New(cfg, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, r.SetResumeFrom(prior.ID))
+	o, ok := r.Carry(prior, one)
+	require.True(t, ok, "SC-1 is unchanged")
+	assert.Equal(t, f.run.ID, o.CarriedFrom)
+	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, "C1_contains_g", o.Attempts[0].Rows[0].Subtest)
+	edited, err := spec.ParseScenario("SC-2.yaml", []byte("id: SC-2\ngoal: edited\n"))
+	require.NoError(t, err)
+	_, ok = r.Carry(prior, edited)
+	assert.False(t, ok, "an edited scenario runs again")
+	r.Scenario(context.Background(), edited, f.logs.add)
+	assert.Len(t, f.calls(t), before+4, "only the edited scenario ran")
+	rep, err := r.Finish(time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Totals.CarriedForward)
+	assert.Equal(t, 2, rep.Totals.Executed)
+	run := readYAML(t, filepath.Join(r.Dir, "run.yaml"))
+	assert.Equal(t, prior.ID, run["resume_from"])
+	assert.Equal(t, []any{"SC-1"}, run["carried"])
+}
+
+func TestResumeRefusesCorruptRecords(t *testing.T) {
+	f := newRun(t, nil, "")
+	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	require.NoError(t, os.WriteFile(filepath.Join(o.Dir, "verdict.yaml"), []byte("status: [unclosed"), 0o644))
+	_, err := lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", f.run.ID)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "its records are not whole, so nothing is carried")
+	assert.Contains(t, err.Error(), filepath.Join(o.Dir, "verdict.yaml")+" is corrupt")
+	_, err = lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", "no-such-run")
+	assert.ErrorContains(t, err, "resume from run no-such-run")
+}
