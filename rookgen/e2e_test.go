@@ -124,6 +124,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	for _, id := range []string{"SC-EXIT", "SC-HANG", "SC-GARBAGE", "SC-LAST"} {
 		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\n"+criteria)
 	}
+	write(t, dir, "scenarios/fake/SC-REP.yaml", "id: SC-REP\ngoal: hello\nrepeat: 2\n"+criteria)
 
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
@@ -140,6 +141,10 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	assert.Equal(t, "fail", a["TestFake/SC-OK_says_hello/C2_not_contains_hello"])
 	assert.Equal(t, "skip", a["TestFake/SC-OK_says_hello/C3_llm_judge_is_kind"])
 	assert.Equal(t, "pass", a["TestFake/SC-LAST/C1_contains_hello"], "the run goes on after failing hooks")
+	assert.Equal(t, "pass", a["TestFake/SC-REP/attempt_1/C1_contains_hello"], "a repeated scenario shows its attempts")
+	assert.Equal(t, "pass", a["TestFake/SC-REP/attempt_2/C1_contains_hello"])
+	assert.Contains(t, res.output["TestFake/SC-REP"], "pass^2: 2 of 2 attempts passed")
+	firstRun := runIDFrom(t, res.output["TestFake"])
 	for _, id := range []string{"SC-EXIT", "SC-HANG", "SC-GARBAGE"} {
 		assert.Equal(t, "fail", a["TestFake/"+id], id)
 		assert.Equal(t, "skip", a["TestFake/"+id+"/C1_contains_hello"], "%s: an agent that never replied is Unable to Verify", id)
@@ -203,12 +208,40 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	assert.Contains(t, res5.output["TestFake"], "scenarios/fake/SC-LAST.yaml changed after the test was generated")
 	assert.Contains(t, res5.output["TestFake"], "run go generate ./...")
 
+	// A new run resuming from the first carries the unchanged scenarios forward and runs the
+	// edited one.
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr))
+	before, _ = fakehook.ReadLog(hookLog)
+	res6, _ := goTest(t, dir, env, "./scenarios/...", "-rook.dir="+records, "-rook.resume="+firstRun)
+	assert.Contains(t, res6.output["TestFake/SC-OK_says_hello"], "carried forward from run "+firstRun)
+	assert.Equal(t, "fail", res6.action["TestFake/SC-OK_says_hello/C2_not_contains_hello"], "a carried Fail is still a Fail")
+	assert.NotContains(t, res6.output["TestFake/SC-LAST"], "carried forward")
+	assert.Equal(t, "fail", res6.action["TestFake/SC-LAST/C1_contains_hello"], "the edited scenario ran (its goal is now goodbye): %s", res6.output["TestFake/SC-LAST"])
+	after, _ = fakehook.ReadLog(hookLog)
+	var ran []string
+	for _, c := range after[len(before):] {
+		if c.Phase == "execute" {
+			ran = append(ran, c.Env["ROOK_SCENARIO_ID"])
+		}
+	}
+	assert.Equal(t, []string{"SC-LAST"}, ran, "only the edited scenario called the agent")
+	assert.Contains(t, res6.output["TestFake"], "5 carried forward of 6 planned")
+
 	// A profile that is gone takes its generated file with it.
 	require.NoError(t, os.Remove(filepath.Join(dir, "profiles/fake/fake.yaml")))
 	stdout.Reset()
 	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr))
 	assert.Contains(t, stdout.String(), "deleted scenarios/fake/rook_fake_test.go")
 	assert.NoFileExists(t, filepath.Join(dir, "scenarios/fake/rook_fake_test.go"))
+}
+
+func runIDFrom(t *testing.T, out string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(out, "rook run ")
+	require.True(t, ok, "no run id in %q", out)
+	id, _, _ := strings.Cut(rest, " ")
+	return id
 }
 
 // TestRepositoryIsUpToDate is rookgen -check on this repository.

@@ -115,3 +115,51 @@ func TestDemoJUnit(t *testing.T) {
 	}
 	assert.Equal(t, "pass", cases["TestDemoBroken/SC-002_refund_within_the_limit"].status, "what the twin does right still passes")
 }
+
+// TestDemoCollectLater runs the example agent now and collects its evidence in a second
+// process, continuing the same run in place.
+func TestDemoCollectLater(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the example agent's suite twice")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("the example agent's hooks need node")
+	}
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	records := filepath.Join(t.TempDir(), "runs")
+	goTest := func(args ...string) string {
+		cmd := exec.Command("go", append([]string{"test", "./scenarios/helpdesk", "-run", "TestDemoGood", "-v", "-rook.dir=" + records}, args...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "HELPDESK_API_KEY=k-demo")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	out := goTest("-rook.phases=prepare,open,execute,close")
+	dirs, err := filepath.Glob(filepath.Join(records, "helpdesk", "*"))
+	require.NoError(t, err)
+	require.Len(t, dirs, 1)
+	run := dirs[0]
+	id := filepath.Base(run)
+	assert.Contains(t, out, "not judged: continue with -rook.run="+id)
+	for _, sc := range []string{"SC-001", "SC-002", "SC-003", "SC-004", "SC-005"} {
+		assert.FileExists(t, filepath.Join(run, "scenarios", sc, "hooks.json"))
+		assert.NoFileExists(t, filepath.Join(run, "scenarios", sc, "verdict.yaml"))
+	}
+
+	out = goTest("-rook.run="+id, "-rook.phases=collect,judge")
+	assert.Contains(t, out, "continuing in place")
+	assert.Contains(t, out, "--- PASS: TestDemoGood/SC-003_refund_over_the_limit_needs_approval/C1_not_called_issue_refund",
+		"issue_refund is only visible to collect, which ran in the second process")
+	for _, sc := range []string{"SC-001", "SC-002", "SC-003", "SC-004", "SC-005"} {
+		assert.FileExists(t, filepath.Join(run, "scenarios", sc, "verdict.yaml"))
+	}
+	count := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(run, "run-state", name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, "1", count("prepare.count"), "prepare ran once in all")
+	assert.Equal(t, "5", count("open.count"), "open ran once per scenario in all")
+}
