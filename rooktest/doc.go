@@ -38,6 +38,8 @@
 // # Flags
 //
 // -rook.only, -rook.tag, -rook.class, -rook.category narrow the selection; -rook.dir moves
-// the records; -rook.concurrency overrides the profile; -rook.strict is above. Each has a
-// ROOKTEST_* environment twin (ROOKTEST_ONLY, ...), for IDE runners.
+// the records; -rook.concurrency overrides the profile; -rook.strict is above.
+// -rook.phases and -rook.skip run part of the lifecycle; -rook.run=<id> continues a run in
+// place and -rook.resume=<id> starts a new one that carries unchanged verdicts forward. Each
+// has a ROOKTEST_* environment twin (ROOKTEST_ONLY, ...), for IDE runners.
 package rooktest
