@@ -189,15 +189,20 @@ func (r *Run) markPhase(ph spec.Phase) {
 // the third halts the run. Any other outcome resets the count.
 func (r *Run) noteExecute(perr *PhaseError) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	halted := false
 	if perr == nil || !perr.Transport() {
 		r.failedInARow = 0
-		return
+	} else {
+		r.failedInARow++
+		if r.failedInARow >= HaltAfter && !r.file.Halted {
+			r.file.Halted = true
+			r.file.HaltReason = fmt.Sprintf("%d execute failures of the transport kind in a row; the last: %v%s", r.failedInARow, perr, lastLine(perr.Stderr))
+			halted = true
+		}
 	}
-	r.failedInARow++
-	if r.failedInARow >= HaltAfter && !r.file.Halted {
-		r.file.Halted = true
-		r.file.HaltReason = fmt.Sprintf("%d execute failures of the transport kind in a row; the last: %v%s", r.failedInARow, perr, lastLine(perr.Stderr))
+	r.mu.Unlock()
+	if halted {
+		_ = r.writeRunFile() // Finish writes it again and reports a failure
 	}
 }
 
