@@ -15,6 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/fakehook"
+	// The generated packages these tests build and run call rooktest; importing it makes
+	// go test's cache rerun them when rooktest changes.
+	_ "github.com/rookgo/rookgo/rooktest"
 )
 
 func TestMain(m *testing.M) {

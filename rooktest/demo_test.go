@@ -32,6 +32,20 @@ type junit struct {
 	} `xml:"testsuite"`
 }
 
+// dependOnExample opens the example's files, so that go test's cache knows the demo tests
+// read them and runs them again when they change.
+func dependOnExample(t *testing.T, root string) {
+	t.Helper()
+	for _, pattern := range []string{"profiles/helpdesk/*.yaml", "profiles/helpdesk/scripts/*", "scenarios/helpdesk/*"} {
+		files, err := filepath.Glob(filepath.Join(root, pattern))
+		require.NoError(t, err)
+		for _, f := range files {
+			_, err := os.ReadFile(f)
+			require.NoError(t, err)
+		}
+	}
+}
+
 // TestDemoJUnit runs the example agent's suites (the good profile and its broken twin)
 // through gotestsum, as CI would, and reads the JUnit file it writes.
 func TestDemoJUnit(t *testing.T) {
@@ -43,6 +57,7 @@ func TestDemoJUnit(t *testing.T) {
 	}
 	root, err := filepath.Abs("..")
 	require.NoError(t, err)
+	dependOnExample(t, root)
 	tmp := t.TempDir()
 	report := filepath.Join(tmp, "junit.xml")
 	const key = "demo-key-that-must-not-leak"
@@ -127,6 +142,7 @@ func TestDemoCollectLater(t *testing.T) {
 	}
 	root, err := filepath.Abs("..")
 	require.NoError(t, err)
+	dependOnExample(t, root)
 	records := filepath.Join(t.TempDir(), "runs")
 	goTest := func(args ...string) string {
 		cmd := exec.Command("go", append([]string{"test", "./scenarios/helpdesk", "-run", "TestDemoGood", "-v", "-rook.dir=" + records}, args...)...)

@@ -104,54 +104,23 @@ func Start(t *testing.T, s Suite) *Run {
 	}
 	r := &Run{t: t, suite: s, opts: opts, profile: prof, scenarios: map[string]*spec.Scenario{},
 		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{})}
-	var included, skipped, unrun []lifecycle.Entry
-	for _, sc := range scenarios {
-		r.scenarios[sc.ID] = sc
-		d, why := decide(opts, prof, sc)
-		r.plans[sc.ID] = plan{d, why}
-		switch d {
-		case include:
-			included = append(included, lifecycle.Entry{ScenarioID: sc.ID, Why: "selected"})
-		case skip:
-			skipped = append(skipped, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
-		case unrunnable:
-			unrun = append(unrun, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
-		}
+	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
+	if err != nil {
+		t.Fatalf("rooktest: %v", err)
 	}
 	concurrency := prof.Concurrency
 	if opts.concurrency > 0 {
 		concurrency = opts.concurrency
 	}
-	recordsRoot := opts.dir
-	if recordsRoot == "" {
-		recordsRoot = filepath.Join(root, ".rook", "runs")
-	} else if !filepath.IsAbs(recordsRoot) {
-		recordsRoot = filepath.Join(root, recordsRoot)
-	}
-	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
-	if err != nil {
-		t.Fatalf("rooktest: %v", err)
-	}
 	cfg := lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
-		RecordsRoot: recordsRoot, Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
-		Included: included, Skipped: skipped, Unrunnable: unrun, Selection: sel}
-	var run *lifecycle.Run
-	switch {
-	case opts.run != "":
-		run, err = lifecycle.Continue(cfg, opts.run, time.Now())
-	case opts.resume != "":
-		if r.prior, err = lifecycle.LoadPrior(recordsRoot, s.Agent, opts.resume); err == nil {
-			if run, err = lifecycle.New(cfg, time.Now()); err == nil {
-				err = run.SetResumeFrom(opts.resume)
-			}
-		}
-	default:
-		run, err = lifecycle.New(cfg, time.Now())
-	}
-	if err != nil {
+		RecordsRoot: recordsRoot(root, opts.dir), Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
+		Selection: sel}
+	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(scenarios)
+	if err := r.open(cfg); err != nil {
 		t.Fatalf("rooktest: %v", relErr(root, err))
 	}
-	r.run = run
+	run := r.run
+	included := cfg.Included
 	r.queue = make(chan *job, len(scenarios))
 	r.ctx, r.cancel = testContext(t)
 	how := "new run"
@@ -168,6 +137,56 @@ func Start(t *testing.T, s Suite) *Run {
 	t.Cleanup(r.finish)
 	r.concurrency = concurrency
 	return r
+}
+
+// plan decides each scenario: included, skipped (with why) or unrunnable (with why).
+func (r *Run) plan(scenarios []*spec.Scenario) (included, skipped, unrun []lifecycle.Entry) {
+	for _, sc := range scenarios {
+		r.scenarios[sc.ID] = sc
+		d, why := decide(r.opts, r.profile, sc)
+		r.plans[sc.ID] = plan{d, why}
+		switch d {
+		case include:
+			included = append(included, lifecycle.Entry{ScenarioID: sc.ID, Why: "selected"})
+		case skip:
+			skipped = append(skipped, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
+		case unrunnable:
+			unrun = append(unrun, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
+		}
+	}
+	return included, skipped, unrun
+}
+
+// open starts the run: a new one, the one -rook.run continues, or a new one that
+// -rook.resume carries work into.
+func (r *Run) open(cfg lifecycle.Config) error {
+	var err error
+	switch {
+	case r.opts.run != "":
+		r.run, err = lifecycle.Continue(cfg, r.opts.run, time.Now())
+	case r.opts.resume != "":
+		if r.prior, err = lifecycle.LoadPrior(cfg.RecordsRoot, cfg.Agent, r.opts.resume); err != nil {
+			return err
+		}
+		if r.run, err = lifecycle.New(cfg, time.Now()); err != nil {
+			return err
+		}
+		err = r.run.SetResumeFrom(r.opts.resume)
+	default:
+		r.run, err = lifecycle.New(cfg, time.Now())
+	}
+	return err
+}
+
+// recordsRoot is -rook.dir, relative to the module root, or .rook/runs there.
+func recordsRoot(root, dir string) string {
+	switch {
+	case dir == "":
+		return filepath.Join(root, ".rook", "runs")
+	case filepath.IsAbs(dir):
+		return dir
+	}
+	return filepath.Join(root, dir)
 }
 
 // testContext ends two grace periods before the test binary's deadline, so that a hung

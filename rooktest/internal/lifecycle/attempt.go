@@ -145,9 +145,7 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 	}
 	red := r.cfg.Redactor
 	if _, err := os.Stat(filepath.Join(dir, "request.json")); err != nil {
-		if n == 1 || sc.Repeat > 1 {
-			a.record(red.Bytes(filepath.Join(r.Dir, "scenarios", sc.ID, "snapshot.yaml"), sc.Source))
-		}
+		a.record(red.Bytes(filepath.Join(r.Dir, "scenarios", sc.ID, "snapshot.yaml"), sc.Source))
 		prof := r.cfg.Profile
 		a.record(red.JSON(filepath.Join(dir, "request.json"), Request{ScenarioID: sc.ID, Attempt: n,
 			Goal: sc.Goal, SetupMessages: nonNilStrings(sc.SetupMessages), Profile: prof.ID, Invoked: prof.Hooks[spec.Execute].Invoked()}))
