@@ -247,3 +247,15 @@ func TestResumeRefusesCorruptRecords(t *testing.T) {
 	_, err = lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", "no-such-run")
 	assert.ErrorContains(t, err, "resume from run no-such-run")
 }
+
+func TestDelayCountsFromTheRecordedEnd(t *testing.T) {
+	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n  close: {command: [BIN]}\n  collect: {command: [BIN], delay_seconds: 0.3}\n")
+	f.restart(t, sel(t, "execute,close", f.cfg.Profile, false))
+	sc := scenario(t, "goal: g\n")
+	f.run.Scenario(context.Background(), sc, f.logs.add)
+	time.Sleep(350 * time.Millisecond) // longer than the delay: a later collect waits nothing
+	r := f.again(t, sel(t, "collect,judge", f.cfg.Profile, true))
+	o := r.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged)
+	assert.NotContains(t, f.logs.all(), "collect: waiting")
+}
