@@ -1,0 +1,69 @@
+package lifecycle_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+)
+
+// BenchmarkHookCall compares one execute hook call made bare (exec the same node script,
+// goal on stdin, stdout read) with the same call made by the harness, records included (a
+// one-turn scenario whose profile defines only execute). The two alternate within each
+// iteration, so machine noise hits both alike; the ratio metric is harness time over bare
+// time: go test ./rooktest/internal/lifecycle -run X -bench HookCall.
+func BenchmarkHookCall(b *testing.B) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Skip("needs node")
+	}
+	script, err := filepath.Abs("testdata/echo.mjs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	p, err := spec.ParseProfile(filepath.Join(dir, "bench.yaml"), dir, []byte("id: bench\nhooks:\n  execute: "+script+"\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	run, err := lifecycle.New(lifecycle.Config{Workspace: dir, Agent: "bench", Profile: p, RecordsRoot: filepath.Join(dir, "runs"),
+		Env: os.Environ(), Redactor: record.NewRedactor(nil), Concurrency: 1}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var bare, harness time.Duration
+	for b.Loop() {
+		start := time.Now()
+		cmd := exec.Command(node, script, "execute")
+		cmd.Stdin = strings.NewReader("hello")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Run(); err != nil || out.Len() == 0 {
+			b.Fatalf("bare hook: %v", err)
+		}
+		bare += time.Since(start)
+
+		start = time.Now()
+		o := run.Scenario(context.Background(), sc, nil)
+		harness += time.Since(start)
+		if o.Status != "Pass" {
+			b.Fatalf("scenario: %+v", o.Attempts[0])
+		}
+		os.RemoveAll(o.Dir) // each iteration is a fresh scenario
+	}
+	b.ReportMetric(float64(bare.Milliseconds())/float64(b.N), "bare-ms/op")
+	b.ReportMetric(float64(harness.Milliseconds())/float64(b.N), "harness-ms/op")
+	b.ReportMetric(float64(harness)/float64(bare), "ratio")
+}
