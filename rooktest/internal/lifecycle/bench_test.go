@@ -15,11 +15,12 @@ import (
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
-// BenchmarkHookCall compares one execute hook call made bare (exec the same node script,
-// goal on stdin, stdout read) with the same call made by the harness, records included (a
-// one-turn scenario whose profile defines only execute). The two alternate within each
-// iteration, so machine noise hits both alike; the ratio metric is harness time over bare
-// time: go test ./rooktest/internal/lifecycle -run X -bench HookCall.
+// BenchmarkHookCall compares hook calls made bare (exec the same node script, stdin given,
+// stdout read) with the same calls made by the harness, records included: a scenario of
+// three turns through all five hooks (open, execute x3, close, collect, with prepare made
+// once), against the same six calls bare. The two alternate within each iteration, so
+// machine noise hits both alike; the ratio metric is harness time over bare time:
+// go test ./rooktest/internal/lifecycle -run X -bench HookCall.
 func BenchmarkHookCall(b *testing.B) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -30,11 +31,16 @@ func BenchmarkHookCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	p, err := spec.ParseProfile(filepath.Join(dir, "bench.yaml"), dir, []byte("id: bench\nhooks:\n  execute: "+script+"\n"))
+	hooks := "id: bench\nhooks:\n"
+	for _, ph := range spec.HookPhases {
+		hooks += "  " + string(ph) + ": " + script + "\n"
+	}
+	hooks += "capabilities: {multi_turn: true}\n"
+	p, err := spec.ParseProfile(filepath.Join(dir, "bench.yaml"), dir, []byte(hooks))
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"))
+	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: hello\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,15 +49,19 @@ func BenchmarkHookCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	run.Prepare(context.Background(), nil)
+	calls := []struct{ phase, stdin string }{{"open", ""}, {"execute", "one"}, {"execute", "two"}, {"execute", "hello"}, {"close", ""}, {"collect", ""}}
 	var bare, harness time.Duration
 	for b.Loop() {
 		start := time.Now()
-		cmd := exec.Command(node, script, "execute")
-		cmd.Stdin = strings.NewReader("hello")
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		if err := cmd.Run(); err != nil || out.Len() == 0 {
-			b.Fatalf("bare hook: %v", err)
+		for _, c := range calls {
+			cmd := exec.Command(node, script, c.phase)
+			cmd.Stdin = strings.NewReader(c.stdin)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("bare hook: %v", err)
+			}
 		}
 		bare += time.Since(start)
 
