@@ -101,6 +101,9 @@ func Start(t *testing.T, s Suite) *Run {
 	secrets := map[string]string{}
 	for _, v := range prof.Env {
 		secrets[v.Variable] = os.Getenv(v.Variable)
+		if n := len(secrets[v.Variable]); n < record.MinRedacted {
+			t.Logf("rooktest: warning: %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
+		}
 	}
 	r := &Run{t: t, suite: s, opts: opts, profile: prof, scenarios: map[string]*spec.Scenario{},
 		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{})}

@@ -55,12 +55,17 @@ type Redactor struct {
 	none bool
 }
 
-// NewRedactor redacts the non-empty values of vars (name to value).
+// MinRedacted is the shortest value a Redactor replaces. A shorter one would erase
+// unrelated text everywhere (a one-letter value takes every such letter with it), so it is
+// left alone; callers warn about it.
+const MinRedacted = 4
+
+// NewRedactor redacts the values of vars (name to value) of MinRedacted bytes or more.
 func NewRedactor(vars map[string]string) *Redactor {
 	type pair struct{ name, value string }
 	var pairs []pair
 	for n, v := range vars {
-		if v != "" {
+		if len(v) >= MinRedacted {
 			pairs = append(pairs, pair{n, v})
 		}
 	}

@@ -28,12 +28,13 @@ func TestWriteFileReplacesWholeAndLeavesNoTemp(t *testing.T) {
 
 func TestRedactorEverywhere(t *testing.T) {
 	// A value with characters JSON escapes, and one that contains another.
-	r := record.NewRedactor(map[string]string{"TOKEN": `a"b<c>&d`, "SHORT": "key", "LONG": "key-and-more", "EMPTY": ""})
-	assert.Equal(t, "x [redacted:TOKEN] [redacted:LONG] [redacted:SHORT]", r.String(`x a"b<c>&d key-and-more key`))
+	r := record.NewRedactor(map[string]string{"TOKEN": `a"b<c>&d`, "SHORT": "keys", "LONG": "keys-and-more", "EMPTY": "", "TINY": "abc"})
+	assert.Equal(t, "x [redacted:TOKEN] [redacted:LONG] [redacted:SHORT] abc", r.String(`x a"b<c>&d keys-and-more keys abc`),
+		"longest first; values under MinRedacted are left alone")
 	assert.Equal(t, "nothing here", r.String("nothing here"), "an empty value redacts nothing")
 
 	dir := t.TempDir()
-	v := map[string]any{"out": `said a"b<c>&d`, "list": []string{"key-and-more"}}
+	v := map[string]any{"out": `said a"b<c>&d`, "list": []string{"keys-and-more"}}
 	require.NoError(t, r.JSON(filepath.Join(dir, "r.json"), v))
 	data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
 	var back map[string]any
@@ -46,25 +47,25 @@ func TestRedactorEverywhere(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(data, &back), "redaction keeps YAML valid")
 	assert.Equal(t, "said [redacted:TOKEN]", back["out"])
 
-	require.NoError(t, r.Bytes(filepath.Join(dir, "raw"), []byte("goal: use key now")))
+	require.NoError(t, r.Bytes(filepath.Join(dir, "raw"), []byte("goal: use keys now")))
 	data, _ = os.ReadFile(filepath.Join(dir, "raw"))
 	assert.Equal(t, "goal: use [redacted:SHORT] now", string(data))
 }
 
 func TestRedactionLeavesStructureAlone(t *testing.T) {
-	// A one-letter value is redacted wherever it stands in a value, never in a key.
-	r := record.NewRedactor(map[string]string{"K": "k"})
+	// A value is redacted wherever it stands in a value, never in a key.
+	r := record.NewRedactor(map[string]string{"K": "kept"})
 	dir := t.TempDir()
 	type rec struct {
 		Skipped []string `json:"skipped" yaml:"skipped"`
 		OK      bool     `json:"ok" yaml:"ok"`
 		N       int      `json:"count" yaml:"count"`
 	}
-	v := rec{Skipped: []string{"kept"}, OK: true, N: 3}
-	require.NoError(t, r.JSON(filepath.Join(dir, "r.json"), map[string]any{"b": v, "a": []any{"k", nil, 1.5}}))
+	v := rec{Skipped: []string{"is kept here"}, OK: true, N: 3}
+	require.NoError(t, r.JSON(filepath.Join(dir, "r.json"), map[string]any{"b": v, "kept": []any{"kept", nil, 1.5}}))
 	data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
-	assert.JSONEq(t, `{"a":["[redacted:K]",null,1.5],"b":{"skipped":["[redacted:K]ept"],"ok":true,"count":3}}`, string(data))
+	assert.JSONEq(t, `{"kept":["[redacted:K]",null,1.5],"b":{"skipped":["is [redacted:K] here"],"ok":true,"count":3}}`, string(data))
 	require.NoError(t, r.YAML(filepath.Join(dir, "r.yaml"), v))
 	data, _ = os.ReadFile(filepath.Join(dir, "r.yaml"))
-	assert.Equal(t, "skipped:\n  - '[redacted:K]ept'\nok: true\ncount: 3\n", string(data))
+	assert.Equal(t, "skipped:\n  - is [redacted:K] here\nok: true\ncount: 3\n", string(data))
 }
