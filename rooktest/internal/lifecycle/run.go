@@ -1,6 +1,14 @@
 // Package lifecycle drives one run of a profile through the fixed lifecycle: prepare once,
 // then per scenario open, execute per turn, close, collect and judge, recording every phase
 // on disk as it ends. It knows nothing of package testing; rooktest maps its outcomes.
+//
+// The records are the state. Each attempt of a scenario reads its hooks.json before it
+// does anything, and runs only the selected phases the records do not show completed, so
+// the same code starts a run, continues it in another process (Continue), and finishes one
+// that was killed: a hook is marked in flight before it starts, and an attempt whose
+// conversation was interrupted is kept aside and started again from open. The judge reads
+// the records too, never what is in memory, so a verdict does not depend on which process
+// made it.
 package lifecycle
 
 import (
