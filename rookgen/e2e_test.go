@@ -288,6 +288,16 @@ hook_env:
   FAKEHOOK_LOG: %[2]q
   FAKEHOOK_PREPARE: "exit:7:cannot mint a token: login refused"
 `, os.Args[0], hookLog+".prep"))
+	write(t, dir, "profiles/halt/halt.yaml", fmt.Sprintf(`id: halt
+hooks:
+  execute: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_EXECUTE: "exit:1:connection refused"
+`, os.Args[0]))
+	for _, id := range []string{"SC-1", "SC-2", "SC-3", "SC-4"} {
+		write(t, dir, "scenarios/halt/"+id+".yaml", "id: "+id+"\ngoal: hi\n")
+	}
 	write(t, dir, "scenarios/prep/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
@@ -334,4 +344,13 @@ hook_env:
 	require.NoError(t, err)
 	assert.Equal(t, []string{"prepare"}, []string{prepCalls[0].Phase})
 	assert.Len(t, prepCalls, 1, "execute never ran")
+
+	// Three execute transport failures in a row halt the run; what is left is not run.
+	res, err = goTest(t, dir, env, "./scenarios/halt", "-rook.dir="+records)
+	require.Error(t, err)
+	assert.Contains(t, res.output["TestHalt"], "halted: 3 execute failures of the transport kind in a row")
+	assert.Contains(t, res.output["TestHalt"], `(stderr: "connection refused")`)
+	assert.Equal(t, "fail", res.action["TestHalt/SC-3"])
+	assert.Equal(t, "skip", res.action["TestHalt/SC-4"])
+	assert.Contains(t, res.output["TestHalt/SC-4"], "not run: the run halted")
 }
