@@ -17,7 +17,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
 
@@ -52,8 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := *rootFlag
 	if root == "" {
 		var err error
-		if root, err = findRoot(); err != nil {
-			fmt.Fprintf(stderr, "rookgen: %v\n", err)
+		if root, _, err = workspace.RootOfWorkingDir(); err != nil {
+			fmt.Fprintf(stderr, "rookgen: %v; run rookgen inside a module or pass -root\n", err)
 			return 1
 		}
 	}
@@ -134,21 +134,4 @@ func plan(root string) ([]change, error) {
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 	return changes, nil
-}
-
-func findRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory; run rookgen inside a module or pass -root")
-		}
-		dir = parent
-	}
 }

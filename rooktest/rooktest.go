@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -80,7 +80,7 @@ type plan struct {
 // written, when the test and all its subtests have ended.
 func Start(t *testing.T, s Suite) *Run {
 	t.Helper()
-	root, project, err := moduleRoot()
+	root, project, err := workspace.RootOfWorkingDir()
 	if err != nil {
 		t.Fatalf("rooktest: %v", err)
 	}
@@ -120,7 +120,7 @@ func Start(t *testing.T, s Suite) *Run {
 		Selection: sel}
 	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(scenarios)
 	if err := r.open(cfg); err != nil {
-		t.Fatalf("rooktest: %v", relErr(root, err))
+		t.Fatalf("rooktest: %v", workspace.Rel(root, err))
 	}
 	run := r.run
 	included := cfg.Included
@@ -209,7 +209,7 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 	var problems []error
 	prof, err := spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
 	if err != nil {
-		return nil, nil, fmt.Errorf("load profile:\n%w", relErr(root, err))
+		return nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
 	}
 	if prof.SHA256 != s.Profile.SHA256 {
 		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
@@ -224,7 +224,7 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 				problems = append(problems, fmt.Errorf("%s was deleted after the test was generated: %s", f.Path, fix))
 				continue
 			}
-			problems = append(problems, relErr(root, err))
+			problems = append(problems, workspace.Rel(root, err))
 			continue
 		}
 		if sc.SHA256 != f.SHA256 {
@@ -243,11 +243,6 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 		return nil, nil, errors.Join(problems...)
 	}
 	return prof, scenarios, nil
-}
-
-// relErr shows paths in load errors relative to the module root.
-func relErr(root string, err error) error {
-	return errors.New(strings.ReplaceAll(err.Error(), root+string(filepath.Separator), ""))
 }
 
 func interpretersPresent(p *spec.Profile) error {
@@ -273,39 +268,4 @@ func interpretersPresent(p *spec.Profile) error {
 		return fmt.Errorf("profile %s: hook programs not found in PATH: %s", p.ID, strings.Join(missing, ", "))
 	}
 	return nil
-}
-
-// moduleRoot finds the directory holding go.mod above the working directory, and the
-// module path it declares.
-func moduleRoot() (string, string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", "", fmt.Errorf("find module root: %w", err)
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil {
-			for _, line := range strings.Split(string(data), "\n") {
-				if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-					return dir, strings.Trim(strings.TrimSpace(rest), `"`), nil
-				}
-			}
-			return dir, filepath.Base(dir), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", "", errors.New("find module root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// sortedIDs returns the suite's scenario ids in order.
-func (r *Run) sortedIDs() []string {
-	ids := make([]string, 0, len(r.scenarios))
-	for id := range r.scenarios {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }

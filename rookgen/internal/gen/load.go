@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // Load reads every agent under root: profiles/<agent>/*.yaml and scenarios/<agent>/*.yaml.
@@ -36,7 +37,7 @@ func Load(root string) ([]Agent, error) {
 		for _, f := range files {
 			p, err := spec.LoadProfile(f, agentDir)
 			if err != nil {
-				problems = append(problems, rel(root, err))
+				problems = append(problems, workspace.Rel(root, err))
 				continue
 			}
 			a.Profiles = append(a.Profiles, p)
@@ -47,7 +48,7 @@ func Load(root string) ([]Agent, error) {
 		for _, f := range files {
 			s, err := spec.LoadScenario(f)
 			if err != nil {
-				problems = append(problems, rel(root, err))
+				problems = append(problems, workspace.Rel(root, err))
 				continue
 			}
 			a.Scenarios = append(a.Scenarios, s)
@@ -76,10 +77,6 @@ func slash(root, f string) string {
 		return filepath.ToSlash(f)
 	}
 	return filepath.ToSlash(r)
-}
-
-func rel(root string, err error) error {
-	return errors.New(strings.ReplaceAll(err.Error(), root+string(filepath.Separator), ""))
 }
 
 // Existing returns the generated files already under root/scenarios, by relative path.

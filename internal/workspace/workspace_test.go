@@ -1,0 +1,30 @@
+package workspace_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/workspace"
+)
+
+func TestRoot(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644))
+	deep := filepath.Join(dir, "scenarios", "agent")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	root, module, err := workspace.Root(deep)
+	require.NoError(t, err)
+	assert.Equal(t, dir, root)
+	assert.Equal(t, "example.com/m", module)
+
+	_, _, err = workspace.Root(string(filepath.Separator))
+	assert.EqualError(t, err, "find module root: no go.mod above the working directory")
+
+	err = workspace.Rel(dir, errors.New(filepath.Join(dir, "scenarios", "a.yaml")+":1:1: bad"))
+	assert.EqualError(t, err, "scenarios/a.yaml:1:1: bad")
+}
