@@ -148,7 +148,7 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 		a.record(red.Bytes(filepath.Join(r.Dir, "scenarios", sc.ID, "snapshot.yaml"), sc.Source))
 		prof := r.cfg.Profile
 		a.record(red.JSON(filepath.Join(dir, "request.json"), Request{ScenarioID: sc.ID, Attempt: n,
-			Goal: sc.Goal, SetupMessages: nonNilStrings(sc.SetupMessages), Profile: prof.ID, Invoked: prof.Hooks[spec.Execute].Invoked()}))
+			Goal: sc.Goal, SetupMessages: nonNil(sc.SetupMessages), Profile: prof.ID, Invoked: prof.Hooks[spec.Execute].Invoked()}))
 	}
 
 	budget := ctx
@@ -405,7 +405,7 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 		}
 		var calls *[]hook.Call
 		if ev.CallsObserved {
-			c := nonNilCalls(ev.Calls)
+			c := nonNil(ev.Calls)
 			calls = &c
 		}
 		var artifacts []string
@@ -415,8 +415,8 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 			}
 		}
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), Response{ScenarioID: a.sc.ID, Attempt: res.N,
-			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNilMessages(transcript), Calls: calls,
-			Artifacts: nonNilStrings(artifacts), LatencyMs: res.LatencyMs, Turns: res.Turns, Usage: ev.Usage}))
+			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNil(transcript), Calls: calls,
+			Artifacts: nonNil(artifacts), LatencyMs: res.LatencyMs, Turns: res.Turns, Usage: ev.Usage}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res
@@ -510,10 +510,7 @@ func (a *attemptRun) judge(res *Attempt) {
 	}
 	res.Judged = true
 	v := Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: res.Status, UnverifiableReason: res.Reason,
-		Criteria: nonNilRows(res.Rows), ForbiddenHits: res.Hits, Turns: len(ev.Turns), Usage: ev.Usage}
-	if v.ForbiddenHits == nil {
-		v.ForbiddenHits = []judge.ForbiddenHit{}
-	}
+		Criteria: nonNil(res.Rows), ForbiddenHits: nonNil(res.Hits), Turns: len(ev.Turns), Usage: ev.Usage}
 	for _, t := range ev.Turns {
 		v.LatencyMs += t.LatencyMs
 	}
@@ -584,25 +581,4 @@ func withPhase(inv invocation, ph spec.Phase, h spec.Hook, conv ...string) invoc
 		inv.conversation = conv[0]
 	}
 	return inv
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func nonNilMessages(m []Message) []Message {
-	if m == nil {
-		return []Message{}
-	}
-	return m
-}
-
-func nonNilCalls(c []hook.Call) []hook.Call {
-	if c == nil {
-		return []hook.Call{}
-	}
-	return c
 }

@@ -112,13 +112,6 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	return r, nil
 }
 
-func nonNil(e []Entry) []Entry {
-	if e == nil {
-		return []Entry{}
-	}
-	return e
-}
-
 type profileSnapshot struct {
 	ID           string                    `yaml:"id"`
 	Name         string                    `yaml:"name"`
@@ -355,4 +348,12 @@ func percentile(xs []int64, p int) int64 {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	rank := (p*len(s) + 99) / 100
 	return s[max(rank, 1)-1]
+}
+
+// nonNil makes a nil list an empty one, so that records show [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -159,18 +159,11 @@ func (r *Run) aggregate(o *Outcome) {
 			break
 		}
 	}
-	v.Criteria = nonNilRows(shown.Rows)
+	v.Criteria = nonNil(shown.Rows)
 	countRows(&v, shown.Rows)
 	if err := r.cfg.Redactor.YAML(filepath.Join(o.Dir, "verdict.yaml"), v); err != nil {
 		shown.RecordErr = err
 	}
-}
-
-func nonNilRows(rows []judge.Row) []judge.Row {
-	if rows == nil {
-		return []judge.Row{}
-	}
-	return rows
 }
 
 func countRows(v *Verdict, rows []judge.Row) {
