@@ -9,7 +9,7 @@
 //
 // Evidence: execute returns the reply, the conversation and token usage; the tool calls
 // are written to a trace that only collect returns, as a trace pipeline would.
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -21,11 +21,12 @@ const fail = (msg, code = 2) => { log(msg); process.exit(code); };
 
 const readJSON = (path) => JSON.parse(readFileSync(path, 'utf8'));
 const writeJSON = (path, v) => writeFileSync(path, JSON.stringify(v, null, 2));
+// count appends one line per call to dir/name and returns how many there are. Appending is
+// safe when scenarios run concurrently; a read-modify-write of a number would lose calls.
 const count = (dir, name) => {
   const path = join(dir, name);
-  const n = existsSync(path) ? Number(readFileSync(path, 'utf8')) + 1 : 1;
-  writeFileSync(path, String(n));
-  return n;
+  appendFileSync(path, `${process.pid}\n`);
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
 };
 
 const ORDERS = {
