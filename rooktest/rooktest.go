@@ -100,9 +100,12 @@ func Start(t *testing.T, s Suite) *Run {
 	}
 	secrets := map[string]string{}
 	for _, v := range prof.Env {
+		if !v.IsSecret() {
+			continue // a setting (a URL, an engine): the evidence keeps it as the hooks saw it
+		}
 		secrets[v.Variable] = os.Getenv(v.Variable)
 		if n := len(secrets[v.Variable]); n < record.MinRedacted {
-			t.Logf("rooktest: warning: %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
+			t.Logf("rooktest: warning: secret %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
 		}
 	}
 	r := &Run{t: t, suite: s, opts: opts, profile: prof, scenarios: map[string]*spec.Scenario{},

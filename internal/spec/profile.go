@@ -76,6 +76,48 @@ func (h Hook) Invoked() string {
 type EnvVar struct {
 	Variable string
 	Purpose  string
+	// Secret is the entry's secret: true|false, nil when it does not say; IsSecret decides.
+	Secret *bool
+}
+
+// IsSecret reports whether the variable's value is redacted from records and output: as
+// its secret key says, or else when its name reads as a credential.
+func (v EnvVar) IsSecret() bool {
+	if v.Secret != nil {
+		return *v.Secret
+	}
+	return LooksSecret(v.Variable)
+}
+
+// credentialWords are the name parts that make a variable a credential.
+var credentialWords = map[string]bool{
+	"TOKEN": true, "TOKENS": true, "KEY": true, "KEYS": true, "APIKEY": true, "SECRET": true, "SECRETS": true,
+	"PASSWORD": true, "PASSWD": true, "PASS": true, "PWD": true, "PASSPHRASE": true, "CREDENTIAL": true,
+	"CREDENTIALS": true, "CREDS": true, "AUTH": true, "AUTHORIZATION": true, "PAT": true, "BEARER": true,
+	"COOKIE": true, "JWT": true, "PRIVATE": true, "SIGNATURE": true, "DSN": true,
+}
+
+// credentialParts are spellings that mark a credential inside a longer name part
+// (GITHUBTOKEN, DBPASSWORD, CLIENTSECRET).
+var credentialParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY", "ACCESSKEY", "PRIVATEKEY"}
+
+// LooksSecret reports whether a variable name reads as a credential: one of its parts
+// (split on '_', '-' and '.') is TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL, AUTH, PAT and
+// the like, or holds TOKEN, SECRET, PASSWORD, CREDENTIAL, APIKEY or ACCESSKEY. Plain
+// settings (DEMO_BASE_URL, DEMO_ENGINE, REGION) do not.
+func LooksSecret(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, w := range strings.FieldsFunc(upper, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if credentialWords[w] {
+			return true
+		}
+		for _, part := range credentialParts {
+			if strings.Contains(w, part) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Capabilities are what the profile's hooks are known to report.
@@ -96,7 +138,7 @@ func (p *Profile) TimeoutFor(ph Phase) time.Duration {
 var (
 	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency"}
 	hookKeys    = []string{"script", "timeout_seconds", "delay_seconds", "command"}
-	envKeys     = []string{"variable", "purpose"}
+	envKeys     = []string{"variable", "purpose", "secret"}
 	capKeys     = []string{"multi_turn", "calls", "usage"}
 	phaseKeys   = []string{"prepare", "open", "execute", "close", "collect"}
 
@@ -246,7 +288,7 @@ func (p *Profile) parseEnv(e *errs, f field) {
 		return
 	}
 	if f.v.Kind != yaml.SequenceNode {
-		e.at(f.v, "env must be a list of {variable, purpose}, not %s", kindName(f.v))
+		e.at(f.v, "env must be a list of {variable, purpose, secret}, not %s", kindName(f.v))
 		return
 	}
 	seen := map[string]bool{}
@@ -258,6 +300,11 @@ func (p *Profile) parseEnv(e *errs, f field) {
 				v.Variable = str(e, k)
 			case "purpose":
 				v.Purpose = str(e, k)
+			case "secret":
+				if !isNull(k.v) {
+					b := boolean(e, k)
+					v.Secret = &b
+				}
 			}
 		}
 		switch {

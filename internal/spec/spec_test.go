@@ -180,6 +180,42 @@ env:
 	assert.NoError(t, p.MissingEnv(func(string) (string, bool) { return "x", true }))
 }
 
+func TestEnvSecret(t *testing.T) {
+	path, dir := writeProfile(t, "p", `id: p
+hooks: {execute: hook.mjs}
+env:
+  - variable: DEMO_BASE_URL
+  - variable: DEMO_ENGINE
+  - variable: BANK_API_TOKEN
+  - {variable: REGION_NAME, secret: true}
+  - {variable: PUBLIC_KEY_ID, secret: false}
+`)
+	p, err := spec.LoadProfile(path, dir)
+	require.NoError(t, err)
+	got := map[string]bool{}
+	for _, v := range p.Env {
+		got[v.Variable] = v.IsSecret()
+	}
+	assert.Equal(t, map[string]bool{"DEMO_BASE_URL": false, "DEMO_ENGINE": false, "BANK_API_TOKEN": true,
+		"REGION_NAME": true, "PUBLIC_KEY_ID": false}, got, "secret: says so; without it, the name decides")
+
+	_, err = spec.LoadProfile(writeProfile(t, "p", "id: p\nhooks: {execute: hook.mjs}\nenv:\n  - {variable: X, secret: yes please}\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `p.yaml:4:27: secret must be true or false, not "yes please"`)
+}
+
+func TestLooksSecret(t *testing.T) {
+	for name, want := range map[string]bool{
+		"HELPDESK_API_KEY": true, "OPENAI_API_KEY": true, "GITHUB_TOKEN": true, "GITHUBTOKEN": true, "DB_PASSWORD": true,
+		"CLIENT_SECRET": true, "AWS_SECRET_ACCESS_KEY": true, "AWS_ACCESS_KEY_ID": true, "GCP_CREDENTIALS": true,
+		"BASIC_AUTH": true, "GH_PAT": true, "SESSION_COOKIE": true, "SENTRY_DSN": true, "ssh-private-key": true,
+		"DEMO_BASE_URL": false, "DEMO_ENGINE": false, "DEMO_VARIANT": false, "DEMO_FAULT": false, "REGION": false,
+		"KEYBOARD_LAYOUT": false, "AUTHOR_NAME": false, "MONKEY_MODE": false, "PATH_PREFIX": false, "COMPASS": false,
+	} {
+		assert.Equal(t, want, spec.LooksSecret(name), name)
+	}
+}
+
 func TestScenarioErrors(t *testing.T) {
 	tests := []struct {
 		name, file, body string
