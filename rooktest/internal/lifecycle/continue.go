@@ -41,8 +41,8 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 	if cfg.Selection == nil {
 		cfg.Selection = All()
 	}
-	r := &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
-		phasesRun: map[spec.Phase]bool{}, file: f}
+	r := newRun(cfg, id, dir, now)
+	r.file = f
 	for _, ph := range f.PhasesRun {
 		r.phasesRun[spec.Phase(ph)] = true
 	}
@@ -75,7 +75,7 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 	}
 	// A halt stops the process that halted; a continuation starts with a clean count.
 	r.file.Halted, r.file.HaltReason = false, ""
-	if err := os.MkdirAll(r.RunStateDir, 0o755); err != nil {
+	if err := r.makeStateDirs(); err != nil {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
 	return r, r.writeRunFile()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -258,4 +259,50 @@ func TestDelayCountsFromTheRecordedEnd(t *testing.T) {
 	o := r.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged)
 	assert.NotContains(t, f.logs.all(), "collect: waiting")
+}
+
+func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
+	f := newRun(t, nil, "")
+	p := f.cfg.Profile
+	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+
+	// First process: prepare fails, so no scenario runs.
+	f.cfg.Env = append(f.cfg.Env, "FAKEHOOK_PREPARE=exit:4:login refused")
+	f.restart(t, nil)
+	first := f.run
+	perr := first.Prepare(context.Background(), f.logs.add)
+	require.NotNil(t, perr)
+	require.NoError(t, os.WriteFile(filepath.Join(first.PrepareStateDir, "token"), []byte("stale"), 0o644))
+	_, err := first.Finish(time.Now())
+	require.NoError(t, err)
+
+	// Second process selects everything but prepare: prepare runs again first anyway.
+	r := f.again(t, sel(t, "open,execute,close,collect,judge", p, true), "FAKEHOOK_PREPARE=json:{}")
+	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
+	assert.Contains(t, f.logs.all(), "prepare: did not complete in run "+first.ID+"; running it again first")
+	o := r.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged)
+	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, []string{"prepare", "prepare", "open", "execute#1", "close", "collect"}, phases(f.calls(t)))
+	rep, err := r.Finish(time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, "ok", rep.Prepare.Status)
+	assert.Equal(t, 2, rep.Prepare.Attempts)
+
+	var kept lifecycle.PhaseRecord
+	data, err := os.ReadFile(filepath.Join(r.Dir, "prepare", "abandoned", "1", "prepare.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &kept))
+	assert.False(t, kept.OK)
+	assert.Equal(t, 4, kept.ExitCode)
+	assert.FileExists(t, filepath.Join(r.Dir, "prepare", "abandoned", "1", "hook-state", "token"), "the failed prepare's state is kept aside")
+	assert.NoFileExists(t, filepath.Join(r.PrepareStateDir, "token"), "the new prepare starts with a fresh state folder")
+
+	var rf lifecycle.RunFile
+	data, err = os.ReadFile(filepath.Join(r.Dir, "run.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &rf))
+	assert.True(t, rf.Prepare.OK)
+	assert.Equal(t, 2, rf.PrepareAttempts)
+	assert.Contains(t, rf.PhasesRun, "prepare")
 }

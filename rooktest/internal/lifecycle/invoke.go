@@ -94,12 +94,12 @@ func (r *Run) env(inv invocation) []string {
 	set("ROOK_AGENT", r.cfg.Agent)
 	set("ROOK_RUN_ID", r.ID)
 	set("ROOK_RUN_STATE_DIR", r.RunStateDir)
+	set("ROOK_STATE_DIR", inv.stateDir)
 	if inv.phase == spec.Prepare {
 		return env
 	}
 	set("ROOK_SCENARIO_ID", inv.scenario)
 	set("ROOK_SESSION", inv.session)
-	set("ROOK_STATE_DIR", inv.stateDir)
 	if inv.phase == spec.Execute {
 		set("ROOK_TURN", strconv.Itoa(inv.turn))
 	}

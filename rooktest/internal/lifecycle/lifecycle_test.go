@@ -163,9 +163,12 @@ func TestLifecycleEnvironmentStdinAndOrder(t *testing.T) {
 		byPhase[c.Phase+c.Env["ROOK_TURN"]] = c
 	}
 	prep := byPhase["prepare"]
-	for _, k := range []string{"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_STATE_DIR", "ROOK_TURN", "ROOK_CONVERSATION"} {
+	for _, k := range []string{"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_TURN", "ROOK_CONVERSATION"} {
 		assert.NotContains(t, prep.Env, k, "prepare is run-scoped; inherited and hook_env values are dropped")
 	}
+	assert.Equal(t, filepath.Join(f.run.Dir, "prepare", "hook-state"), prep.Env["ROOK_STATE_DIR"],
+		"prepare gets a state folder of its own, as Rook's hooks require one in every phase")
+	assert.DirExists(t, prep.Env["ROOK_STATE_DIR"])
 	open := byPhase["open"]
 	assert.Equal(t, "SC-1", open.Env["ROOK_SCENARIO_ID"])
 	assert.Equal(t, filepath.Join(o.Dir, "hook-state"), open.Env["ROOK_STATE_DIR"])

@@ -23,9 +23,12 @@ type RunFile struct {
 	// Carried lists the scenarios whose verdicts came forward from ResumeFrom.
 	Carried []string `yaml:"carried"`
 	// Halted is set when the run stopped early; HaltReason says why.
-	Halted     bool         `yaml:"halted"`
-	HaltReason string       `yaml:"halt_reason,omitempty"`
-	Prepare    *PhaseRecord `yaml:"prepare,omitempty"`
+	Halted     bool   `yaml:"halted"`
+	HaltReason string `yaml:"halt_reason,omitempty"`
+	// Prepare is the last prepare's record; PrepareAttempts counts the prepares started,
+	// the earlier ones kept in prepare/abandoned/<n>/.
+	Prepare         *PhaseRecord `yaml:"prepare,omitempty"`
+	PrepareAttempts int          `yaml:"prepare_attempts,omitempty"`
 }
 
 // Entry names a scenario and why it is in a list of run.yaml.
@@ -141,12 +144,40 @@ type AttemptStatus struct {
 
 // Report is report.yaml.
 type Report struct {
-	RunID     string  `yaml:"run_id"`
-	Agent     string  `yaml:"agent_id"`
-	Profile   string  `yaml:"profile"`
-	Generated string  `yaml:"generated"`
-	Totals    Totals  `yaml:"totals"`
-	Metrics   Metrics `yaml:"metrics"`
+	RunID     string         `yaml:"run_id"`
+	Agent     string         `yaml:"agent_id"`
+	Profile   string         `yaml:"profile"`
+	Generated string         `yaml:"generated"`
+	Prepare   PrepareSummary `yaml:"prepare"`
+	Totals    Totals         `yaml:"totals"`
+	Metrics   Metrics        `yaml:"metrics"`
+	// Clusters group the scenarios that did not pass; empty, never absent, when none.
+	Clusters []Cluster `yaml:"clusters"`
+}
+
+// PrepareSummary says what became of the run's prepare: Status is ok, failed, not_run or
+// not_defined; Attempts counts the prepares started (a continued run runs a failed one
+// again, keeping the earlier one in prepare/abandoned/<n>/).
+type PrepareSummary struct {
+	Status   string `yaml:"status"`
+	Attempts int    `yaml:"attempts"`
+}
+
+// Cluster is a group of scenarios that did not pass for a shared reason. Kind is failed
+// or unverifiable.
+type Cluster struct {
+	ID        string            `yaml:"id"`
+	Why       string            `yaml:"why"`
+	FeatureID string            `yaml:"feature_id,omitempty"`
+	Kind      string            `yaml:"kind"`
+	Scenarios []ClusterScenario `yaml:"scenarios"`
+}
+
+// ClusterScenario is one scenario of a cluster.
+type ClusterScenario struct {
+	ScenarioID string `yaml:"scenario_id"`
+	Title      string `yaml:"title"`
+	Summary    string `yaml:"summary"`
 }
 
 // Totals counts scenarios. planned == executed + not_run; executed == passed + failed +

@@ -12,19 +12,14 @@
 package lifecycle
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -59,6 +54,8 @@ type Run struct {
 
 	// RunStateDir is ROOK_RUN_STATE_DIR.
 	RunStateDir string
+	// PrepareStateDir is prepare's ROOK_STATE_DIR.
+	PrepareStateDir string
 
 	mu         sync.Mutex
 	writeMu    sync.Mutex
@@ -94,10 +91,9 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	if cfg.Selection == nil {
 		cfg.Selection = All()
 	}
-	r := &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
-		phasesRun: map[spec.Phase]bool{}}
-	if err := os.MkdirAll(r.RunStateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create run state folder: %w", err)
+	r := newRun(cfg, id, dir, now)
+	if err := r.makeStateDirs(); err != nil {
+		return nil, err
 	}
 	r.file = RunFile{Version: 1, ID: id, Agent: cfg.Agent, Profile: cfg.Profile.ID,
 		Created: now.UTC().Format(time.RFC3339Nano), Concurrency: cfg.Concurrency,
@@ -112,13 +108,29 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	return r, nil
 }
 
+func newRun(cfg Config, id, dir string, now time.Time) *Run {
+	return &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
+		PrepareStateDir: filepath.Join(dir, "prepare", "hook-state"), phasesRun: map[spec.Phase]bool{}}
+}
+
+// makeStateDirs creates the run's state folders: ROOK_RUN_STATE_DIR, and prepare's
+// ROOK_STATE_DIR.
+func (r *Run) makeStateDirs() error {
+	for _, d := range []string{r.RunStateDir, r.PrepareStateDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("create state folder: %w", err)
+		}
+	}
+	return nil
+}
+
 type profileSnapshot struct {
 	ID           string                    `yaml:"id"`
 	Name         string                    `yaml:"name"`
 	Source       string                    `yaml:"source"`
 	SHA256       string                    `yaml:"sha256"`
 	Hooks        map[string]map[string]any `yaml:"hooks"`
-	Env          []map[string]string       `yaml:"env"`
+	Env          []map[string]any          `yaml:"env"`
 	HookEnv      map[string]string         `yaml:"hook_env,omitempty"`
 	Capabilities map[string]bool           `yaml:"capabilities"`
 	Concurrency  int                       `yaml:"concurrency"`
@@ -127,7 +139,7 @@ type profileSnapshot struct {
 func (r *Run) profileSnapshot() profileSnapshot {
 	p := r.cfg.Profile
 	s := profileSnapshot{ID: p.ID, Name: p.Name, Source: r.rel(p.File), SHA256: p.SHA256,
-		Hooks: map[string]map[string]any{}, Env: []map[string]string{}, HookEnv: p.HookEnv,
+		Hooks: map[string]map[string]any{}, Env: []map[string]any{}, HookEnv: p.HookEnv,
 		Capabilities: map[string]bool{"multi_turn": p.Capabilities.MultiTurn, "calls": p.Capabilities.Calls, "usage": p.Capabilities.Usage},
 		Concurrency:  p.Concurrency}
 	for ph, h := range p.Hooks {
@@ -143,7 +155,7 @@ func (r *Run) profileSnapshot() profileSnapshot {
 		s.Hooks[string(ph)] = e
 	}
 	for _, v := range p.Env {
-		s.Env = append(s.Env, map[string]string{"variable": v.Variable, "purpose": v.Purpose})
+		s.Env = append(s.Env, map[string]any{"variable": v.Variable, "purpose": v.Purpose, "secret": v.IsSecret()})
 	}
 	return s
 }
@@ -232,35 +244,6 @@ func (r *Run) Halted() (bool, string) {
 // Logger receives progress lines: hook stderr and phase ends.
 type Logger func(line string)
 
-// Prepare runs the prepare hook, if the profile defines one. A failure is returned; the
-// run keeps its records, and its scenarios are not run.
-func (r *Run) Prepare(ctx context.Context, log Logger) *PhaseError {
-	h, ok := r.cfg.Profile.Hooks[spec.Prepare]
-	if !ok || !r.cfg.Selection[spec.Prepare] {
-		return nil
-	}
-	r.mu.Lock()
-	done := r.file.Prepare != nil && r.file.Prepare.OK
-	r.mu.Unlock()
-	if done {
-		if log != nil {
-			log(fmt.Sprintf("prepare: completed in run %s already; not run again", r.ID))
-		}
-		return nil
-	}
-	inv := invocation{phase: spec.Prepare, hook: h}
-	rec, _, perr := r.invoke(ctx, inv, log)
-	r.mu.Lock()
-	r.file.Prepare = rec
-	r.prepareEnd = time.Now()
-	r.mu.Unlock()
-	r.markPhase(spec.Prepare)
-	if err := r.writeRunFile(); err != nil && perr == nil {
-		return &PhaseError{Phase: spec.Prepare, Script: h.Invoked(), Err: err}
-	}
-	return perr
-}
-
 // Narrow moves the included scenarios that never started to skipped, saying why: go test's
 // -run narrows a run further than its plan.
 func (r *Run) Narrow(started map[string]bool, why string) {
@@ -275,79 +258,6 @@ func (r *Run) Narrow(started map[string]bool, why string) {
 		}
 	}
 	r.file.Included = nonNil(kept)
-}
-
-// Finish writes report.yaml and the final run.yaml. The totals come from the records of
-// every planned scenario, so a run continued over several processes reports all of it.
-func (r *Run) Finish(now time.Time) (*Report, error) {
-	rep := &Report{RunID: r.ID, Agent: r.cfg.Agent, Profile: r.cfg.Profile.ID, Generated: now.UTC().Format(time.RFC3339Nano)}
-	t := &rep.Totals
-	r.mu.Lock()
-	included := append([]Entry(nil), r.file.Included...)
-	t.Unrunnable = len(r.file.Unrunnable)
-	t.CarriedForward = len(r.file.Carried)
-	r.mu.Unlock()
-	t.Planned = len(included)
-	var latencies []int64
-	var problems []error
-	for _, e := range included {
-		dir := filepath.Join(r.Dir, "scenarios", e.ScenarioID)
-		if _, err := os.Stat(dir); err != nil {
-			continue // not run
-		}
-		t.Executed++
-		data, err := os.ReadFile(filepath.Join(dir, "verdict.yaml"))
-		if err != nil {
-			t.Unjudged++
-			continue
-		}
-		var v Verdict
-		if err := yaml.Unmarshal(data, &v); err != nil {
-			problems = append(problems, fmt.Errorf("read %s: %w", filepath.Join(dir, "verdict.yaml"), err))
-			t.Unjudged++
-			continue
-		}
-		switch v.Status {
-		case judge.Pass:
-			t.Passed++
-		case judge.Fail:
-			t.Failed++
-		case judge.UnableToVerify:
-			t.Unverifiable++
-		default:
-			t.Unjudged++
-		}
-		latencies = append(latencies, v.LatencyMs)
-		rep.Metrics.TurnsTotal += v.Turns
-		if v.Usage != nil {
-			rep.Metrics.TokensIn += v.Usage.Input
-			rep.Metrics.TokensOut += v.Usage.Output
-		}
-	}
-	t.NotRun = t.Planned - t.Executed
-	t.Decided = t.Passed + t.Failed
-	if t.Decided > 0 {
-		t.PassRate = float64(t.Passed) / float64(t.Decided)
-	}
-	rep.Metrics.DurationMs = now.Sub(r.started).Milliseconds()
-	rep.Metrics.LatencyP50Ms = percentile(latencies, 50)
-	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)
-	r.mu.Lock()
-	r.file.Finished = now.UTC().Format(time.RFC3339Nano)
-	r.mu.Unlock()
-	problems = append(problems, r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
-	return rep, errors.Join(problems...)
-}
-
-// percentile is the nearest-rank percentile of xs.
-func percentile(xs []int64, p int) int64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]int64(nil), xs...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	rank := (p*len(s) + 99) / 100
-	return s[max(rank, 1)-1]
 }
 
 // nonNil makes a nil list an empty one, so that records show [] rather than null.
