@@ -17,13 +17,17 @@ const (
 	unrunnable
 )
 
-// decide applies selection, exclusion, executability and runnability, in that order.
-func decide(o options, p *spec.Profile, sc *spec.Scenario) (decision, string) {
+// decide applies the plan of a continued run, selection, exclusion, executability and
+// runnability, in that order. planned is nil for a new run; for a run that -rook.run
+// continues, it is the plan the run started with, which selection flags only narrow.
+func decide(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]bool) (decision, string) {
 	named := slices.Contains(o.only, sc.ID)
 	switch {
+	case planned != nil && !planned[sc.ID]:
+		return skip, fmt.Sprintf("not planned by run %s, which keeps the plan it started with", o.run)
 	case len(o.only) > 0 && !named:
 		return skip, "not selected: not named by -rook.only"
-	case sc.Excluded && !named:
+	case sc.Excluded && !named && planned == nil:
 		return skip, "excluded (excluded: true); name it in -rook.only to run it"
 	case len(o.tags) > 0 && !overlaps(o.tags, sc.Tags):
 		return skip, fmt.Sprintf("not selected: it has none of the tags %s", strings.Join(o.tags, ", "))

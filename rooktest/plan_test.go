@@ -32,10 +32,18 @@ func TestDecide(t *testing.T) {
 		{"excluded but named", options{only: []string{"SC-2"}}, excluded, include, ""},
 		{"usage without the capability", options{}, tokens, unrunnable, "it grades token usage and p's hooks report none (capabilities.usage is false)"},
 		{"not executable", options{}, off, skip, "not executable: needs a file upload"},
+		{"a continued run keeps its plan", options{run: "R1"}, sc, skip, "not planned by run R1, which keeps the plan it started with"},
+		{"a continued run runs what it planned", options{run: "R1"}, excluded, include, ""},
+		{"flags narrow a continued run's plan", options{run: "R1", only: []string{"SC-9"}}, excluded, skip, "not selected: not named by -rook.only"},
 	}
+	planned := map[string]bool{"SC-2": true}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, why := decide(tc.o, p, tc.sc)
+			var plan map[string]bool
+			if tc.o.run != "" {
+				plan = planned
+			}
+			d, why := decide(tc.o, p, tc.sc, plan)
 			assert.Equal(t, tc.want, d)
 			assert.Equal(t, tc.why, why)
 		})

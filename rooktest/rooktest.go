@@ -121,7 +121,13 @@ func Start(t *testing.T, s Suite) *Run {
 	cfg := lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
 		RecordsRoot: recordsRoot(root, opts.dir), Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
 		Selection: sel}
-	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(scenarios)
+	var planned map[string]bool
+	if opts.run != "" {
+		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, opts.run); err != nil {
+			t.Fatalf("rooktest: %v", workspace.Rel(root, err))
+		}
+	}
+	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(scenarios, planned)
 	if err := r.open(cfg); err != nil {
 		t.Fatalf("rooktest: %v", workspace.Rel(root, err))
 	}
@@ -146,15 +152,21 @@ func Start(t *testing.T, s Suite) *Run {
 }
 
 // plan decides each scenario: included, skipped (with why) or unrunnable (with why).
-func (r *Run) plan(scenarios []*spec.Scenario) (included, skipped, unrun []lifecycle.Entry) {
+// Every unrunnable scenario of the suite is listed as unrunnable, selected or not, as
+// Rook's totals count them.
+func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (included, skipped, unrun []lifecycle.Entry) {
 	for _, sc := range scenarios {
 		r.scenarios[sc.ID] = sc
-		d, why := decide(r.opts, r.profile, sc)
+		d, why := decide(r.opts, r.profile, sc, planned)
 		r.plans[sc.ID] = plan{d, why}
 		switch d {
 		case include:
 			included = append(included, lifecycle.Entry{ScenarioID: sc.ID, Why: "selected"})
 		case skip:
+			if gap := unrunnableWhy(r.profile, sc); gap != "" && !sc.NotExecutable {
+				unrun = append(unrun, lifecycle.Entry{ScenarioID: sc.ID, Why: gap})
+				continue
+			}
 			skipped = append(skipped, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
 		case unrunnable:
 			unrun = append(unrun, lifecycle.Entry{ScenarioID: sc.ID, Why: why})

@@ -127,7 +127,10 @@ func (r *Run) finish() {
 	for _, j := range jobs {
 		started[j.sc.ID] = true
 	}
-	r.run.Narrow(started, "not selected: go test -run did not match its subtest")
+	if r.opts.run == "" {
+		// go test -run narrows a new run's plan; a continued run keeps the plan it has.
+		r.run.Narrow(started, "not selected: go test -run did not match its subtest")
+	}
 	if halted, why := r.run.Halted(); halted {
 		r.t.Errorf("rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
 			r.run.ID, r.red.String(why), r.run.ID)

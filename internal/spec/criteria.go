@@ -289,7 +289,8 @@ func parseCalls(e *errs, f field) []Criterion {
 	var out []Criterion
 	for i, item := range f.v.Content {
 		where := fmt.Sprintf("calls[%d]", i)
-		c := Criterion{Line: item.Line, Column: item.Column, Check: "called"}
+		// Rook names the shorthand's criteria CALL-01, CALL-02...
+		c := Criterion{ID: fmt.Sprintf("CALL-%02d", i+1), Line: item.Line, Column: item.Column, Check: "called"}
 		expect := "called"
 		got := map[string]field{}
 		for _, k := range fields(e, item, where, callKeys, true) {

@@ -72,11 +72,12 @@ func TestRookSampleShapes(t *testing.T) {
 	assert.Equal(t, "5,?000", sc1.Criteria[1].Pattern)
 	assert.Equal(t, "C2_regex", sc1.Criteria[1].Subtest())
 
-	// The calls shorthand becomes criteria after acceptance_criteria.
+	// The calls shorthand becomes criteria after acceptance_criteria, named as Rook names them.
 	sc5 := draft("SC-005")
 	require.Len(t, sc5.Criteria, 4)
 	c := sc5.Criteria[3]
-	assert.Equal(t, "C4", c.ID)
+	assert.Equal(t, "CALL-01", c.ID)
+	assert.Equal(t, "CALL-01_called_transfer", c.Subtest())
 	assert.Equal(t, "called", c.Check)
 	assert.Equal(t, "transfer", c.Name)
 	require.NotNil(t, c.Times)

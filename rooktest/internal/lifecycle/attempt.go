@@ -50,6 +50,7 @@ type Attempt struct {
 type attemptRun struct {
 	r       *Run
 	sc      *spec.Scenario
+	n       int
 	dir     string
 	log     Logger
 	hooks   HooksFile
@@ -101,7 +102,7 @@ func (a *attemptRun) progress() progress {
 // attempt runs what the selection asks of attempt n and what its records have not done.
 func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger) *Attempt {
 	dir := attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), n, sc.Repeat)
-	a := &attemptRun{r: r, sc: sc, dir: dir, log: log, hooks: HooksFile{Version: 1}}
+	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: HooksFile{Version: 1}}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
 	if err := a.load(); err != nil {
 		res.RecordErr = err
@@ -137,7 +138,7 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 		r.mu.Unlock()
 	}
 
-	for _, d := range []string{a.stateDir(), filepath.Join(dir, "artifacts")} {
+	for _, d := range []string{a.stateDir(), filepath.Join(r.Dir, "scenarios", sc.ID, "artifacts")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			res.RecordErr, res.NotRun = err, fmt.Sprintf("create %s: %v", d, err)
 			return res
@@ -236,7 +237,7 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 		rec, out, perr := a.phase(ctx, in)
 		turns = append(turns, rec)
 		last := *rec
-		last.Turns = turns
+		last.Turns, last.Stdout = turns, ""
 		if last.Data != nil {
 			// The reply lives in response.json and in turns[]; the phase summary keeps the
 			// rest, as Rook's hooks.json does.
@@ -449,43 +450,6 @@ func recordError(ph spec.Phase, scenario string, rec *PhaseRecord) *PhaseError {
 		TimedOut: rec.TimedOut, Stderr: rec.Stderr, Err: errors.New(rec.Error)}
 }
 
-// evidence is what the judge may read, rebuilt from the records alone.
-func (a *attemptRun) evidence() (*judge.Evidence, []Message, string) {
-	ev := &judge.Evidence{}
-	var transcript []Message
-	var raw string
-	h := a.hooks.Phases
-	if h.Execute != nil {
-		for _, t := range h.Execute.Turns {
-			if !t.OK {
-				break
-			}
-			out, err := hook.FromData(t.Data, true)
-			if err != nil {
-				break
-			}
-			input := a.sc.TurnInput(t.Turn)
-			ev.Turns = append(ev.Turns, judge.Turn{Input: input, Output: out.Reply, LatencyMs: t.DurationMs})
-			transcript = append(transcript, Message{"user", input}, Message{"agent", out.Reply})
-			ev.AgentRan = true
-			addEvidence(ev, out)
-			if b, err := json.Marshal(t.Data); err == nil {
-				raw = string(b)
-			}
-		}
-	}
-	if h.Collect != nil && h.Collect.OK {
-		ev.Collect = h.Collect.Data
-		if ev.Collect == nil {
-			ev.Collect = map[string]any{}
-		}
-		if out, err := hook.FromData(h.Collect.Data, false); err == nil {
-			addEvidence(ev, out)
-		}
-	}
-	return ev, transcript, raw
-}
-
 // judge decides the attempt from its records, or reads the verdict an earlier process
 // wrote when nothing ran since.
 func (a *attemptRun) judge(res *Attempt) {
@@ -534,44 +498,6 @@ func subtests(sc *spec.Scenario, rows []judge.Row) {
 		if rows[i].Subtest == "" {
 			rows[i].Subtest = rows[i].CriterionID
 		}
-	}
-}
-
-// copyEvidence copies a hook's evidence_file into artifacts/ as NN-<name>.
-func (a *attemptRun) copyEvidence(data map[string]any, n int) []string {
-	path, _ := data["evidence_file"].(string)
-	if path == "" {
-		return nil
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(a.r.cfg.Workspace, path)
-	}
-	dst := filepath.Join(a.dir, "artifacts", fmt.Sprintf("%02d-%s", n, filepath.Base(path)))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if _, derr := os.Stat(dst); derr == nil {
-			return []string{a.r.rel(dst)} // copied by an earlier process
-		}
-		if a.log != nil {
-			a.log(fmt.Sprintf("artifacts: evidence_file %s cannot be read: %v", path, err))
-		}
-		return nil
-	}
-	a.record(a.r.cfg.Redactor.Bytes(dst, b))
-	return []string{a.r.rel(dst)}
-}
-
-func addEvidence(ev *judge.Evidence, out *hook.Output) {
-	if out.CallsObserved {
-		ev.CallsObserved = true
-		ev.Calls = append(ev.Calls, out.Calls...)
-	}
-	if out.Usage != nil {
-		if ev.Usage == nil {
-			ev.Usage = &hook.Usage{}
-		}
-		ev.Usage.Input += out.Usage.Input
-		ev.Usage.Output += out.Usage.Output
 	}
 }
 

@@ -51,24 +51,9 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 			r.prepareEnd = t
 		}
 	}
-	// A continuation may plan more than the run did: merge, by scenario id.
-	in := map[string]bool{}
-	for _, e := range f.Included {
-		in[e.ScenarioID] = true
-	}
-	for _, e := range cfg.Included {
-		if !in[e.ScenarioID] {
-			r.file.Included = append(r.file.Included, e)
-			in[e.ScenarioID] = true
-		}
-	}
-	var skipped []Entry
-	for _, e := range f.Skipped {
-		if !in[e.ScenarioID] {
-			skipped = append(skipped, e)
-		}
-	}
-	r.file.Skipped = nonNil(skipped)
+	// A continued run keeps the plan it started with: what this process selects only
+	// narrows it (the caller decides with Planned), so run.yaml's lists stay as they are.
+	r.file.Included, r.file.Skipped, r.file.Unrunnable = nonNil(f.Included), nonNil(f.Skipped), nonNil(f.Unrunnable)
 	r.file.Finished = ""
 	if r.file.Carried == nil {
 		r.file.Carried = []string{}
@@ -79,6 +64,23 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
 	return r, r.writeRunFile()
+}
+
+// Planned returns the scenarios run id planned (run.yaml's included list), the plan a
+// continuation keeps whatever selection flags it is given.
+func Planned(recordsRoot, agent, id string) (map[string]bool, error) {
+	if !validRunID(id) {
+		return nil, fmt.Errorf("-rook.run=%q is not a run id", id)
+	}
+	var f RunFile
+	if err := readYAML(filepath.Join(recordsRoot, agent, id, "run.yaml"), &f); err != nil {
+		return nil, fmt.Errorf("continue run %s: %w", id, err)
+	}
+	planned := map[string]bool{}
+	for _, e := range f.Included {
+		planned[e.ScenarioID] = true
+	}
+	return planned, nil
 }
 
 func validRunID(id string) bool {

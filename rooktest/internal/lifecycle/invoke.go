@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,6 +145,10 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*PhaseRec
 		out, perr = hook.ParseOutput(res.Stdout, inv.phase == spec.Execute)
 		if out != nil && out.Data != nil {
 			rec.Data = out.Data
+			r.relEvidenceFile(rec.Data)
+		}
+		if inv.phase == spec.Execute {
+			rec.Stdout = string(res.Stdout)
 		}
 		if perr != nil {
 			err = fmt.Errorf("bad stdout: %w", perr)
@@ -165,6 +170,14 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*PhaseRec
 		log(fmt.Sprintf("%s: ok in %d ms", label, rec.DurationMs))
 	}
 	return rec, out, nil
+}
+
+// relEvidenceFile records an evidence_file inside the workspace relative to it, as Rook's
+// records do; copyEvidence resolves it again.
+func (r *Run) relEvidenceFile(data map[string]any) {
+	if p, ok := data["evidence_file"].(string); ok && filepath.IsAbs(p) {
+		data["evidence_file"] = r.rel(p)
+	}
 }
 
 // wait sleeps until delay has passed since since; it returns early when ctx ends.

@@ -76,7 +76,10 @@ type PhaseRecord struct {
 	Error      string         `json:"error,omitempty" yaml:"error,omitempty"`
 	Stderr     string         `json:"stderr,omitempty" yaml:"stderr,omitempty"`
 	Data       map[string]any `json:"data,omitempty" yaml:"data,omitempty"`
-	Turns      []*PhaseRecord `json:"turns,omitempty" yaml:"-"`
+	// Stdout is an execute turn's stdout as the hook printed it: response.json's
+	// raw_response.
+	Stdout string         `json:"stdout,omitempty" yaml:"-"`
+	Turns  []*PhaseRecord `json:"turns,omitempty" yaml:"-"`
 }
 
 // Request is request.json.
@@ -140,6 +143,9 @@ type AttemptStatus struct {
 	Status             judge.Status `yaml:"status"`
 	UnverifiableReason string       `yaml:"unverifiable_reason,omitempty"`
 	Failure            string       `yaml:"failure,omitempty"`
+	LatencyMs          int64        `yaml:"latency_ms"`
+	Turns              int          `yaml:"turns"`
+	Usage              *hook.Usage  `yaml:"usage"`
 }
 
 // Report is report.yaml.

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -135,10 +136,11 @@ func (r *Run) aggregate(o *Outcome) {
 		return
 	}
 	v := Verdict{ScenarioID: sc.ID, RunID: r.ID, Status: status, UnverifiableReason: reason,
-		ForbiddenHits: []judge.ForbiddenHit{}, LatencyMs: o.LatencyMs, Turns: o.Turns, Usage: o.Usage, Flaky: o.Flaky}
+		ForbiddenHits: []judge.ForbiddenHit{}, Flaky: o.Flaky}
 	passed := 0
 	for _, a := range o.Attempts {
-		as := AttemptStatus{Attempt: a.N, Status: a.Status, UnverifiableReason: a.Reason}
+		as := AttemptStatus{Attempt: a.N, Status: a.Status, UnverifiableReason: a.Reason,
+			LatencyMs: a.LatencyMs, Turns: a.Turns, Usage: a.Usage}
 		var msgs []string
 		for _, f := range a.Failures {
 			msgs = append(msgs, f.Error())
@@ -159,7 +161,10 @@ func (r *Run) aggregate(o *Outcome) {
 			break
 		}
 	}
+	// As in Rook's verdicts, latency_ms, turns and usage are one attempt's (the one whose
+	// criteria are shown); the attempts list has each attempt's.
 	v.Criteria = nonNil(shown.Rows)
+	v.LatencyMs, v.Turns, v.Usage = shown.LatencyMs, shown.Turns, shown.Usage
 	countRows(&v, shown.Rows)
 	if err := r.cfg.Redactor.YAML(filepath.Join(o.Dir, "verdict.yaml"), v); err != nil {
 		shown.RecordErr = err
@@ -178,8 +183,9 @@ func countRows(v *Verdict, rows []judge.Row) {
 			v.UnableToVerifyCount++
 		}
 	}
+	// Rook's compliance is over the decided criteria: Unable to Verify is in neither part.
 	v.CompliancePercentage = 0
-	if n := len(rows); n > 0 {
-		v.CompliancePercentage = v.PassCount * 100 / n
+	if decided := v.PassCount + v.FailCount; decided > 0 {
+		v.CompliancePercentage = int(math.Round(float64(v.PassCount) * 100 / float64(decided)))
 	}
 }

@@ -1,0 +1,110 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/judge"
+)
+
+// evidence is what the judge may read, rebuilt from the records alone.
+func (a *attemptRun) evidence() (*judge.Evidence, []Message, string) {
+	ev := &judge.Evidence{}
+	var transcript []Message
+	var raw string
+	h := a.hooks.Phases
+	if h.Execute != nil {
+		for _, t := range h.Execute.Turns {
+			if !t.OK {
+				break
+			}
+			out, err := hook.FromData(t.Data, true)
+			if err != nil {
+				break
+			}
+			input := a.sc.TurnInput(t.Turn)
+			ev.Turns = append(ev.Turns, judge.Turn{Input: input, Output: out.Reply, LatencyMs: t.DurationMs})
+			transcript = append(transcript, Message{"user", input}, Message{"agent", out.Reply})
+			ev.AgentRan = true
+			addTurnEvidence(ev, out)
+			raw = t.Stdout
+			if raw == "" { // recorded before stdout was kept as printed
+				if b, err := json.Marshal(t.Data); err == nil {
+					raw = string(b)
+				}
+			}
+		}
+	}
+	if h.Collect != nil && h.Collect.OK {
+		ev.Collect = h.Collect.Data
+		if ev.Collect == nil {
+			ev.Collect = map[string]any{}
+		}
+		if out, err := hook.FromData(h.Collect.Data, false); err == nil {
+			sessionEvidence(ev, out)
+		}
+	}
+	return ev, transcript, raw
+}
+
+// copyEvidence copies a hook's evidence_file into the scenario's artifacts/ as NN-<name>;
+// with repeat, every attempt's copies go there too, as attempt-<n>-NN-<name>.
+func (a *attemptRun) copyEvidence(data map[string]any, n int) []string {
+	path, _ := data["evidence_file"].(string)
+	if path == "" {
+		return nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(a.r.cfg.Workspace, path)
+	}
+	dst := filepath.Join(a.dir, "artifacts", fmt.Sprintf("%02d-%s", n, filepath.Base(path)))
+	if a.sc.Repeat > 1 {
+		dst = filepath.Join(a.r.Dir, "scenarios", a.sc.ID, "artifacts", fmt.Sprintf("attempt-%d-%02d-%s", a.n, n, filepath.Base(path)))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if _, derr := os.Stat(dst); derr == nil {
+			return []string{a.r.rel(dst)} // copied by an earlier process
+		}
+		if a.log != nil {
+			a.log(fmt.Sprintf("artifacts: evidence_file %s cannot be read: %v", path, err))
+		}
+		return nil
+	}
+	a.record(a.r.cfg.Redactor.Bytes(dst, b))
+	return []string{a.r.rel(dst)}
+}
+
+// addTurnEvidence adds one execute turn's calls and usage to what earlier turns reported.
+func addTurnEvidence(ev *judge.Evidence, out *hook.Output) {
+	if out.CallsObserved {
+		ev.CallsObserved = true
+		ev.Calls = append(ev.Calls, out.Calls...)
+	}
+	if out.Usage != nil {
+		if ev.Usage == nil {
+			ev.Usage = &hook.Usage{}
+		}
+		ev.Usage.Input += out.Usage.Input
+		ev.Usage.Output += out.Usage.Output
+	}
+}
+
+// sessionEvidence applies collect's report. Rook's hooks return the whole session's calls
+// and usage again from collect, so when collect reports calls they are the scenario's
+// calls, and when it reports usage it is the session's usage: each replaces, never adds
+// to, what the turns reported (execute's stay in hooks.json). What collect leaves out
+// keeps the turns' values.
+func sessionEvidence(ev *judge.Evidence, out *hook.Output) {
+	if out.CallsObserved {
+		ev.CallsObserved = true
+		ev.Calls = append([]hook.Call(nil), out.Calls...)
+	}
+	if out.Usage != nil {
+		u := *out.Usage
+		ev.Usage = &u
+	}
+}

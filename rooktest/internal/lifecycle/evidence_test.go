@@ -1,0 +1,74 @@
+package lifecycle_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/judge"
+)
+
+// Rook's hooks report the whole session's calls and usage again from collect: those are
+// the scenario's, never added to what execute reported.
+func TestCollectReportsTheSession(t *testing.T) {
+	const session = `{"calls": [{"name": "transfer", "arguments": {"amount": 200}}], "usage": {"input": 120, "output": 30}}`
+	turn := `{"output": "done", "conversation": "conv-1", "calls": [{"name": "transfer", "arguments": {"amount": 200}}], "usage": {"input": 120, "output": 30}}`
+	criteria := `acceptance_criteria:
+  - {statement: one transfer, check: called, params: {name: transfer, times: 1}}
+  - {statement: one session's tokens, check: usage, params: {total_max: 150}}
+`
+	tests := []struct {
+		name, collect    string
+		status           judge.Status
+		calls            int
+		input, output    int64
+		achievedContains string
+	}{
+		{"collect repeats the session", "json:" + session, judge.Pass, 1, 120, 30, "called 1 time(s)"},
+		{"collect reports nothing of it", `json:{"traces": []}`, judge.Pass, 1, 120, 30, "called 1 time(s)"},
+		{"collect reports fewer calls", `json:{"calls": [], "usage": {"input": 1, "output": 1}}`, judge.Fail, 0, 1, 1, "called 0 time(s)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "json:" + turn, "FAKEHOOK_COLLECT": tc.collect}, "")
+			sc := scenario(t, "goal: g\n"+criteria)
+			o := f.run.Scenario(context.Background(), sc, f.logs.add)
+			require.Empty(t, o.Attempts[0].Failures)
+			assert.Equal(t, tc.status, o.Status)
+			assert.Contains(t, o.Attempts[0].Rows[0].Achieved, tc.achievedContains)
+			resp := readJSON(t, filepath.Join(o.Dir, "response.json"))
+			assert.Len(t, resp["calls"], tc.calls)
+			assert.Equal(t, map[string]any{"input_tokens": float64(tc.input), "output_tokens": float64(tc.output)}, resp["usage"])
+			v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
+			assert.Equal(t, map[string]any{"input_tokens": int(tc.input), "output_tokens": int(tc.output)}, v["usage"])
+
+			// raw_response is execute's stdout as the hook printed it, not re-encoded.
+			assert.Equal(t, turn+"\n", resp["raw_response"])
+			hooks := readJSON(t, filepath.Join(o.Dir, "hooks.json"))
+			exec := hooks["phases"].(map[string]any)["execute"].(map[string]any)
+			assert.NotContains(t, exec, "stdout", "the phase summary leaves the raw text to its turns")
+			assert.Len(t, exec["data"].(map[string]any)["calls"], 1, "execute's calls stay in the records")
+		})
+	}
+}
+
+func TestCompliancePercentageIsOverDecidedCriteria(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "hello there"}`}, "")
+	sc := scenario(t, `goal: g
+acceptance_criteria:
+  - {statement: a, check: contains, params: {text: hello}}
+  - {statement: b, check: contains, params: {text: there}}
+  - {statement: c, check: contains, params: {text: missing}}
+  - {statement: d, check: not_called, params: {name: x}}
+`)
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	assert.Equal(t, judge.Fail, o.Status)
+	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
+	assert.Equal(t, 2, v["pass_count"])
+	assert.Equal(t, 1, v["fail_count"])
+	assert.Equal(t, 1, v["unable_to_verify_count"], "no calls were reported: not observable")
+	assert.Equal(t, 67, v["compliance_percentage"], "2 passed of 3 decided; Unable to Verify is in neither part")
+}
