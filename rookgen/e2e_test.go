@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,9 +48,14 @@ func goTest(t *testing.T, dir string, env []string, args ...string) (results, er
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	return parseEvents(&stdout, stderr.String()), err
+}
+
+// parseEvents reads go test -json output.
+func parseEvents(stdout io.Reader, stderr string) results {
 	r := results{action: map[string]string{}, output: map[string]string{}}
 	var all strings.Builder
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var e event
@@ -67,9 +73,9 @@ func goTest(t *testing.T, dir string, env []string, args ...string) (results, er
 			all.WriteString(e.Output)
 		}
 	}
-	all.WriteString(stderr.String())
+	all.WriteString(stderr)
 	r.all = all.String()
-	return r, err
+	return r
 }
 
 // newModule makes a module outside this repository that uses it, as a user's would.

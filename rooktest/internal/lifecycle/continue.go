@@ -28,8 +28,8 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 	if err := readYAML(filepath.Join(dir, "run.yaml"), &f); err != nil {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
-	if f.ID != id || f.Profile != cfg.Profile.ID {
-		return nil, fmt.Errorf("continue run %s: %s records run %q of profile %q, not this profile %q", id, filepath.Join(dir, "run.yaml"), f.ID, f.Profile, cfg.Profile.ID)
+	if f.ID != id || f.Pins.ProfileID != cfg.Profile.ID {
+		return nil, fmt.Errorf("continue run %s: %s records run %q of profile %q, not this profile %q", id, filepath.Join(dir, "run.yaml"), f.ID, f.Pins.ProfileID, cfg.Profile.ID)
 	}
 	var snap profileSnapshot
 	if err := readYAML(filepath.Join(dir, "profile.yaml"), &snap); err != nil {

@@ -10,8 +10,8 @@ import (
 type RunFile struct {
 	Version     int      `yaml:"version"`
 	ID          string   `yaml:"id"`
-	Agent       string   `yaml:"agent"`
-	Profile     string   `yaml:"profile"`
+	Agent       string   `yaml:"agent_id"`
+	Pins        Pins     `yaml:"pins"`
 	Created     string   `yaml:"created"`
 	Finished    string   `yaml:"finished,omitempty"`
 	PhasesRun   []string `yaml:"phases_run"`
@@ -29,6 +29,13 @@ type RunFile struct {
 	// the earlier ones kept in prepare/abandoned/<n>/.
 	Prepare         *PhaseRecord `yaml:"prepare,omitempty"`
 	PrepareAttempts int          `yaml:"prepare_attempts,omitempty"`
+}
+
+// Pins name the profile a run ran with: its id, and its file's SHA-256 as
+// profile_revision (sha256:<hex>).
+type Pins struct {
+	ProfileID       string `yaml:"profile_id"`
+	ProfileRevision string `yaml:"profile_revision"`
 }
 
 // Entry names a scenario and why it is in a list of run.yaml.

@@ -95,7 +95,7 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	if err := r.makeStateDirs(); err != nil {
 		return nil, err
 	}
-	r.file = RunFile{Version: 1, ID: id, Agent: cfg.Agent, Profile: cfg.Profile.ID,
+	r.file = RunFile{Version: 1, ID: id, Agent: cfg.Agent, Pins: Pins{ProfileID: cfg.Profile.ID, ProfileRevision: "sha256:" + cfg.Profile.SHA256},
 		Created: now.UTC().Format(time.RFC3339Nano), Concurrency: cfg.Concurrency,
 		Included: nonNil(cfg.Included), Skipped: nonNil(cfg.Skipped), Unrunnable: nonNil(cfg.Unrunnable),
 		PhasesRun: []string{}, Carried: []string{}}
