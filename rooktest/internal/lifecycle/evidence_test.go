@@ -4,11 +4,14 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // Rook's hooks report the whole session's calls and usage again from collect: those are
@@ -71,4 +74,31 @@ acceptance_criteria:
 	assert.Equal(t, 1, v["fail_count"])
 	assert.Equal(t, 1, v["unable_to_verify_count"], "no calls were reported: not observable")
 	assert.Equal(t, 67, v["compliance_percentage"], "2 passed of 3 decided; Unable to Verify is in neither part")
+}
+
+func TestReportClusters(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "hello"}`}, "")
+	f.cfg.Included = []lifecycle.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}, {ScenarioID: "SC-3"}, {ScenarioID: "SC-4"}}
+	f.restart(t, nil)
+	for _, body := range []string{
+		"id: SC-1\ntitle: One\nfeature_id: F-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: bye}}\n",
+		"id: SC-2\ntitle: Two\nfeature_id: F-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: bye}}\n",
+		"id: SC-3\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: x}}\n",
+		"id: SC-4\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n",
+	} {
+		id := body[4:8]
+		sc, err := spec.ParseScenario(id+".yaml", []byte(body))
+		require.NoError(t, err)
+		f.run.Scenario(context.Background(), sc, f.logs.add)
+	}
+	rep, err := f.run.Finish(time.Now())
+	require.NoError(t, err)
+	require.Len(t, rep.Clusters, 2)
+	assert.Equal(t, lifecycle.Cluster{ID: "CL-01", Why: "the same criterion failed in F-1 (C1)", FeatureID: "F-1", Kind: "failed",
+		Scenarios: []lifecycle.ClusterScenario{{ScenarioID: "SC-1", Title: "One", Summary: rep.Clusters[0].Scenarios[0].Summary},
+			{ScenarioID: "SC-2", Title: "Two", Summary: rep.Clusters[0].Scenarios[1].Summary}}}, rep.Clusters[0])
+	assert.Contains(t, rep.Clusters[0].Scenarios[0].Summary, `does not contain "bye"`)
+	assert.Equal(t, "unverifiable", rep.Clusters[1].Kind)
+	assert.Equal(t, "Unable to Verify (not_observable)", rep.Clusters[1].Why)
+	assert.Equal(t, "SC-3", rep.Clusters[1].Scenarios[0].ScenarioID)
 }
