@@ -26,6 +26,10 @@ func (r *Run) report(t *testing.T, j *job) {
 		}
 	}
 	o := j.outcome
+	if o.Err != nil {
+		t.Attr("rook.status", "error")
+		t.Fatal(r.red.String(o.Err.Error()))
+	}
 	if o.NotRun != "" {
 		t.Attr("rook.status", "not_run")
 		t.Skip(r.red.String("not run: " + o.NotRun))

@@ -41,11 +41,11 @@ func evaluate(c *spec.Criterion, ev *Evidence) Row {
 	switch c.Check {
 	case "contains", "not_contains":
 		hay, where := text(c, ev)
-		i := index(hay, c.Text, c.CaseSensitive)
+		i, j := find(hay, c.Text, c.CaseSensitive)
 		found := i >= 0
 		if found {
 			r.Achieved = fmt.Sprintf("%s contains %q", where, c.Text)
-			r.Evidence = excerpt(hay, i, len(c.Text))
+			r.Evidence = excerpt(hay, i, j-i)
 		} else {
 			r.Achieved = fmt.Sprintf("%s does not contain %q", where, c.Text)
 			r.Evidence = excerpt(hay, 0, 0)
@@ -238,11 +238,27 @@ func text(c *spec.Criterion, ev *Evidence) (string, string) {
 	return ev.Output(), "the reply"
 }
 
-func index(hay, needle string, caseSensitive bool) int {
+// find returns where needle first occurs in hay, as byte offsets of hay itself, or -1.
+// Case-insensitive matching folds case the way strings.EqualFold does, on the original
+// text: lowercasing first would shift every offset after a rune whose lowercase has another
+// length (Ⱥ grows, the Kelvin sign shrinks).
+func find(hay, needle string, caseSensitive bool) (start, end int) {
 	if caseSensitive {
-		return strings.Index(hay, needle)
+		i := strings.Index(hay, needle)
+		if i < 0 {
+			return -1, -1
+		}
+		return i, i + len(needle)
 	}
-	return strings.Index(strings.ToLower(hay), strings.ToLower(needle))
+	re, err := regexp.Compile("(?i)" + regexp.QuoteMeta(needle))
+	if err != nil { // needle is not valid UTF-8: there is no case to fold
+		return find(hay, needle, true)
+	}
+	loc := re.FindStringIndex(hay)
+	if loc == nil {
+		return -1, -1
+	}
+	return loc[0], loc[1]
 }
 
 // excerpt quotes hay around [at, at+n): the evidence a reader can find in the record.
@@ -251,6 +267,7 @@ func excerpt(hay string, at, n int) string {
 	if hay == "" {
 		return `""`
 	}
+	at, n = min(max(at, 0), len(hay)), max(n, 0)
 	start, end := max(0, at-around), min(len(hay), at+n+around)
 	if n == 0 {
 		start, end = 0, min(len(hay), 240)
@@ -447,8 +464,8 @@ func Forbidden(forbidden []string, ev *Evidence) []ForbiddenHit {
 			continue
 		}
 		for i, t := range ev.Turns {
-			if at := index(t.Output, f, false); at >= 0 {
-				hits = append(hits, ForbiddenHit{Text: f, Turn: i + 1, Quote: excerpt(t.Output, at, len(f))})
+			if at, end := find(t.Output, f, false); at >= 0 {
+				hits = append(hits, ForbiddenHit{Text: f, Turn: i + 1, Quote: excerpt(t.Output, at, end-at)})
 			}
 		}
 	}

@@ -102,3 +102,19 @@ func TestReportClusters(t *testing.T) {
 	assert.Equal(t, "Unable to Verify (not_observable)", rep.Clusters[1].Why)
 	assert.Equal(t, "SC-3", rep.Clusters[1].Scenarios[0].ScenarioID)
 }
+
+// A bug that panics while a scenario runs fails that scenario, with the stack, and
+// leaves the binary and the records standing.
+func TestPanicFailsOnlyItsScenario(t *testing.T) {
+	f := newRun(t, nil, "")
+	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: x}}\n")
+	sc.Criteria[0].Pattern = "((" // loading refuses this; here it reaches the judge
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.Error(t, o.Err)
+	assert.Contains(t, o.Err.Error(), "rooktest panicked while running scenario SC-1")
+	assert.Contains(t, o.Err.Error(), "runtime/debug.Stack", "the stack is in the error")
+	assert.False(t, o.Judged)
+	assert.FileExists(t, filepath.Join(o.Dir, "hooks.json"), "what was recorded stays")
+	_, err := f.run.Finish(time.Now())
+	assert.NoError(t, err)
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,9 @@ type Outcome struct {
 	// NotRun says why the scenario did not start (prepare failed, the run halted); nothing
 	// else is set.
 	NotRun string
+	// Err is set when the runner itself failed the scenario: its record folder could not be
+	// made, or running it panicked (the panic and its stack are in the error). It fails.
+	Err error
 	// CarriedFrom names the earlier run whose verdict was carried forward.
 	CarriedFrom string
 	// Attempts are the scenario's attempts, one unless it repeats.
@@ -44,9 +48,17 @@ func NotRun(sc *spec.Scenario, why string) *Outcome {
 
 // Scenario runs the selected phases of one scenario, each attempt in turn, skipping what
 // its records show already completed, and judges it when judge is selected.
-func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) *Outcome {
+func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) (o *Outcome) {
 	dir := filepath.Join(r.Dir, "scenarios", sc.ID)
-	o := &Outcome{Scenario: sc, Dir: dir}
+	o = &Outcome{Scenario: sc, Dir: dir}
+	defer func() {
+		if p := recover(); p != nil {
+			// A bug must fail its own scenario, never the whole test binary: the rest of
+			// the run goes on, and report.yaml is still written.
+			o.Err = fmt.Errorf("rooktest panicked while running scenario %s (a bug; the records so far are kept): %v\n%s", sc.ID, p, debug.Stack())
+			o.Judged = false
+		}
+	}()
 	if why := r.haltedWhy(); why != "" {
 		o.NotRun = "the run halted: " + why
 		return o
@@ -56,7 +68,7 @@ func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) *Outc
 		return o
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		o.NotRun = fmt.Sprintf("create its record folder: %v", err)
+		o.Err = fmt.Errorf("create the record folder of scenario %s: %w", sc.ID, err)
 		return o
 	}
 	for n := 1; n <= sc.Repeat; n++ {

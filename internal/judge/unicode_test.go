@@ -1,0 +1,70 @@
+package judge_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+func reply(text string) *judge.Evidence {
+	return &judge.Evidence{AgentRan: true, Turns: []judge.Turn{{Input: "q", Output: text}}}
+}
+
+// Runes whose lowercase is longer (Ⱥ) or shorter (the Kelvin sign) than themselves moved
+// the offsets of case-insensitive matches off the original text: a panic, or a misquote.
+func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
+	for name, text := range map[string]string{
+		"lowercase grows":   strings.Repeat("Ⱥ", 100) + " hello " + strings.Repeat("z", 200),
+		"lowercase shrinks": strings.Repeat("\u212a", 100) + " hello " + strings.Repeat("z", 200),
+		"dotted capital I":  strings.Repeat("İ", 100) + " hello " + strings.Repeat("z", 200),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ev := reply(text)
+			rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev)
+			assert.Equal(t, judge.Pass, rows[0].Status)
+			assert.Contains(t, rows[0].Evidence, "hello", "the quote shows the match")
+			hits := judge.Forbidden([]string{"Hello"}, ev)
+			if assert.Len(t, hits, 1) {
+				assert.Contains(t, hits[0].Quote, "hello")
+			}
+		})
+	}
+	// Case folding reaches beyond ASCII: the Kelvin sign is a K.
+	rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"))
+	assert.Equal(t, judge.Fail, rows[0].Status, "no 'ok' here")
+	rows = judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"))
+	assert.Equal(t, judge.Pass, rows[0].Status)
+	assert.Contains(t, rows[0].Evidence, "O\u212a")
+}
+
+// FuzzJudge feeds arbitrary replies and needles through the text checks and forbidden:
+// no panic, and every quote is valid text.
+func FuzzJudge(f *testing.F) {
+	f.Add("Your refund has been issued", "REFUND")
+	f.Add(strings.Repeat("Ⱥ", 90)+"x", "x")
+	f.Add("\u212a\u212aİ", "k")
+	f.Add("\xff\xfe broken", "\xfe")
+	f.Fuzz(func(t *testing.T, text, needle string) {
+		if strings.TrimSpace(needle) == "" {
+			return
+		}
+		ev := reply(text)
+		criteria := []spec.Criterion{
+			{ID: "C1", Check: "contains", Text: needle},
+			{ID: "C2", Check: "not_contains", Text: needle, In: "transcript"},
+			{ID: "C3", Check: "equals", Value: needle},
+		}
+		for _, r := range judge.Evaluate(criteria, ev) {
+			assert.True(t, utf8.ValidString(r.Evidence), "%q", r.Evidence)
+			assert.NotEqual(t, judge.UnableToVerify, r.Status)
+		}
+		for _, h := range judge.Forbidden([]string{needle}, ev) {
+			assert.True(t, utf8.ValidString(h.Quote), "%q", h.Quote)
+		}
+	})
+}
