@@ -17,7 +17,7 @@ test:
 	$(GO) run ./rookgen -check
 	$(GO) test -count=1 ./internal/... ./rooktest/... ./rookgen/...
 
-## generate: regenerate scenarios/*/rook_*_test.go from profiles/ and scenarios/
+## generate: regenerate scenarios/*/*_rook_test.go from profiles/ and scenarios/
 generate:
 	$(GO) generate ./...
 

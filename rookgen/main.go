@@ -5,7 +5,7 @@
 //	profiles/<agent>/<profile-id>.yaml    how to reach the agent (hook scripts)
 //	scenarios/<agent>/<scenario-id>.yaml  one scenario per file
 //
-// it writes scenarios/<agent>/rook_<profile>_test.go for every profile, and deletes the
+// it writes scenarios/<agent>/<profile>_rook_test.go for every profile, and deletes the
 // generated files whose profile is gone. With -check it writes nothing and exits 1, naming
 // the stale files, when the generated files differ from what it would write.
 //
@@ -128,9 +128,14 @@ func plan(root string) ([]change, error) {
 		}
 	}
 	for p := range have {
-		if _, ok := want[p]; !ok {
-			changes = append(changes, change{p, nil, "its profile is gone"})
+		if _, ok := want[p]; ok {
+			continue
 		}
+		why := "its profile is gone"
+		if gen.IsOldFileName(p) {
+			why = "an earlier rookgen's name; generated files are now named <profile>_rook_test.go"
+		}
+		changes = append(changes, change{p, nil, why})
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 	return changes, nil

@@ -31,9 +31,18 @@ type Agent struct {
 	ScenarioPaths map[string]string
 }
 
-// FileName is the generated file of profile id, relative to the module root.
+// FileName is the generated file of profile id, relative to the module root:
+// <profile>_rook_test.go. The fixed last element keeps a profile id such as eu-arm64 or
+// prod-windows from reading as a GOOS or GOARCH build constraint.
 func FileName(agent, profileID string) string {
-	return path.Join("scenarios", agent, "rook_"+strings.ReplaceAll(profileID, "-", "_")+"_test.go")
+	return path.Join("scenarios", agent, strings.ReplaceAll(profileID, "-", "_")+"_rook_test.go")
+}
+
+// IsOldFileName reports whether name is the rook_<profile>_test.go of earlier versions,
+// which rookgen replaces.
+func IsOldFileName(name string) bool {
+	base := path.Base(name)
+	return strings.HasPrefix(base, "rook_") && !strings.HasSuffix(base, "_rook_test.go")
 }
 
 // Generate returns the generated files, keyed by module-relative path, one per profile of

@@ -3,6 +3,7 @@ package gen_test
 import (
 	"flag"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -127,7 +128,7 @@ func FuzzGenerate(f *testing.F) {
 			ProfilePaths: map[string]string{"fuzz": "profiles/a/fuzz.yaml"}, ScenarioPaths: map[string]string{sc.ID: "scenarios/a/" + sc.ID + ".yaml"}}
 		out, err := gen.Generate([]gen.Agent{a})
 		require.NoError(t, err)
-		src := out["scenarios/a/rook_fuzz_test.go"]
+		src := out["scenarios/a/fuzz_rook_test.go"]
 		file, err := parser.ParseFile(token.NewFileSet(), "x.go", src, parser.ParseComments)
 		require.NoError(t, err, "%s", src)
 		require.Len(t, file.Decls, 4, "import, guard, suite and test:\n%s", src)
@@ -153,4 +154,23 @@ func FuzzGenerate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A generated file's name must never read as a build constraint: rook_eu_arm64_test.go
+// would silently not exist on amd64, and -check would still call it fresh.
+func TestFileNamesMatchEveryPlatform(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"eu-arm64", "prod-windows", "x-linux-amd64", "darwin", "staging", "js-wasm", "ci_386"} {
+		name := filepath.Base(gen.FileName("a", id))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("package a_test\n"), 0o644))
+		for _, goos := range []string{"linux", "windows", "darwin"} {
+			for _, goarch := range []string{"amd64", "arm64"} {
+				ctx := build.Default
+				ctx.GOOS, ctx.GOARCH = goos, goarch
+				ok, err := ctx.MatchFile(dir, name)
+				require.NoError(t, err)
+				assert.True(t, ok, "%s is not built on %s/%s", name, goos, goarch)
+			}
+		}
+	}
 }

@@ -79,12 +79,18 @@ func slash(root, f string) string {
 	return filepath.ToSlash(r)
 }
 
-// Existing returns the generated files already under root/scenarios, by relative path.
+// Existing returns the generated files already under root/scenarios, by relative path:
+// every <profile>_rook_test.go, and every rook_<profile>_test.go of earlier versions, that
+// starts with rookgen's header.
 func Existing(root string) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	files, err := filepath.Glob(filepath.Join(root, "scenarios", "*", "rook_*_test.go"))
-	if err != nil {
-		return nil, err
+	var files []string
+	for _, pattern := range []string{"*_rook_test.go", "rook_*_test.go"} {
+		matches, err := filepath.Glob(filepath.Join(root, "scenarios", "*", pattern))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, matches...)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
