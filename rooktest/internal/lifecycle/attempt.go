@@ -235,7 +235,15 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 		in := withPhase(inv, spec.Execute, h)
 		in.turn, in.conversation, in.stdin = turn, a.hooks.Conversation, sc.TurnInput(turn)
 		rec, out, perr := a.phase(ctx, in)
+		if perr == nil && out.Conversation != "" {
+			a.hooks.Conversation = out.Conversation
+		}
+		if perr == nil && turn == 1 && sc.Turns() > 1 && a.hooks.Conversation == "" {
+			rec.OK = false
+			rec.Error = "returned no conversation handle (from open or execute), so later turns cannot continue the same conversation; the scenario stops"
+		}
 		turns = append(turns, rec)
+		// The summary is copied from the turn after its outcome is final.
 		last := *rec
 		last.Turns, last.Stdout = turns, ""
 		if last.Data != nil {
@@ -250,13 +258,6 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 			last.Data = data
 		}
 		a.hooks.Phases.Execute = &last
-		if perr == nil && out.Conversation != "" {
-			a.hooks.Conversation = out.Conversation
-		}
-		if perr == nil && turn == 1 && sc.Turns() > 1 && a.hooks.Conversation == "" {
-			rec.OK = false
-			rec.Error = "returned no conversation handle (from open or execute), so later turns cannot continue the same conversation; the scenario stops"
-		}
 		a.save()
 		r.noteExecute(perr)
 		if !rec.OK {

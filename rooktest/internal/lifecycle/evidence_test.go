@@ -118,3 +118,18 @@ func TestPanicFailsOnlyItsScenario(t *testing.T) {
 	_, err := f.run.Finish(time.Now())
 	assert.NoError(t, err)
 }
+
+// A first turn that answers without a conversation handle stops a multi-turn scenario:
+// hooks.json must say execute failed, as the turn does.
+func TestHooksJSONSaysWhenATurnFailed(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "json:{}", "FAKEHOOK_EXECUTE": `json:{"output": "hi"}`}, "")
+	sc := scenario(t, "goal: g\nsetup_messages: [first]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.Len(t, o.Attempts[0].Failures, 1)
+	hooks := readJSON(t, filepath.Join(o.Dir, "hooks.json"))
+	exec := hooks["phases"].(map[string]any)["execute"].(map[string]any)
+	assert.Equal(t, false, exec["ok"], "the phase summary agrees with its failed turn")
+	assert.Contains(t, exec["error"], "returned no conversation handle")
+	turns := exec["turns"].([]any)
+	assert.Equal(t, false, turns[0].(map[string]any)["ok"])
+}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -173,7 +174,15 @@ func (r *Run) writeRunFile() error {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	r.mu.Lock()
+	// A deep copy of the lists, taken under the lock: they are appended to and sorted in
+	// place by other scenarios while this one is being encoded.
 	f := r.file
+	f.Included, f.Skipped, f.Unrunnable = slices.Clone(f.Included), slices.Clone(f.Skipped), slices.Clone(f.Unrunnable)
+	f.Carried = slices.Clone(f.Carried)
+	if f.Prepare != nil {
+		p := *f.Prepare
+		f.Prepare = &p
+	}
 	f.PhasesRun = nil
 	for _, ph := range spec.Phases {
 		if r.phasesRun[ph] {
