@@ -9,8 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -378,4 +381,79 @@ func TestMigratesOldFileNames(t *testing.T) {
 	assert.Contains(t, stdout.String(), "wrote scenarios/a/eu_arm64_rook_test.go")
 	assert.NoFileExists(t, filepath.Join(dir, "scenarios/a/rook_eu_arm64_test.go"))
 	assert.FileExists(t, filepath.Join(dir, "scenarios/a/rook_helpers_test.go"), "not generated: not touched")
+}
+
+// TestInterruptStopsHooks sends SIGTERM to a generated test binary while a hook hangs: the
+// hook's whole group is stopped, close still runs, the binary ends, and the records and
+// report stay whole.
+func TestInterruptStopsHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated test binary")
+	}
+	dir := newModule(t)
+	hookLog := filepath.Join(t.TempDir(), "calls.jsonl")
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  open: {command: [%[1]q]}
+  execute: {command: [%[1]q]}
+  close: {command: [%[1]q]}
+  collect: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_LOG: %[2]q
+  FAKEHOOK_PIDFILE: %[3]q
+  FAKEHOOK_EXECUTE: "hang-child"
+capabilities: {multi_turn: true, calls: true, usage: true}
+`, os.Args[0], hookLog, pidfile))
+	for _, id := range []string{"SC-1", "SC-2"} {
+		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	bin := filepath.Join(t.TempDir(), "fake.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/fake")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	records := filepath.Join(t.TempDir(), "records")
+	cmd := exec.Command(bin, "-test.v", "-rook.dir="+records)
+	cmd.Dir = filepath.Join(dir, "scenarios", "fake")
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { _, err := os.Stat(pidfile); return err == nil }, 30*time.Second, 20*time.Millisecond,
+		"the execute hook never started")
+	b, err := os.ReadFile(pidfile)
+	require.NoError(t, err)
+	child, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the test binary did not end after SIGTERM:\n%s", output.String())
+	}
+	require.Error(t, err, "an interrupted run fails")
+	assert.Contains(t, output.String(), "execute turn 1: failed after")
+	assert.Contains(t, output.String(), "stopped: terminated signal received")
+	assert.Contains(t, output.String(), "not run: the run was interrupted")
+	assert.Eventually(t, func() bool { return syscall.Kill(child, 0) != nil }, 5*time.Second, 50*time.Millisecond,
+		"the hook's child %d outlived the interrupted run", child)
+
+	calls, err := fakehook.ReadLog(hookLog)
+	require.NoError(t, err)
+	var phases []string
+	for _, c := range calls {
+		phases = append(phases, c.Phase)
+	}
+	assert.Equal(t, []string{"open", "execute", "close"}, phases, "close still ran; nothing else started")
+	reports, err := filepath.Glob(filepath.Join(records, "fake", "*", "report.yaml"))
+	require.NoError(t, err)
+	assert.Len(t, reports, 1, "report.yaml is written")
 }

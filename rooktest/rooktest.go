@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,15 +209,20 @@ func recordsRoot(root, dir string) string {
 	return filepath.Join(root, dir)
 }
 
-// testContext ends two grace periods before the test binary's deadline, so that a hung
-// hook fails its own phase rather than panicking the whole binary.
+// testContext is the run's context. It ends with the test, on Ctrl-C or SIGTERM (every
+// live hook's process group then gets SIGTERM, and SIGKILL a grace period later; close
+// hooks still run, to release what open took), and two grace periods before the test
+// binary's deadline, so that a hung hook fails its own phase rather than panicking the
+// whole binary.
 func testContext(t *testing.T) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(t.Context(), os.Interrupt, syscall.SIGTERM)
 	deadline, ok := t.Deadline()
 	if !ok {
-		return context.WithCancel(context.Background())
+		return ctx, stop
 	}
 	grace := max(time.Until(deadline)/20, 100*time.Millisecond)
-	return context.WithDeadline(context.Background(), deadline.Add(-2*grace))
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(-2*grace))
+	return ctx, func() { cancel(); stop() }
 }
 
 // load reads the profile and scenarios and checks them against what was generated.

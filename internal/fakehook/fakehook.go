@@ -9,6 +9,8 @@
 //	json:<raw>        print raw on stdout
 //	exit:<code>:<msg> print msg on stderr and exit with code
 //	hang              sleep until killed
+//	trap-term         wait for SIGTERM, say so on stderr, exit 143
+//	ignore-term       ignore SIGTERM and sleep until killed
 //	hang-child        start a child that sleeps, write its pid to FAKEHOOK_PIDFILE, sleep
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
@@ -24,8 +26,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -98,6 +102,16 @@ func run() int {
 		fmt.Fprintln(os.Stderr, msg)
 		return n
 	case "hang":
+		time.Sleep(time.Hour)
+		return 0
+	case "trap-term":
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		<-term
+		fmt.Fprintln(os.Stderr, "fake hook got SIGTERM; closing its session")
+		return 143
+	case "ignore-term":
+		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
 		return 0
 	case "hang-child":

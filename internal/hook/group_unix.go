@@ -13,6 +13,15 @@ func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// terminateGroup asks every process of the hook's group to stop (SIGTERM), so that a hook
+// interrupted or out of time can end its session; KillGrace later, killGroup ends them.
+func terminateGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+}
+
 func killGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil

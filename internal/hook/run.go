@@ -18,6 +18,9 @@ import (
 // DefaultMaxStdout bounds what a hook may print on stdout.
 const DefaultMaxStdout = 8 << 20
 
+// KillGrace is how long a hook's process group has between SIGTERM and SIGKILL.
+const KillGrace = 2 * time.Second
+
 // stderrTail is how much of a hook's stderr is kept as its diagnosis.
 const stderrTail = 16 << 10
 
@@ -51,6 +54,9 @@ type Result struct {
 	TimedOut bool
 	// StdoutOverflow is set when stdout went over the limit.
 	StdoutOverflow bool
+	// Stopped is set when the caller's context ended (the run was interrupted) before
+	// the hook did.
+	Stopped bool
 }
 
 // Duration is how long the hook ran.
@@ -84,14 +90,20 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	stderr := &lineWriter{fn: s.OnStderr, keep: stderrTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	// Bounds the wait for pipes held open by a child the hook left behind.
-	cmd.WaitDelay = 2 * time.Second
+	// At the timeout, or when the run is interrupted, the group gets SIGTERM; whatever is
+	// still running KillGrace later is killed. WaitDelay also bounds the wait for pipes
+	// held open by a child the hook left behind.
+	cmd.Cancel = func() error { return terminateGroup(cmd) }
+	cmd.WaitDelay = KillGrace
 
 	res := &Result{Started: time.Now()}
 	if err := cmd.Start(); err != nil {
 		res.Ended = time.Now()
 		res.ExitCode = -1
+		if ctx.Err() != nil {
+			res.Stopped = true
+			return res, fmt.Errorf("stopped before it started: %w", context.Cause(ctx))
+		}
 		return res, fmt.Errorf("start %s: %w", s.Argv[0], err)
 	}
 	err := cmd.Wait()
@@ -108,6 +120,7 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 		res.TimedOut = true
 		return res, fmt.Errorf("timed out after %s; its process group was killed", s.Timeout)
 	case ctx.Err() != nil:
+		res.Stopped = true
 		return res, fmt.Errorf("stopped: %w", context.Cause(ctx))
 	case errors.Is(err, exec.ErrWaitDelay):
 		// The hook exited but something it started kept its output open; it was killed.

@@ -111,3 +111,32 @@ func TestRunEmptyStdinOutsideExecute(t *testing.T) {
 	assert.Equal(t, "", calls[0].Stdin)
 	assert.Equal(t, []string{"close"}, calls[0].Args)
 }
+
+// An interrupted run asks each hook's group to stop (SIGTERM), so a hook can end its
+// session; one that ignores it is killed a grace period later.
+func TestRunInterruptTerminatesThenKills(t *testing.T) {
+	for _, tc := range []struct {
+		action   string
+		min, max time.Duration
+	}{
+		{"trap-term", 0, hook.KillGrace},
+		{"ignore-term", hook.KillGrace, hook.KillGrace + 3*time.Second},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			s := fake(t, "execute", "FAKEHOOK_EXECUTE="+tc.action)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(500*time.Millisecond, cancel)
+			start := time.Now()
+			res, err := hook.Run(ctx, s)
+			elapsed := time.Since(start) - 500*time.Millisecond
+			require.Error(t, err)
+			assert.True(t, res.Stopped)
+			assert.Contains(t, err.Error(), "stopped: context canceled")
+			assert.GreaterOrEqual(t, elapsed, tc.min)
+			assert.Less(t, elapsed, tc.max)
+			if tc.action == "trap-term" {
+				assert.Contains(t, res.Stderr, "fake hook got SIGTERM", "SIGTERM comes first")
+			}
+		})
+	}
+}

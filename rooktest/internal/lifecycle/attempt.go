@@ -184,11 +184,16 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 		if !execEnded && !p.openFailed {
 			return a.finish(res, fmt.Sprintf("close waits for execute, which has not completed in run %s", r.ID))
 		}
-		rec, _, _ := a.phase(ctx, withPhase(inv, spec.Close, h, a.hooks.Conversation))
+		// close releases what open took, even when the run is being interrupted: it is
+		// bounded by its own timeout, not by the run's context.
+		rec, _, _ := a.phase(context.WithoutCancel(ctx), withPhase(inv, spec.Close, h, a.hooks.Conversation))
 		a.hooks.Phases.Close = rec
 		a.save()
 		r.markPhase(spec.Close)
 		p = a.progress()
+	}
+	if ctx.Err() != nil {
+		return a.finish(res, fmt.Sprintf("not judged: the run was interrupted (%v); continue it with -rook.run=%s", context.Cause(ctx), r.ID))
 	}
 	closeEnded := !a.defined(spec.Close) || p.closeRan || !(openRan || p.execRan)
 	if h, ok := prof.Hooks[spec.Collect]; ok && sel[spec.Collect] && !p.collectOK && p.execRan {
@@ -448,7 +453,7 @@ func (a *attemptRun) failures() (fails, problems []*PhaseError) {
 
 func recordError(ph spec.Phase, scenario string, rec *PhaseRecord) *PhaseError {
 	return &PhaseError{Phase: ph, Turn: rec.Turn, Scenario: scenario, Script: rec.Script, ExitCode: rec.ExitCode,
-		TimedOut: rec.TimedOut, Stderr: rec.Stderr, Err: errors.New(rec.Error)}
+		TimedOut: rec.TimedOut, Stopped: rec.Stopped, Stderr: rec.Stderr, Err: errors.New(rec.Error)}
 }
 
 // judge decides the attempt from its records, or reads the verdict an earlier process

@@ -21,6 +21,9 @@ type PhaseError struct {
 	Script   string
 	ExitCode int
 	TimedOut bool
+	// Stopped is set when the run was interrupted (Ctrl-C, SIGTERM, the test's deadline)
+	// while the hook ran.
+	Stopped bool
 	// Stderr is the tail of the hook's stderr, its diagnosis.
 	Stderr string
 	Err    error
@@ -41,8 +44,8 @@ func (e *PhaseError) Error() string {
 func (e *PhaseError) Unwrap() error { return e.Err }
 
 // Transport reports whether the hook itself failed to deliver: it exited non-zero or ran
-// out of time (as against printing something unusable).
-func (e *PhaseError) Transport() bool { return e.TimedOut || e.ExitCode != 0 }
+// out of time (as against printing something unusable, or being stopped with the run).
+func (e *PhaseError) Transport() bool { return !e.Stopped && (e.TimedOut || e.ExitCode != 0) }
 
 // invocation is one hook call within a scenario (or the run, for prepare).
 type invocation struct {
@@ -138,6 +141,7 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*PhaseRec
 		rec.DurationMs = res.Duration().Milliseconds()
 		rec.ExitCode = res.ExitCode
 		rec.TimedOut = res.TimedOut
+		rec.Stopped = res.Stopped
 		rec.Stderr = res.Stderr
 	}
 	if err == nil {
@@ -158,7 +162,7 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*PhaseRec
 		rec.Error = err.Error()
 		pe := &PhaseError{Phase: inv.phase, Turn: inv.turn, Scenario: inv.scenario, Script: inv.hook.Invoked(), Err: err}
 		if res != nil {
-			pe.ExitCode, pe.TimedOut, pe.Stderr = res.ExitCode, res.TimedOut, res.Stderr
+			pe.ExitCode, pe.TimedOut, pe.Stopped, pe.Stderr = res.ExitCode, res.TimedOut, res.Stopped, res.Stderr
 		}
 		if log != nil {
 			log(fmt.Sprintf("%s: failed after %d ms: %v", label, rec.DurationMs, err))

@@ -80,6 +80,7 @@ type PhaseRecord struct {
 	Turn       int            `json:"turn,omitempty" yaml:"turn,omitempty"`
 	ExitCode   int            `json:"exit_code" yaml:"exit_code"`
 	TimedOut   bool           `json:"timed_out,omitempty" yaml:"timed_out,omitempty"`
+	Stopped    bool           `json:"stopped,omitempty" yaml:"stopped,omitempty"`
 	Error      string         `json:"error,omitempty" yaml:"error,omitempty"`
 	Stderr     string         `json:"stderr,omitempty" yaml:"stderr,omitempty"`
 	Data       map[string]any `json:"data,omitempty" yaml:"data,omitempty"`

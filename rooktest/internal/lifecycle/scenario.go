@@ -63,6 +63,10 @@ func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) (o *O
 		o.NotRun = "the run halted: " + why
 		return o
 	}
+	if ctx.Err() != nil {
+		o.NotRun = fmt.Sprintf("the run was interrupted (%v); continue it with -rook.run=%s", context.Cause(ctx), r.ID)
+		return o
+	}
 	if why := r.changedSince(sc, dir); why != "" {
 		o.NotRun = why
 		return o
