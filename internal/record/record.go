@@ -28,7 +28,12 @@ func WriteFile(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	_, werr := f.Write(data)
+	// Records are read by others (a CI artifact upload running as another user): 0644,
+	// not CreateTemp's 0600.
+	werr := f.Chmod(0o644)
+	if werr == nil {
+		_, werr = f.Write(data)
+	}
 	if werr == nil {
 		werr = f.Sync()
 	}

@@ -69,3 +69,11 @@ func TestRedactionLeavesStructureAlone(t *testing.T) {
 	data, _ = os.ReadFile(filepath.Join(dir, "r.yaml"))
 	assert.Equal(t, "skipped:\n  - is [redacted:K] here\nok: true\ncount: 3\n", string(data))
 }
+
+func TestWriteFileIsReadableByOthers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "verdict.yaml")
+	require.NoError(t, record.WriteFile(path, []byte("status: Pass\n")))
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm())
+}

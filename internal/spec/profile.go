@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -159,8 +157,7 @@ func LoadProfile(file, agentDir string) (*Profile, error) {
 // ParseProfile is LoadProfile on bytes already read.
 func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 	e := &errs{file: file}
-	sum := sha256.Sum256(data)
-	p := &Profile{File: file, AgentDir: agentDir, Source: data, SHA256: hex.EncodeToString(sum[:]),
+	p := &Profile{File: file, AgentDir: agentDir, Source: data, SHA256: ContentHash(data),
 		Hooks: map[Phase]Hook{}, Concurrency: 1}
 	root := parseDoc(e, data)
 	if root == nil {

@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,8 +88,7 @@ func LoadScenario(file string) (*Scenario, error) {
 // ParseScenario is LoadScenario on bytes already read.
 func ParseScenario(file string, data []byte) (*Scenario, error) {
 	e := &errs{file: file}
-	sum := sha256.Sum256(data)
-	s := &Scenario{File: file, Source: data, SHA256: hex.EncodeToString(sum[:]), Repeat: 1}
+	s := &Scenario{File: file, Source: data, SHA256: ContentHash(data), Repeat: 1}
 	root := parseDoc(e, data)
 	if root == nil {
 		return nil, e.err()

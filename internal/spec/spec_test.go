@@ -282,3 +282,15 @@ func TestJSONPath(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+func TestHashIgnoresLineEndings(t *testing.T) {
+	lf := "id: SC-1\ngoal: g\n"
+	a, err := spec.ParseScenario("SC-1.yaml", []byte(lf))
+	require.NoError(t, err)
+	b, err := spec.ParseScenario("SC-1.yaml", []byte(strings.ReplaceAll(lf, "\n", "\r\n")))
+	require.NoError(t, err)
+	assert.Equal(t, a.SHA256, b.SHA256, "a core.autocrlf checkout is not stale")
+	c, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: h\n"))
+	require.NoError(t, err)
+	assert.NotEqual(t, a.SHA256, c.SHA256)
+}

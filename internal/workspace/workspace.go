@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 )
 
 // Root returns the directory of the go.mod at or above dir, and the module path it declares
@@ -15,10 +17,9 @@ func Root(dir string) (root, module string, err error) {
 	for {
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		if err == nil {
-			for _, line := range strings.Split(string(data), "\n") {
-				if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-					return dir, strings.Trim(strings.TrimSpace(rest), `"`), nil
-				}
+			// Read as the go command reads it: comments, quotes and blocks included.
+			if f, err := modfile.ParseLax("go.mod", data, nil); err == nil && f.Module != nil && f.Module.Mod.Path != "" {
+				return dir, f.Module.Mod.Path, nil
 			}
 			return dir, filepath.Base(dir), nil
 		}

@@ -28,3 +28,21 @@ func TestRoot(t *testing.T) {
 	err = workspace.Rel(dir, errors.New(filepath.Join(dir, "scenarios", "a.yaml")+":1:1: bad"))
 	assert.EqualError(t, err, "scenarios/a.yaml:1:1: bad")
 }
+
+func TestRootReadsTheModulePathAsGoDoes(t *testing.T) {
+	for gomod, want := range map[string]string{
+		"module example.com/m // the agents\n":       "example.com/m",
+		"// header\nmodule \"example.com/quoted\"\n": "example.com/quoted",
+		"module (\n\texample.com/block\n)\n":         "example.com/block",
+		"go 1.26\n":                                  "", // no module line: the folder's name
+	} {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+		_, module, err := workspace.Root(dir)
+		require.NoError(t, err)
+		if want == "" {
+			want = filepath.Base(dir)
+		}
+		assert.Equal(t, want, module, gomod)
+	}
+}

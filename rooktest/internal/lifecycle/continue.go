@@ -203,7 +203,21 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 		return nil, false
 	}
 	dir := filepath.Join(r.Dir, "scenarios", sc.ID)
-	if err := copyTree(ps.dir, dir); err != nil {
+	// Copied whole or not at all: into a temporary folder, renamed into place, so that a
+	// failed copy never leaves a folder that looks like a completed scenario.
+	if err := os.MkdirAll(filepath.Join(r.Dir, "scenarios"), 0o755); err != nil {
+		return nil, false
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(r.Dir, "scenarios"), "."+sc.ID+".carry-")
+	if err != nil {
+		return nil, false
+	}
+	if err := copyTree(ps.dir, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, false
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
 		return nil, false
 	}
 	v := ps.verdict
@@ -222,13 +236,29 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 		r.file.ResumeFrom = &id
 	}
 	r.mu.Unlock()
+	o := &Outcome{Scenario: sc, Dir: dir, CarriedFrom: prior.ID, Status: v.Status,
+		Reason: v.UnverifiableReason, Judged: true, Flaky: v.Flaky, LatencyMs: v.LatencyMs, Turns: v.Turns, Usage: v.Usage}
+	if sc.Repeat <= 1 {
+		o.Attempts = []*Attempt{carriedAttempt(sc, 1, dir, v)}
+		return o, true
+	}
+	// A repeated scenario is reported attempt by attempt, as when it ran.
+	for n := 1; n <= sc.Repeat; n++ {
+		adir := attemptDir(dir, n, sc.Repeat)
+		var av Verdict
+		if err := readYAML(filepath.Join(adir, "verdict.yaml"), &av); err != nil {
+			return nil, false
+		}
+		o.Attempts = append(o.Attempts, carriedAttempt(sc, n, adir, av))
+	}
+	return o, true
+}
+
+func carriedAttempt(sc *spec.Scenario, n int, dir string, v Verdict) *Attempt {
 	rows := append([]judge.Row(nil), v.Criteria...)
 	subtests(sc, rows)
-	a := &Attempt{ScenarioID: sc.ID, N: 1, Dir: dir, Judged: true, Status: v.Status, Reason: v.UnverifiableReason, Rows: rows,
+	return &Attempt{ScenarioID: sc.ID, N: n, Dir: dir, Judged: true, Status: v.Status, Reason: v.UnverifiableReason, Rows: rows,
 		Hits: v.ForbiddenHits, LatencyMs: v.LatencyMs, Turns: v.Turns, Usage: v.Usage}
-	o := &Outcome{Scenario: sc, Dir: dir, CarriedFrom: prior.ID, Attempts: []*Attempt{a}, Status: v.Status,
-		Reason: v.UnverifiableReason, Judged: true, Flaky: v.Flaky, LatencyMs: v.LatencyMs, Turns: v.Turns, Usage: v.Usage}
-	return o, true
 }
 
 // SetResumeFrom records the run a new run resumes from.
@@ -251,6 +281,9 @@ func copyTree(src, dst string) error {
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil // a hook's symlink or FIFO in its state folder is not carried
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {

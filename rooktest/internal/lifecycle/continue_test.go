@@ -306,3 +306,37 @@ func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	assert.Equal(t, 2, rf.PrepareAttempts)
 	assert.Contains(t, rf.PhasesRun, "prepare")
 }
+
+func TestCarryKeepsAttemptsAndIsWholeOrNothing(t *testing.T) {
+	f := newRun(t, nil, "")
+	rep := scenario(t, "goal: g\nrepeat: 2\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	f.run.Scenario(context.Background(), rep, f.logs.add)
+	_, err := f.run.Finish(time.Now())
+	require.NoError(t, err)
+	prior, err := lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", f.run.ID)
+	require.NoError(t, err)
+
+	r, err := lifecycle.New(f.cfg, time.Now())
+	require.NoError(t, err)
+	o, ok := r.Carry(prior, rep)
+	require.True(t, ok)
+	require.Len(t, o.Attempts, 2, "a carried repeat keeps its attempt_N subtests")
+	for i, a := range o.Attempts {
+		assert.Equal(t, i+1, a.N)
+		assert.Equal(t, judge.Pass, a.Status)
+		assert.Equal(t, "C1_contains_g", a.Rows[0].Subtest)
+	}
+
+	// A folder already there is never half-overwritten, and no temporary copy is left.
+	r2, err := lifecycle.New(f.cfg, time.Now().Add(time.Second))
+	require.NoError(t, err)
+	busy := filepath.Join(r2.Dir, "scenarios", "SC-1")
+	require.NoError(t, os.MkdirAll(busy, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(busy, "hooks.json"), []byte(`{"version": 1}`), 0o644))
+	_, ok = r2.Carry(prior, rep)
+	assert.False(t, ok)
+	entries, err := os.ReadDir(filepath.Join(r2.Dir, "scenarios"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the scenario's own folder: %v", entries)
+	assert.NoFileExists(t, filepath.Join(busy, "verdict.yaml"))
+}
