@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -55,7 +56,8 @@ func unrunnableWhy(p *spec.Profile, sc *spec.Scenario) string {
 	}
 	gradesUsage := sc.RequiresUsage
 	for _, c := range sc.Criteria {
-		gradesUsage = gradesUsage || c.Check == "usage"
+		_, usage := c.Check.(*check.Usage)
+		gradesUsage = gradesUsage || usage
 	}
 	if gradesUsage && !p.Capabilities.Usage {
 		return fmt.Sprintf("it grades token usage and %s's hooks report none (capabilities.usage is false)", p.ID)

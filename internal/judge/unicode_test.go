@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -55,9 +56,9 @@ func FuzzJudge(f *testing.F) {
 		}
 		ev := reply(text)
 		criteria := []spec.Criterion{
-			{ID: "C1", Check: "contains", Text: needle},
-			{ID: "C2", Check: "not_contains", Text: needle, In: "transcript"},
-			{ID: "C3", Check: "equals", Value: needle},
+			{ID: "C1", Kind: "contains", Check: &check.Contains{Text: needle}},
+			{ID: "C2", Kind: "not_contains", Check: &check.Contains{Text: needle, In: "transcript", Negate: true}},
+			{ID: "C3", Kind: "equals", Check: &check.Equals{Value: needle}},
 		}
 		for _, r := range judge.Evaluate(criteria, ev) {
 			assert.True(t, utf8.ValidString(r.Evidence), "%q", r.Evidence)

@@ -1,20 +1,22 @@
 package judge
 
-// Status is a criterion's or a scenario's outcome.
-type Status string
+import "github.com/rookgo/rookgo/internal/check"
+
+// Status is a criterion's or a scenario's outcome: Pass, Fail or Unable to Verify.
+type Status = check.Status
 
 // The three outcomes. Unable to Verify is never folded into Pass or Fail.
 const (
-	Pass           Status = "Pass"
-	Fail           Status = "Fail"
-	UnableToVerify Status = "Unable to Verify"
+	Pass           = check.Pass
+	Fail           = check.Fail
+	UnableToVerify = check.UnableToVerify
 )
 
 // Why a criterion or scenario is Unable to Verify.
 const (
-	AgentNeverRan = "agent_never_ran"
-	NotObservable = "not_observable"
-	Undecidable   = "undecidable"
+	AgentNeverRan = check.AgentNeverRan
+	NotObservable = check.NotObservable
+	Undecidable   = check.Undecidable
 )
 
 // Row is one criterion's verdict.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -35,7 +36,8 @@ func TestRookScenarioFilesLoadUnchanged(t *testing.T) {
 			assert.NotEmpty(t, s.Goal)
 			assert.NotEmpty(t, s.Criteria)
 			for i, c := range s.Criteria {
-				assert.NotEmpty(t, c.Check)
+				assert.NotEmpty(t, c.Kind)
+				assert.NotNil(t, c.Check)
 				assert.NotEmpty(t, c.ID, "criterion %d", i)
 			}
 		})
@@ -68,8 +70,9 @@ func TestRookSampleShapes(t *testing.T) {
 	assert.Equal(t, "Read the balance of ACC-1001.", sc1.TurnInput(1))
 	assert.Equal(t, sc1.Goal, sc1.TurnInput(2))
 	require.Len(t, sc1.Criteria, 3)
-	assert.Equal(t, "regex", sc1.Criteria[1].Check)
-	assert.Equal(t, "5,?000", sc1.Criteria[1].Pattern)
+	assert.Equal(t, "regex", sc1.Criteria[1].Kind)
+	require.IsType(t, &check.Regex{}, sc1.Criteria[1].Check)
+	assert.Equal(t, "5,?000", sc1.Criteria[1].Check.(*check.Regex).Pattern.String())
 	assert.Equal(t, "C2_regex", sc1.Criteria[1].Subtest())
 
 	// The calls shorthand becomes criteria after acceptance_criteria, named as Rook names them.
@@ -78,17 +81,19 @@ func TestRookSampleShapes(t *testing.T) {
 	c := sc5.Criteria[3]
 	assert.Equal(t, "CALL-01", c.ID)
 	assert.Equal(t, "CALL-01_called_transfer", c.Subtest())
-	assert.Equal(t, "called", c.Check)
-	assert.Equal(t, "transfer", c.Name)
-	require.NotNil(t, c.Times)
-	assert.Equal(t, 1, *c.Times)
+	assert.Equal(t, "called", c.Kind)
+	call, ok := c.Check.(*check.Called)
+	require.True(t, ok)
+	assert.Equal(t, "transfer", call.Name)
+	require.NotNil(t, call.Times)
+	assert.Equal(t, 1, *call.Times)
 	assert.Equal(t, []string{"manager approval required", "approval needed"}, sc5.Forbidden)
 
 	// A check this judge does not implement still loads.
 	sc4 := draft("SC-004")
 	var checks []string
 	for _, c := range sc4.Criteria {
-		checks = append(checks, c.Check)
+		checks = append(checks, c.Kind)
 	}
 	assert.Contains(t, checks, "mcp_probe")
 }
@@ -263,24 +268,6 @@ func TestSlug(t *testing.T) {
 	assert.Equal(t, "refund_over_limit", spec.Slug("  Refund -- over limit!  ", 60))
 	assert.Equal(t, "a_very_long", spec.Slug("a very long title indeed", 12))
 	assert.Equal(t, "", spec.Slug("???", 10))
-}
-
-func TestJSONPath(t *testing.T) {
-	doc := map[string]any{"a": map[string]any{"b": []any{"x", map[string]any{"c d": 5.0}}}, "s": `{"inner": [1, 2]}`}
-	for path, want := range map[string]any{"$.a.b[0]": "x", `$.a.b[1]["c d"]`: 5.0, "$.s.inner[1]": 2.0} {
-		p, err := spec.ParseJSONPath(path)
-		require.NoError(t, err, path)
-		got, ok := p.Lookup(doc)
-		assert.True(t, ok, path)
-		assert.Equal(t, want, got, path)
-	}
-	p, _ := spec.ParseJSONPath("$.a.missing")
-	_, ok := p.Lookup(doc)
-	assert.False(t, ok)
-	for _, bad := range []string{"a.b", "$..a", "$[x]", "$.a["} {
-		_, err := spec.ParseJSONPath(bad)
-		assert.Error(t, err, bad)
-	}
 }
 
 func TestHashIgnoresLineEndings(t *testing.T) {

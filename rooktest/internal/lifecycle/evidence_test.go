@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -108,7 +109,7 @@ func TestReportClusters(t *testing.T) {
 func TestPanicFailsOnlyItsScenario(t *testing.T) {
 	f := newRun(t, nil, "")
 	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: x}}\n")
-	sc.Criteria[0].Pattern = "((" // loading refuses this; here it reaches the judge
+	sc.Criteria[0].Check = panicking{} // a check with a bug
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Error(t, o.Err)
 	assert.Contains(t, o.Err.Error(), "rooktest panicked while running scenario SC-1")
@@ -133,3 +134,9 @@ func TestHooksJSONSaysWhenATurnFailed(t *testing.T) {
 	turns := exec["turns"].([]any)
 	assert.Equal(t, false, turns[0].(map[string]any)["ok"])
 }
+
+type panicking struct{}
+
+func (panicking) Expected() string { return "" }
+
+func (panicking) Judge(*check.Evidence) check.Result { panic("a bug in a check") }

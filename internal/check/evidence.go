@@ -1,17 +1,16 @@
-// Package judge decides acceptance criteria from recorded evidence only.
-package judge
+package check
 
 import "github.com/rookgo/rookgo/internal/hook"
 
-// Evidence is everything the judge may read about one attempt of a scenario.
+// Evidence is everything a check may read about one attempt of a scenario.
 type Evidence struct {
 	// Turns are the execute calls made, in order.
 	Turns []Turn
-	// Calls are the tool calls reported by execute and collect; CallsObserved is false
-	// when no phase returned calls at all.
+	// Calls are the tool calls the scenario's hooks reported (collect's, when it reported
+	// the session's); CallsObserved is false when no phase returned calls at all.
 	Calls         []hook.Call
 	CallsObserved bool
-	// Usage is summed over turns and collect; nil when no phase reported usage.
+	// Usage is the session's token usage; nil when no phase reported usage.
 	Usage *hook.Usage
 	// Collect is collect's data; nil when collect did not run or returned nothing.
 	Collect map[string]any

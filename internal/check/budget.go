@@ -1,0 +1,122 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The checks on what the scenario cost: tokens, time and turns.
+func init() {
+	register(&Kind{Name: "usage", Params: []string{"input_max", "output_max", "total_max"}, Parse: func(p Params) Check {
+		c := &Usage{InputMax: p.Int("input_max"), OutputMax: p.Int("output_max"), TotalMax: p.Int("total_max")}
+		if !p.Has("input_max") && !p.Has("output_max") && !p.Has("total_max") {
+			p.Errorf("", "check usage needs params.input_max, output_max or total_max")
+		}
+		return c
+	}})
+	register(&Kind{Name: "latency", Params: []string{"max_ms", "per"}, Parse: func(p Params) Check {
+		c := &Latency{Per: "turn"}
+		if p.Require("max_ms") {
+			if n := p.Int("max_ms"); n != nil {
+				c.MaxMs = *n
+			}
+		}
+		if p.Has("per") {
+			c.Per = p.String("per")
+			oneOf(p, "per", c.Per, "turn", "scenario")
+		}
+		return c
+	}})
+	register(&Kind{Name: "turns", Params: []string{"max"}, Parse: func(p Params) Check {
+		c := &Turns{}
+		if p.Require("max") {
+			if n := p.Int("max"); n != nil {
+				c.Max = *n
+			}
+		}
+		return c
+	}})
+}
+
+// Usage passes when the reported tokens are within every budget given. A scenario that
+// grades usage is unrunnable against a profile whose hooks report none.
+type Usage struct {
+	InputMax, OutputMax, TotalMax *int
+}
+
+func (c *Usage) Detail() string { return "" }
+
+func (c *Usage) Expected() string {
+	var parts []string
+	if c.InputMax != nil {
+		parts = append(parts, fmt.Sprintf("input <= %d", *c.InputMax))
+	}
+	if c.OutputMax != nil {
+		parts = append(parts, fmt.Sprintf("output <= %d", *c.OutputMax))
+	}
+	if c.TotalMax != nil {
+		parts = append(parts, fmt.Sprintf("total <= %d", *c.TotalMax))
+	}
+	return "tokens: " + strings.Join(parts, ", ")
+}
+
+func (c *Usage) Judge(ev *Evidence) Result {
+	u := ev.Usage
+	if u == nil {
+		return unable(NotObservable, "no phase reported token usage")
+	}
+	ok := (c.InputMax == nil || u.Input <= int64(*c.InputMax)) &&
+		(c.OutputMax == nil || u.Output <= int64(*c.OutputMax)) &&
+		(c.TotalMax == nil || u.Input+u.Output <= int64(*c.TotalMax))
+	return Result{Status: passIf(ok), Achieved: fmt.Sprintf("used %d input + %d output = %d tokens", u.Input, u.Output, u.Input+u.Output),
+		Evidence: fmt.Sprintf("usage: {input_tokens: %d, output_tokens: %d}", u.Input, u.Output)}
+}
+
+// Latency passes when the slowest turn (Per turn) or all turns together (Per scenario)
+// took at most MaxMs, as execute was measured.
+type Latency struct {
+	MaxMs int
+	Per   string
+}
+
+func (c *Latency) Detail() string { return "" }
+
+func (c *Latency) Expected() string {
+	if c.Per == "scenario" {
+		return fmt.Sprintf("execute takes at most %d ms in all", c.MaxMs)
+	}
+	return fmt.Sprintf("every turn takes at most %d ms", c.MaxMs)
+}
+
+func (c *Latency) Judge(ev *Evidence) Result {
+	var worst, total int64
+	var parts []string
+	for i, t := range ev.Turns {
+		worst = max(worst, t.LatencyMs)
+		total += t.LatencyMs
+		parts = append(parts, fmt.Sprintf("turn %d: %d ms", i+1, t.LatencyMs))
+	}
+	r := Result{Evidence: strings.Join(parts, ", ")}
+	got := worst
+	if c.Per == "scenario" {
+		got, r.Achieved = total, fmt.Sprintf("execute took %d ms in all", total)
+	} else {
+		r.Achieved = fmt.Sprintf("the slowest turn took %d ms", worst)
+	}
+	r.Status = passIf(got <= int64(c.MaxMs))
+	return r
+}
+
+// Turns passes when the scenario took at most Max turns.
+type Turns struct {
+	Max int
+}
+
+func (c *Turns) Detail() string { return "" }
+
+func (c *Turns) Expected() string { return fmt.Sprintf("at most %d turn(s)", c.Max) }
+
+func (c *Turns) Judge(ev *Evidence) Result {
+	return Result{Status: passIf(len(ev.Turns) <= c.Max), Achieved: fmt.Sprintf("the scenario took %d turn(s)", len(ev.Turns)),
+		Evidence: fmt.Sprintf("%d execute call(s) recorded", len(ev.Turns))}
+}

@@ -1,0 +1,229 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// The checks on the tool calls the hooks reported. Without a reported calls list they are
+// Unable to Verify (not_observable), never a pass.
+func init() {
+	register(&Kind{Name: "called", Params: []string{"name", "arguments", "times", "min", "max"}, Parse: func(p Params) Check {
+		c := &Called{Name: callName(p), Arguments: arguments(p), Times: p.Int("times"), Min: p.Int("min"), Max: p.Int("max")}
+		if c.Times != nil && (c.Min != nil || c.Max != nil) {
+			p.Errorf("", "params.times cannot be combined with min or max")
+		}
+		return c
+	}})
+	register(&Kind{Name: "not_called", Params: []string{"name", "arguments"}, Parse: func(p Params) Check {
+		return &Called{Name: callName(p), Arguments: arguments(p), Never: true}
+	}})
+	register(&Kind{Name: "call_sequence", Params: []string{"names", "mode"}, Parse: func(p Params) Check {
+		c := &CallSequence{Mode: "strict"}
+		if p.Require("names") {
+			c.Names = p.Strings("names")
+		}
+		if p.Has("mode") {
+			c.Mode = p.String("mode")
+			oneOf(p, "mode", c.Mode, "strict", "unordered", "subset", "superset")
+		}
+		return c
+	}})
+}
+
+func callName(p Params) string {
+	if p.Require("name") {
+		return p.String("name")
+	}
+	return ""
+}
+
+func arguments(p Params) map[string]any {
+	if !p.Has("arguments") {
+		return nil
+	}
+	v := p.Value("arguments")
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.Errorf("arguments", "must be a mapping")
+	}
+	return m
+}
+
+// Called passes when the named tool was called with matching arguments (a subset match),
+// Times times or within Min..Max (at least once by default); with Never, when it was not.
+type Called struct {
+	Name      string
+	Arguments map[string]any
+	Times     *int
+	Min, Max  *int
+	Never     bool
+}
+
+func (c *Called) Detail() string { return c.Name }
+
+func (c *Called) Expected() string {
+	args := ""
+	if len(c.Arguments) > 0 {
+		args = " with arguments " + jsonText(c.Arguments)
+	}
+	if c.Never {
+		return fmt.Sprintf("%s is never called%s", c.Name, args)
+	}
+	s := c.Name + " is called" + args
+	switch {
+	case c.Times != nil:
+		s += fmt.Sprintf(" exactly %d time(s)", *c.Times)
+	case c.Min != nil && c.Max != nil:
+		s += fmt.Sprintf(" %d to %d times", *c.Min, *c.Max)
+	case c.Min != nil:
+		s += fmt.Sprintf(" at least %d time(s)", *c.Min)
+	case c.Max != nil:
+		s += fmt.Sprintf(" at most %d time(s)", *c.Max)
+	}
+	return s
+}
+
+func (c *Called) Judge(ev *Evidence) Result {
+	if !ev.CallsObserved {
+		return unable(NotObservable, "no phase reported calls, so calls were not observable (return \"calls\" from execute or collect)")
+	}
+	matched := matchCalls(ev.Calls, c.Name, c.Arguments)
+	n := len(matched)
+	r := Result{Evidence: callsQuote(matched, ev.Calls),
+		Achieved: fmt.Sprintf("%s was called %d time(s) with matching arguments; observed calls: %s", c.Name, n, callNames(ev.Calls))}
+	ok := n >= 1
+	switch {
+	case c.Never:
+		ok = n == 0
+	case c.Times != nil:
+		ok = n == *c.Times
+	case c.Min != nil || c.Max != nil:
+		ok = (c.Min == nil || n >= *c.Min) && (c.Max == nil || n <= *c.Max)
+	}
+	r.Status = passIf(ok)
+	return r
+}
+
+// CallSequence passes when the observed call names meet Names in Mode: strict (the same
+// sequence), unordered (the same calls in any order), subset (every observed call is one of
+// Names), superset (every one of Names was observed, among others).
+type CallSequence struct {
+	Names []string
+	Mode  string
+}
+
+func (c *CallSequence) Detail() string { return "" }
+
+func (c *CallSequence) Expected() string {
+	return fmt.Sprintf("calls [%s] (%s)", strings.Join(c.Names, ", "), c.Mode)
+}
+
+func (c *CallSequence) Judge(ev *Evidence) Result {
+	if !ev.CallsObserved {
+		return unable(NotObservable, "no phase reported calls, so the call sequence was not observable")
+	}
+	names := make([]string, len(ev.Calls))
+	for i, cl := range ev.Calls {
+		names[i] = cl.Name
+	}
+	return Result{Status: passIf(sequenceMatches(c.Mode, c.Names, names)),
+		Achieved: "observed calls: " + callNames(ev.Calls), Evidence: callsQuote(ev.Calls, nil)}
+}
+
+// subset reports whether every key of want is in got with an equal value; nested objects
+// match as subsets too.
+func subset(want, got any) bool {
+	wm, wok := want.(map[string]any)
+	gm, gok := got.(map[string]any)
+	if wok && gok {
+		for k, wv := range wm {
+			gv, ok := gm[k]
+			if !ok || !subset(wv, gv) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonEqual(want, got)
+}
+
+func matchCalls(calls []hook.Call, name string, args map[string]any) []hook.Call {
+	var out []hook.Call
+	for _, c := range calls {
+		if c.Name != name {
+			continue
+		}
+		if len(args) > 0 && !subset(args, c.Arguments) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func callNames(calls []hook.Call) string {
+	if len(calls) == 0 {
+		return "none"
+	}
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func callsQuote(primary, fallback []hook.Call) string {
+	list := primary
+	if len(list) == 0 {
+		list = fallback
+	}
+	if len(list) == 0 {
+		return "calls: []"
+	}
+	type shown struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments,omitempty"`
+	}
+	out := make([]shown, len(list))
+	for i, c := range list {
+		out[i] = shown{c.Name, c.Arguments}
+	}
+	return clip(jsonText(out), 400)
+}
+
+func sequenceMatches(mode string, want, got []string) bool {
+	switch mode {
+	case "unordered":
+		a, b := append([]string(nil), want...), append([]string(nil), got...)
+		sort.Strings(a)
+		sort.Strings(b)
+		return strings.Join(a, "\x00") == strings.Join(b, "\x00")
+	case "subset":
+		return multisetWithin(got, want)
+	case "superset":
+		return multisetWithin(want, got)
+	}
+	return strings.Join(want, "\x00") == strings.Join(got, "\x00") && len(want) == len(got)
+}
+
+// multisetWithin reports whether every element of small occurs in big, as often.
+func multisetWithin(small, big []string) bool {
+	count := map[string]int{}
+	for _, s := range big {
+		count[s]++
+	}
+	for _, s := range small {
+		if count[s] == 0 {
+			return false
+		}
+		count[s]--
+	}
+	return true
+}

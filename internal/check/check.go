@@ -1,0 +1,164 @@
+// Package check holds the checks that decide acceptance criteria from recorded evidence.
+//
+// Each check is a small type in a file of its own: it is registered by name with the keys
+// its params may hold, parsed from a criterion's params (every problem reported at its
+// file, line and column through Params), says what it expects, and judges the evidence.
+// Adding a check is one new file here and one row in the README's table.
+package check
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Status is a criterion's or a scenario's outcome.
+type Status string
+
+// The three outcomes. Unable to Verify is never folded into Pass or Fail.
+const (
+	Pass           Status = "Pass"
+	Fail           Status = "Fail"
+	UnableToVerify Status = "Unable to Verify"
+)
+
+// Why a criterion or scenario is Unable to Verify.
+const (
+	AgentNeverRan = "agent_never_ran"
+	NotObservable = "not_observable"
+	Undecidable   = "undecidable"
+)
+
+// Result is what a check decided about one criterion.
+type Result struct {
+	Status Status
+	// Reason is set with Unable to Verify: AgentNeverRan, NotObservable or Undecidable.
+	Reason string
+	// Achieved says what the evidence shows; Evidence quotes it from the record.
+	Achieved string
+	Evidence string
+	// Confidence is High for computed checks.
+	Confidence string
+}
+
+// Check decides one kind of criterion.
+type Check interface {
+	// Expected says what passes, as the verdict's expected field shows it.
+	Expected() string
+	// Judge decides the criterion from the evidence alone. Decide calls it only once the
+	// agent replied, unless the check implements ReplyFree.
+	Judge(ev *Evidence) Result
+}
+
+// ReplyFree is a check that can be judged when the agent never replied (one reading
+// collect's data, say).
+type ReplyFree interface {
+	JudgesWithoutReply() bool
+}
+
+// Detailer gives the part of a criterion's subtest name that follows the check's name
+// (contains_refund, called_issue_refund). A check without it is named by its statement.
+type Detailer interface {
+	Detail() string
+}
+
+// Kind is a check as scenario files name it.
+type Kind struct {
+	// Name is the check's name in a criterion's check key.
+	Name string
+	// Params are the keys its params may hold.
+	Params []string
+	// Parse reads the params into the check, reporting problems through p.
+	Parse func(p Params) Check
+}
+
+var kinds = map[string]*Kind{}
+
+// register adds a kind; each check's file registers its own.
+func register(k *Kind) {
+	if _, dup := kinds[k.Name]; dup {
+		panic(fmt.Sprintf("check %q registered twice", k.Name))
+	}
+	kinds[k.Name] = k
+}
+
+// Lookup returns the kind a criterion's check key names.
+func Lookup(name string) (*Kind, bool) {
+	k, ok := kinds[name]
+	return k, ok
+}
+
+// Names lists the registered checks, sorted.
+func Names() []string {
+	out := make([]string, 0, len(kinds))
+	for n := range kinds {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Params is one criterion's params as its file holds them. Readers of a key that is not
+// there return the zero value; a value of the wrong kind is reported at its position.
+type Params interface {
+	// Has reports whether key was given.
+	Has(key string) bool
+	// Require reports key as missing when it was not given, and returns whether it was.
+	Require(key string) bool
+	String(key string) string
+	// Scalar reads a scalar of any type as its text (equals' value: 40 and "40" alike).
+	Scalar(key string) string
+	Bool(key string) bool
+	// Int reads a whole number that is not negative; nil when absent or invalid.
+	Int(key string) *int
+	// Value reads any value, decoded (json_path's equals, called's arguments).
+	Value(key string) any
+	Strings(key string) []string
+	// Errorf reports a problem with key's value, or with the params as a whole when key
+	// is "".
+	Errorf(key, format string, args ...any)
+}
+
+// Decide judges c on ev: a check that reads the reply is Unable to Verify
+// (agent_never_ran) when there is none.
+func Decide(c Check, ev *Evidence) Result {
+	if rf, ok := c.(ReplyFree); (!ok || !rf.JudgesWithoutReply()) && !ev.AgentRan {
+		return unable(AgentNeverRan, "the agent never replied, so there is nothing to judge")
+	}
+	r := c.Judge(ev)
+	if r.Confidence == "" {
+		r.Confidence = "High"
+	}
+	return r
+}
+
+func passIf(ok bool) Status {
+	if ok {
+		return Pass
+	}
+	return Fail
+}
+
+func unable(reason, why string) Result {
+	return Result{Status: UnableToVerify, Reason: reason, Achieved: why}
+}
+
+// oneOf reports key's value unless it is one of allowed.
+func oneOf(p Params, key, value string, allowed ...string) {
+	for _, a := range allowed {
+		if value == a {
+			return
+		}
+	}
+	list := ""
+	for i, a := range allowed {
+		switch {
+		case i == 0:
+		case i == len(allowed)-1:
+			list += " or "
+		default:
+			list += ", "
+		}
+		list += a
+	}
+	p.Errorf(key, "must be %s, not %q", list, value)
+}

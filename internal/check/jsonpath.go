@@ -1,0 +1,226 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// JSONPath is a parsed path of the form $.a.b[0]["c d"].
+type JSONPath []pathStep
+
+type pathStep struct {
+	key   string
+	index int
+	isIdx bool
+}
+
+// ParseJSONPath parses a path that starts at $ and steps through keys and list indexes.
+func ParseJSONPath(s string) (JSONPath, error) {
+	if !strings.HasPrefix(s, "$") {
+		return nil, fmt.Errorf("json path %q must start with $", s)
+	}
+	var p JSONPath
+	rest := s[1:]
+	for rest != "" {
+		switch rest[0] {
+		case '.':
+			rest = rest[1:]
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == 0 {
+				return nil, fmt.Errorf("json path %q has an empty key", s)
+			}
+			p = append(p, pathStep{key: rest[:end]})
+			rest = rest[end:]
+		case '[':
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("json path %q has an unclosed [", s)
+			}
+			inner := rest[1:end]
+			rest = rest[end+1:]
+			if q, err := strconv.Unquote(inner); err == nil && len(inner) > 1 && (inner[0] == '"' || inner[0] == '\'') {
+				p = append(p, pathStep{key: q})
+				continue
+			}
+			if len(inner) > 1 && inner[0] == '\'' && inner[len(inner)-1] == '\'' {
+				p = append(p, pathStep{key: inner[1 : len(inner)-1]})
+				continue
+			}
+			n, err := strconv.Atoi(inner)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("json path %q: [%s] is not an index or a quoted key", s, inner)
+			}
+			p = append(p, pathStep{index: n, isIdx: true})
+		default:
+			return nil, fmt.Errorf("json path %q: unexpected %q after %q", s, rest[0], s[:len(s)-len(rest)])
+		}
+	}
+	return p, nil
+}
+
+// Lookup walks v (decoded JSON) along the path. ok is false when a step is missing.
+func (p JSONPath) Lookup(v any) (any, bool) {
+	for _, st := range p {
+		// Hooks often carry JSON inside a string (Rook's collect "output"); look inside it.
+		if str, ok := v.(string); ok {
+			var inner any
+			if t := strings.TrimSpace(str); t != "" && (t[0] == '{' || t[0] == '[') && json.Unmarshal([]byte(t), &inner) == nil {
+				v = inner
+			}
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if st.isIdx {
+				return nil, false
+			}
+			var ok bool
+			if v, ok = x[st.key]; !ok {
+				return nil, false
+			}
+		case []any:
+			if !st.isIdx || st.index >= len(x) {
+				return nil, false
+			}
+			v = x[st.index]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func init() {
+	register(&Kind{Name: "json_path", Params: []string{"path", "equals", "matches", "exists", "in"}, Parse: func(p Params) Check {
+		c := &JSONPathCheck{In: "output"}
+		if p.Has("in") {
+			if c.In = p.String("in"); c.In != "output" && c.In != "collect" {
+				p.Errorf("in", "must be one of output, collect, not %q", c.In)
+			}
+		}
+		if p.Require("path") {
+			c.Source = p.String("path")
+			var err error
+			if c.Path, err = ParseJSONPath(c.Source); err != nil {
+				p.Errorf("path", "%v", err)
+			}
+		}
+		n := 0
+		if p.Has("equals") {
+			c.Equals, c.HasEquals = p.Value("equals"), true
+			n++
+		}
+		if p.Has("matches") {
+			c.Matches = compile(p, "matches")
+			n++
+		}
+		if p.Has("exists") {
+			b := p.Bool("exists")
+			c.Exists = &b
+			n++
+		}
+		if n != 1 {
+			p.Errorf("", "check json_path needs exactly one of params.equals, params.matches, params.exists")
+		}
+		return c
+	}})
+}
+
+// JSONPathCheck passes when the JSON value at Path, in the reply or in collect's data,
+// equals a value, matches a pattern, or exists (or not).
+type JSONPathCheck struct {
+	Source    string
+	Path      JSONPath
+	In        string
+	Equals    any
+	HasEquals bool
+	Matches   *regexp.Regexp
+	Exists    *bool
+}
+
+func (c *JSONPathCheck) Detail() string { return "" }
+
+// JudgesWithoutReply: collect's data is evidence whether or not the agent replied.
+func (c *JSONPathCheck) JudgesWithoutReply() bool { return c.In == "collect" }
+
+func (c *JSONPathCheck) Expected() string {
+	src := "the reply"
+	if c.In == "collect" {
+		src = "collect's data"
+	}
+	switch {
+	case c.HasEquals:
+		return fmt.Sprintf("%s at %s equals %s", src, c.Source, jsonText(c.Equals))
+	case c.Matches != nil:
+		return fmt.Sprintf("%s at %s matches /%s/", src, c.Source, c.Matches)
+	case c.Exists != nil && !*c.Exists:
+		return fmt.Sprintf("%s has nothing at %s", src, c.Source)
+	}
+	return fmt.Sprintf("%s has a value at %s", src, c.Source)
+}
+
+func (c *JSONPathCheck) Judge(ev *Evidence) Result {
+	var r Result
+	var doc any
+	if c.In == "collect" {
+		if ev.Collect == nil {
+			return unable(NotObservable, "collect returned no data")
+		}
+		doc = ev.Collect
+	} else {
+		r.Evidence = Excerpt(ev.Output(), 0, 0)
+		if err := json.Unmarshal([]byte(ev.Output()), &doc); err != nil {
+			r.Status, r.Achieved = Fail, "the reply is not JSON"
+			return r
+		}
+	}
+	v, found := c.Path.Lookup(doc)
+	switch {
+	case c.Exists != nil:
+		r.Status = passIf(found == *c.Exists)
+	case !found:
+		r.Status = Fail
+	case c.HasEquals:
+		r.Status = passIf(jsonEqual(v, c.Equals))
+	default:
+		s, isStr := v.(string)
+		if !isStr {
+			s = jsonText(v)
+		}
+		r.Status = passIf(c.Matches.MatchString(s))
+	}
+	if found {
+		r.Achieved = fmt.Sprintf("%s is %s", c.Source, clip(jsonText(v), 200))
+		if c.In == "collect" {
+			r.Evidence = fmt.Sprintf("collect data %s: %s", c.Source, clip(jsonText(v), 300))
+		}
+	} else {
+		r.Achieved = fmt.Sprintf("nothing at %s", c.Source)
+		if c.In == "collect" {
+			r.Evidence = "collect data: " + clip(jsonText(ev.Collect), 300)
+		}
+	}
+	return r
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// jsonEqual compares two decoded values as JSON, so that 5, 5.0 and json.Number("5") agree.
+func jsonEqual(a, b any) bool {
+	var na, nb any
+	if json.Unmarshal([]byte(jsonText(a)), &na) != nil || json.Unmarshal([]byte(jsonText(b)), &nb) != nil {
+		return false
+	}
+	return jsonText(na) == jsonText(nb)
+}

@@ -1,0 +1,43 @@
+package check
+
+import "fmt"
+
+// NoJudgeModel is the reason given to llm_judge criteria while no judge model decides them.
+const NoJudgeModel = "no judge model configured"
+
+func init() {
+	register(&Kind{Name: "llm_judge", Parse: func(Params) Check { return &LLMJudge{} }})
+}
+
+// LLMJudge is a criterion a judge model decides: its statement is the whole check. It is
+// decided for all of a scenario's llm_judge criteria at once, from the whole record, by the
+// model judge when one is configured; on its own it is Unable to Verify (undecidable, "no
+// judge model configured"), and never a pass.
+type LLMJudge struct{}
+
+func (c *LLMJudge) Expected() string { return "" }
+
+// JudgesWithoutReply: what the criterion needs is the model's to say.
+func (c *LLMJudge) JudgesWithoutReply() bool { return true }
+
+func (c *LLMJudge) Judge(*Evidence) Result {
+	r := unable(Undecidable, NoJudgeModel)
+	r.Confidence = "Low"
+	return r
+}
+
+// Unsupported is a check this project does not implement (Rook's mcp_probe, say): the
+// criterion loads, keeps its params, and is Unable to Verify (undecidable), never guessed.
+type Unsupported struct {
+	Name string
+}
+
+func (c *Unsupported) Expected() string { return "" }
+
+func (c *Unsupported) JudgesWithoutReply() bool { return true }
+
+func (c *Unsupported) Judge(*Evidence) Result {
+	r := unable(Undecidable, fmt.Sprintf("check %q is not supported by this judge", c.Name))
+	r.Confidence = "Low"
+	return r
+}

@@ -1,0 +1,232 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The checks on the text of the reply (or of the whole transcript).
+func init() {
+	for _, negate := range []bool{false, true} {
+		name := "contains"
+		if negate {
+			name = "not_contains"
+		}
+		register(&Kind{Name: name, Params: []string{"text", "in", "case_sensitive"}, Parse: func(p Params) Check {
+			c := &Contains{Negate: negate, In: textSource(p), CaseSensitive: p.Bool("case_sensitive")}
+			if p.Require("text") {
+				if c.Text = p.String("text"); c.Text == "" {
+					p.Errorf("text", "must not be empty")
+				}
+			}
+			return c
+		}})
+		name = "regex"
+		if negate {
+			name = "not_regex"
+		}
+		register(&Kind{Name: name, Params: []string{"pattern", "in"}, Parse: func(p Params) Check {
+			c := &Regex{Negate: negate, In: textSource(p)}
+			if p.Require("pattern") {
+				c.Pattern = compile(p, "pattern")
+			}
+			return c
+		}})
+	}
+	register(&Kind{Name: "equals", Params: []string{"value", "in", "case_sensitive"}, Parse: func(p Params) Check {
+		c := &Equals{In: textSource(p), CaseSensitive: p.Bool("case_sensitive")}
+		if p.Require("value") {
+			c.Value = p.Scalar("value")
+		}
+		return c
+	}})
+}
+
+// textSource reads in: output (the final reply, the default) or transcript.
+func textSource(p Params) string {
+	if !p.Has("in") {
+		return "output"
+	}
+	in := p.String("in")
+	if in != "output" && in != "transcript" {
+		p.Errorf("in", "must be one of output, transcript, not %q", in)
+	}
+	return in
+}
+
+// compile reads key as an RE2 pattern.
+func compile(p Params, key string) *regexp.Regexp {
+	s := p.String(key)
+	re, err := regexp.Compile(s)
+	if err != nil {
+		p.Errorf(key, "is not a valid RE2 expression: %v", err)
+		return nil
+	}
+	return re
+}
+
+func text(in string, ev *Evidence) (hay, where string) {
+	if in == "transcript" {
+		return ev.Transcript(), "the transcript"
+	}
+	return ev.Output(), "the reply"
+}
+
+func where(in string) string {
+	if in == "transcript" {
+		return "the transcript"
+	}
+	return "the reply"
+}
+
+// Contains passes when the text is present (absent, with Negate).
+type Contains struct {
+	Text          string
+	In            string
+	CaseSensitive bool
+	Negate        bool
+}
+
+func (c *Contains) Detail() string { return c.Text }
+
+func (c *Contains) Expected() string {
+	verb := "contains"
+	if c.Negate {
+		verb = "does not contain"
+	}
+	return fmt.Sprintf("%s %s %q%s", where(c.In), verb, c.Text, caseNote(c.CaseSensitive))
+}
+
+func (c *Contains) Judge(ev *Evidence) Result {
+	hay, w := text(c.In, ev)
+	i, j := Find(hay, c.Text, c.CaseSensitive)
+	found := i >= 0
+	r := Result{Status: passIf(found != c.Negate)}
+	if found {
+		r.Achieved, r.Evidence = fmt.Sprintf("%s contains %q", w, c.Text), Excerpt(hay, i, j-i)
+	} else {
+		r.Achieved, r.Evidence = fmt.Sprintf("%s does not contain %q", w, c.Text), Excerpt(hay, 0, 0)
+	}
+	return r
+}
+
+func caseNote(caseSensitive bool) string {
+	if caseSensitive {
+		return " (case-sensitive)"
+	}
+	return ""
+}
+
+// Regex passes when the RE2 pattern matches (does not, with Negate).
+type Regex struct {
+	Pattern *regexp.Regexp
+	In      string
+	Negate  bool
+}
+
+func (c *Regex) Detail() string { return "" }
+
+func (c *Regex) Expected() string {
+	verb := "matches"
+	if c.Negate {
+		verb = "does not match"
+	}
+	return fmt.Sprintf("%s %s /%s/", where(c.In), verb, c.Pattern)
+}
+
+func (c *Regex) Judge(ev *Evidence) Result {
+	hay, w := text(c.In, ev)
+	loc := c.Pattern.FindStringIndex(hay)
+	r := Result{Status: passIf((loc != nil) != c.Negate)}
+	if loc != nil {
+		r.Achieved = fmt.Sprintf("%s matches /%s/ at %q", w, c.Pattern, hay[loc[0]:loc[1]])
+		r.Evidence = Excerpt(hay, loc[0], loc[1]-loc[0])
+	} else {
+		r.Achieved, r.Evidence = fmt.Sprintf("%s does not match /%s/", w, c.Pattern), Excerpt(hay, 0, 0)
+	}
+	return r
+}
+
+// Equals passes when the trimmed text equals the value.
+type Equals struct {
+	Value         string
+	In            string
+	CaseSensitive bool
+}
+
+func (c *Equals) Detail() string { return "" }
+
+func (c *Equals) Expected() string {
+	return fmt.Sprintf("%s equals %q%s", where(c.In), c.Value, caseNote(c.CaseSensitive))
+}
+
+func (c *Equals) Judge(ev *Evidence) Result {
+	hay, w := text(c.In, ev)
+	got, want := strings.TrimSpace(hay), strings.TrimSpace(c.Value)
+	ok := got == want || (!c.CaseSensitive && strings.EqualFold(got, want))
+	return Result{Status: passIf(ok), Achieved: fmt.Sprintf("%s is %q", w, clip(got, 200)), Evidence: Excerpt(hay, 0, 0)}
+}
+
+// Find returns where needle first occurs in hay, as byte offsets of hay itself, or -1.
+// Case-insensitive matching folds case the way strings.EqualFold does, on the original
+// text: lowercasing first would shift every offset after a rune whose lowercase has another
+// length (Ⱥ grows, the Kelvin sign shrinks).
+func Find(hay, needle string, caseSensitive bool) (start, end int) {
+	if caseSensitive {
+		i := strings.Index(hay, needle)
+		if i < 0 {
+			return -1, -1
+		}
+		return i, i + len(needle)
+	}
+	re, err := regexp.Compile("(?i)" + regexp.QuoteMeta(needle))
+	if err != nil { // needle is not valid UTF-8: there is no case to fold
+		return Find(hay, needle, true)
+	}
+	loc := re.FindStringIndex(hay)
+	if loc == nil {
+		return -1, -1
+	}
+	return loc[0], loc[1]
+}
+
+// Excerpt quotes hay around [at, at+n): the evidence a reader can find in the record. With
+// n == 0 it quotes the start of hay.
+func Excerpt(hay string, at, n int) string {
+	const around = 80
+	if hay == "" {
+		return `""`
+	}
+	at, n = min(max(at, 0), len(hay)), max(n, 0)
+	start, end := max(0, at-around), min(len(hay), at+n+around)
+	if n == 0 {
+		start, end = 0, min(len(hay), 240)
+	}
+	for start > 0 && !utf8Start(hay[start]) {
+		start--
+	}
+	for end < len(hay) && !utf8Start(hay[end]) {
+		end++
+	}
+	q := fmt.Sprintf("%q", hay[start:end])
+	if start > 0 {
+		q = "..." + q
+	}
+	if end < len(hay) {
+		q += "..."
+	}
+	return q
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
