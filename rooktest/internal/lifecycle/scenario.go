@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -184,24 +183,5 @@ func (r *Run) aggregate(o *Outcome) {
 	countRows(&v, shown.Rows)
 	if err := r.cfg.Redactor.YAML(filepath.Join(o.Dir, "verdict.yaml"), v); err != nil {
 		shown.RecordErr = err
-	}
-}
-
-func countRows(v *Verdict, rows []judge.Row) {
-	v.PassCount, v.FailCount, v.UnableToVerifyCount = 0, 0, 0
-	for _, r := range rows {
-		switch r.Status {
-		case judge.Pass:
-			v.PassCount++
-		case judge.Fail:
-			v.FailCount++
-		default:
-			v.UnableToVerifyCount++
-		}
-	}
-	// Rook's compliance is over the decided criteria: Unable to Verify is in neither part.
-	v.CompliancePercentage = 0
-	if decided := v.PassCount + v.FailCount; decided > 0 {
-		v.CompliancePercentage = int(math.Round(float64(v.PassCount) * 100 / float64(decided)))
 	}
 }
