@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,7 +77,7 @@ func shape(v any, path string, out map[string]string) {
 		for _, c := range x {
 			shape(c, path+"[]", out)
 		}
-	case string:
+	case string, time.Time: // a timestamp, quoted or not
 		out[path] = "string"
 	case bool:
 		out[path] = "bool"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -46,34 +47,35 @@ func (r *Run) report(t *testing.T, j *job) {
 			t.Run(fmt.Sprintf("attempt_%d", a.N), func(t *testing.T) { r.attempt(t, a) })
 		}
 	}
-	if !o.Judged {
+	v := o.Verdict
+	if v == nil {
 		if !t.Failed() && !t.Skipped() {
 			t.Attr("rook.status", "not_judged")
 			t.Skip(notJudged(o))
 		}
 		return
 	}
-	t.Attr("rook.status", string(o.Status))
-	if o.Reason != "" {
-		t.Attr("rook.reason", o.Reason)
+	t.Attr("rook.status", string(v.Status))
+	if v.UnverifiableReason != "" {
+		t.Attr("rook.reason", v.UnverifiableReason)
 	}
 	if n := len(o.Attempts); n > 1 {
 		passed := 0
 		for _, a := range o.Attempts {
-			if a.Status == judge.Pass {
+			if a.Verdict.Status == judge.Pass {
 				passed++
 			}
 		}
 		flaky := ""
-		if o.Flaky {
+		if v.Flaky {
 			flaky = "; flaky: the attempts disagree"
 			t.Attr("rook.flaky", "true")
 		}
 		t.Logf("pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
 	}
-	t.Logf("%s: %s%s; records in %s", o.Scenario.ID, o.Status, reasonText(o.Reason), o.Dir)
-	if o.Status == judge.UnableToVerify && !t.Failed() {
-		t.Skipf("Unable to Verify (%s)", o.Reason)
+	t.Logf("%s: %s%s; records in %s", o.Scenario.ID, v.Status, reasonText(v.UnverifiableReason), o.Dir)
+	if v.Status == judge.UnableToVerify && !t.Failed() {
+		t.Skipf("Unable to Verify (%s)", v.UnverifiableReason)
 	}
 }
 
@@ -107,10 +109,10 @@ func (r *Run) attempt(t *testing.T, a *lifecycle.Attempt) {
 	if a.NotRun != "" && !t.Failed() {
 		t.Skip(r.red.String("not run: " + a.NotRun))
 	}
-	if !a.Judged {
+	if !a.Judged() {
 		return
 	}
-	for _, row := range a.Rows {
+	for _, row := range a.Verdict.Criteria {
 		t.Run(row.Subtest, func(t *testing.T) { r.criterion(t, row) })
 	}
 	if len(r.scenarios[a.ScenarioID].Forbidden) > 0 {
@@ -125,7 +127,7 @@ func reasonText(reason string) string {
 	return " (" + reason + ")"
 }
 
-func (r *Run) criterion(t *testing.T, row judge.Row) {
+func (r *Run) criterion(t *testing.T, row record.Row) {
 	t.Helper()
 	t.Attr("rook.criterion", row.CriterionID)
 	t.Attr("rook.status", string(row.Status))
@@ -149,10 +151,10 @@ func (r *Run) criterion(t *testing.T, row judge.Row) {
 	}
 }
 
-func (r *Run) forbidden(t *testing.T, o *lifecycle.Attempt) {
+func (r *Run) forbidden(t *testing.T, a *lifecycle.Attempt) {
 	t.Helper()
-	sc := r.scenarios[o.ScenarioID]
-	if o.Turns == 0 {
+	sc, v := r.scenarios[a.ScenarioID], a.Verdict
+	if v.Turns == 0 {
 		msg := "Unable to Verify (agent_never_ran): no agent turn to search for forbidden text"
 		if r.opts.strict {
 			t.Error(msg + " [failing under -rook.strict]")
@@ -160,18 +162,18 @@ func (r *Run) forbidden(t *testing.T, o *lifecycle.Attempt) {
 		}
 		t.Skip(msg)
 	}
-	if len(o.Hits) == 0 {
-		t.Logf("Pass: none of %d forbidden text(s) appeared in %d agent turn(s)", len(sc.Forbidden), o.Turns)
+	if len(v.ForbiddenHits) == 0 {
+		t.Logf("Pass: none of %d forbidden text(s) appeared in %d agent turn(s)", len(sc.Forbidden), v.Turns)
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fail: forbidden text appeared in the agent's replies (%d hit(s))", len(o.Hits))
+	fmt.Fprintf(&b, "Fail: forbidden text appeared in the agent's replies (%d hit(s))", len(v.ForbiddenHits))
 	quoted := make([]string, len(sc.Forbidden))
 	for i, f := range sc.Forbidden {
 		quoted[i] = fmt.Sprintf("%q", f)
 	}
 	fmt.Fprintf(&b, "\n    expected:   none of %s in any agent turn", strings.Join(quoted, ", "))
-	for _, h := range o.Hits {
+	for _, h := range v.ForbiddenHits {
 		fmt.Fprintf(&b, "\n    achieved:   %q appeared in turn %d\n    evidence:   %s", h.Text, h.Turn, h.Quote)
 	}
 	t.Error(r.red.String(b.String()))

@@ -156,22 +156,22 @@ func Start(t *testing.T, s Suite) *Run {
 // plan decides each scenario: included, skipped (with why) or unrunnable (with why).
 // Every unrunnable scenario of the suite is listed as unrunnable, selected or not, as
 // Rook's totals count them.
-func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (included, skipped, unrun []lifecycle.Entry) {
+func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (included, skipped, unrun []record.Entry) {
 	for _, sc := range scenarios {
 		r.scenarios[sc.ID] = sc
 		d, why := decide(r.opts, r.profile, sc, planned)
 		r.plans[sc.ID] = plan{d, why}
 		switch d {
 		case include:
-			included = append(included, lifecycle.Entry{ScenarioID: sc.ID, Why: "selected"})
+			included = append(included, record.Entry{ScenarioID: sc.ID, Why: "selected"})
 		case skip:
 			if gap := unrunnableWhy(r.profile, sc); gap != "" && !sc.NotExecutable {
-				unrun = append(unrun, lifecycle.Entry{ScenarioID: sc.ID, Why: gap})
+				unrun = append(unrun, record.Entry{ScenarioID: sc.ID, Why: gap})
 				continue
 			}
-			skipped = append(skipped, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
+			skipped = append(skipped, record.Entry{ScenarioID: sc.ID, Why: why})
 		case unrunnable:
-			unrun = append(unrun, lifecycle.Entry{ScenarioID: sc.ID, Why: why})
+			unrun = append(unrun, record.Entry{ScenarioID: sc.ID, Why: why})
 		}
 	}
 	return included, skipped, unrun

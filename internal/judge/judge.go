@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -19,12 +20,12 @@ type Turn = check.Turn
 const NoJudgeModel = check.NoJudgeModel
 
 // Evaluate judges every criterion against the evidence, in order.
-func Evaluate(criteria []spec.Criterion, ev *Evidence) []Row {
-	rows := make([]Row, 0, len(criteria))
+func Evaluate(criteria []spec.Criterion, ev *Evidence) []record.Row {
+	rows := make([]record.Row, 0, len(criteria))
 	for i := range criteria {
 		c := &criteria[i]
 		res := check.Decide(c.Check, ev)
-		r := Row{CriterionID: c.ID, Criterion: c.Statement, Check: c.Kind, Subtest: c.Subtest(), Expected: c.Expected(),
+		r := record.Row{CriterionID: c.ID, Criterion: c.Statement, Check: c.Kind, Subtest: c.Subtest(), Expected: c.Expected(),
 			Achieved: res.Achieved, Status: res.Status, Reason: res.Reason, Evidence: res.Evidence, Confidence: res.Confidence}
 		if r.Criterion == "" {
 			r.Criterion = c.Kind
@@ -35,15 +36,15 @@ func Evaluate(criteria []spec.Criterion, ev *Evidence) []Row {
 }
 
 // Forbidden returns every forbidden text that appears in an agent turn (case-insensitive).
-func Forbidden(forbidden []string, ev *Evidence) []ForbiddenHit {
-	var hits []ForbiddenHit
+func Forbidden(forbidden []string, ev *Evidence) []record.ForbiddenHit {
+	var hits []record.ForbiddenHit
 	for _, f := range forbidden {
 		if strings.TrimSpace(f) == "" {
 			continue
 		}
 		for i, t := range ev.Turns {
 			if at, end := check.Find(t.Output, f, false); at >= 0 {
-				hits = append(hits, ForbiddenHit{Text: f, Turn: i + 1, Quote: check.Excerpt(t.Output, at, end-at)})
+				hits = append(hits, record.ForbiddenHit{Text: f, Turn: i + 1, Quote: check.Excerpt(t.Output, at, end-at)})
 			}
 		}
 	}

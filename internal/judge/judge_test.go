@@ -9,6 +9,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -135,21 +136,21 @@ func TestForbidden(t *testing.T) {
 }
 
 func TestScenarioStatus(t *testing.T) {
-	pass := judge.Row{Status: judge.Pass}
-	fail := judge.Row{Status: judge.Fail}
-	undecidable := judge.Row{Status: judge.UnableToVerify, Reason: judge.Undecidable}
-	unobserved := judge.Row{Status: judge.UnableToVerify, Reason: judge.NotObservable}
+	pass := record.Row{Status: judge.Pass}
+	fail := record.Row{Status: judge.Fail}
+	undecidable := record.Row{Status: judge.UnableToVerify, Reason: judge.Undecidable}
+	unobserved := record.Row{Status: judge.UnableToVerify, Reason: judge.NotObservable}
 	tests := []struct {
 		name   string
-		rows   []judge.Row
-		hits   []judge.ForbiddenHit
+		rows   []record.Row
+		hits   []record.ForbiddenHit
 		want   judge.Status
 		reason string
 	}{
-		{"all pass", []judge.Row{pass, pass}, nil, judge.Pass, ""},
-		{"a fail wins over unable to verify", []judge.Row{undecidable, fail, pass}, nil, judge.Fail, ""},
-		{"unable to verify is not a pass", []judge.Row{pass, undecidable, unobserved}, nil, judge.UnableToVerify, judge.NotObservable},
-		{"a forbidden hit fails", []judge.Row{pass}, []judge.ForbiddenHit{{Text: "x"}}, judge.Fail, ""},
+		{"all pass", []record.Row{pass, pass}, nil, judge.Pass, ""},
+		{"a fail wins over unable to verify", []record.Row{undecidable, fail, pass}, nil, judge.Fail, ""},
+		{"unable to verify is not a pass", []record.Row{pass, undecidable, unobserved}, nil, judge.UnableToVerify, judge.NotObservable},
+		{"a forbidden hit fails", []record.Row{pass}, []record.ForbiddenHit{{Text: "x"}}, judge.Fail, ""},
 		{"nothing to decide", nil, nil, judge.UnableToVerify, judge.Undecidable},
 	}
 	for _, tc := range tests {

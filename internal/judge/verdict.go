@@ -1,6 +1,9 @@
 package judge
 
-import "github.com/rookgo/rookgo/internal/check"
+import (
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
+)
 
 // Status is a criterion's or a scenario's outcome: Pass, Fail or Unable to Verify.
 type Status = check.Status
@@ -19,31 +22,10 @@ const (
 	Undecidable   = check.Undecidable
 )
 
-// Row is one criterion's verdict.
-type Row struct {
-	CriterionID string `yaml:"criterion_id" json:"criterion_id"`
-	Criterion   string `yaml:"criterion" json:"criterion"`
-	Check       string `yaml:"check" json:"check"`
-	Subtest     string `yaml:"-" json:"-"`
-	Expected    string `yaml:"expected" json:"expected"`
-	Achieved    string `yaml:"achieved" json:"achieved"`
-	Status      Status `yaml:"status" json:"status"`
-	Reason      string `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
-	Evidence    string `yaml:"evidence" json:"evidence"`
-	Confidence  string `yaml:"confidence" json:"confidence"`
-}
-
-// ForbiddenHit is forbidden text that appeared in an agent turn.
-type ForbiddenHit struct {
-	Text  string `yaml:"text" json:"text"`
-	Turn  int    `yaml:"turn" json:"turn"`
-	Quote string `yaml:"quote" json:"quote"`
-}
-
 // ScenarioStatus applies the scenario rule: any Fail row or forbidden hit is Fail; else
 // any Unable to Verify row is Unable to Verify (with the weightiest reason); else Pass.
 // A scenario without a single row to decide it is Unable to Verify (undecidable).
-func ScenarioStatus(rows []Row, hits []ForbiddenHit, forbiddenChecked bool) (Status, string) {
+func ScenarioStatus(rows []record.Row, hits []record.ForbiddenHit, forbiddenChecked bool) (Status, string) {
 	if len(hits) > 0 {
 		return Fail, ""
 	}

@@ -2,9 +2,11 @@ package record_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,4 +78,35 @@ func TestWriteFileIsReadableByOthers(t *testing.T) {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm())
+}
+
+func TestStore(t *testing.T) {
+	root := t.TempDir()
+	_, err := record.OpenRun(root, "agent", "../escape")
+	assert.EqualError(t, err, `"../escape" is not a run id`)
+	_, err = record.OpenRun(root, "agent", "R1")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	dir := filepath.Join(root, "agent", "R1")
+	created := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(dir, "run.yaml"), record.Run{Version: 1, ID: "R1", Created: created,
+		Included: []record.Entry{{ScenarioID: "SC-1", Why: "selected"}}}))
+	require.NoError(t, record.WriteFile(filepath.Join(dir, "scenarios", "SC-1", "hooks.json"),
+		[]byte(`{"version": 1, "phases": {"execute": {"ran": true, "ok": true, "data": {"n": 9007199254740993}}}}`)))
+	require.NoError(t, record.WriteFile(filepath.Join(dir, "scenarios", "SC-1", "verdict.yaml"), []byte("status: [broken\n")))
+
+	s, err := record.OpenRun(root, "agent", "R1")
+	require.NoError(t, err)
+	run, err := s.Run()
+	require.NoError(t, err)
+	assert.Equal(t, created, run.Created, "times come back as times")
+	assert.Equal(t, "SC-1", run.Included[0].ScenarioID)
+	h, err := record.ReadHooks(s.ScenarioDir("SC-1"))
+	require.NoError(t, err)
+	assert.Equal(t, "9007199254740993", fmt.Sprint(h.Phases.Execute.Data["n"]), "numbers as the hook printed them")
+	_, err = record.ReadVerdict(s.ScenarioDir("SC-1"))
+	assert.ErrorContains(t, err, "verdict.yaml is corrupt")
+	h, err = record.ReadHooks(s.ScenarioDir("SC-2"))
+	require.NoError(t, err)
+	assert.Nil(t, h.Phases.Execute, "no hooks.json: nothing recorded yet")
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
-	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -20,13 +20,10 @@ type Attempt struct {
 	Dir        string
 	// NotRun says why the attempt could not go on (a phase it needs has not run).
 	NotRun string
-	// Judged is false when judge was not selected or could not run; NotJudged says why.
-	Judged    bool
+	// Verdict is the attempt's verdict, as verdict.yaml holds it; nil when judge was not
+	// selected or could not run, and NotJudged says why.
+	Verdict   *record.Verdict
 	NotJudged string
-	Status    judge.Status
-	Reason    string
-	Rows      []judge.Row
-	Hits      []judge.ForbiddenHit
 	// Failures are the recorded hook failures that fail the attempt (open, execute,
 	// collect); Problems are those reported without failing it (close).
 	Failures []*PhaseError
@@ -35,10 +32,10 @@ type Attempt struct {
 	Abandoned string
 	// RecordErr is set when a record could not be written or read.
 	RecordErr error
-	LatencyMs int64
-	Turns     int
-	Usage     *hook.Usage
 }
+
+// Judged reports whether the attempt has a verdict.
+func (a *Attempt) Judged() bool { return a.Verdict != nil }
 
 type attemptRun struct {
 	r       *Run
@@ -46,7 +43,7 @@ type attemptRun struct {
 	n       int
 	dir     string
 	log     Logger
-	hooks   HooksFile
+	hooks   record.Hooks
 	lastEnd time.Time
 	ranNow  bool
 	errs    []error
@@ -56,7 +53,7 @@ type attemptRun struct {
 // it asks Next what comes next after every phase, until it judges or stops.
 func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger) *Attempt {
 	dir := attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), n, sc.Repeat)
-	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: HooksFile{Version: 1}}
+	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: record.Hooks{Version: 1}}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
 	if err := a.load(); err != nil {
 		res.RecordErr, res.NotRun = err, err.Error()
@@ -141,7 +138,7 @@ func (a *attemptRun) begin() error {
 	if _, err := os.Stat(filepath.Join(a.dir, "request.json")); err != nil {
 		red, prof := r.cfg.Redactor, r.cfg.Profile
 		a.record(red.Bytes(filepath.Join(r.Dir, "scenarios", sc.ID, "snapshot.yaml"), sc.Source))
-		a.record(red.JSON(filepath.Join(a.dir, "request.json"), Request{ScenarioID: sc.ID, Attempt: a.n,
+		a.record(red.JSON(filepath.Join(a.dir, "request.json"), record.Request{ScenarioID: sc.ID, Attempt: a.n,
 			Goal: sc.Goal, SetupMessages: nonNil(sc.SetupMessages), Profile: prof.ID, Invoked: prof.Hooks[spec.Execute].Invoked()}))
 	}
 	return nil
@@ -175,7 +172,7 @@ func (a *attemptRun) run(ctx, budget context.Context, inv invocation, ph spec.Ph
 func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 	sc, r := a.sc, a.r
 	h := r.cfg.Profile.Hooks[spec.Execute]
-	var turns []*PhaseRecord
+	var turns []*record.PhaseRecord
 	if a.hooks.Phases.Execute != nil {
 		turns = a.hooks.Phases.Execute.Turns
 	}
@@ -215,17 +212,17 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 }
 
 // phase waits out the hook's delay, marks it in flight, runs it and records its end.
-func (a *attemptRun) phase(ctx context.Context, inv invocation) (*PhaseRecord, *hook.Output, *PhaseError) {
+func (a *attemptRun) phase(ctx context.Context, inv invocation) (*record.PhaseRecord, *hook.Output, *PhaseError) {
 	if d := inv.hook.Delay; d > 0 {
 		if left := d - time.Since(a.lastEnd); !a.lastEnd.IsZero() && left > 0 && a.log != nil {
 			a.log(fmt.Sprintf("%s: waiting %s (delay_seconds: at least %s after the preceding phase)", inv.phase, left.Round(time.Millisecond), d))
 		}
 		if err := wait(ctx, d, a.lastEnd); err != nil {
-			rec := &PhaseRecord{Ran: false, Script: inv.hook.Invoked(), Turn: inv.turn, Error: err.Error(), ExitCode: -1}
+			rec := &record.PhaseRecord{Ran: false, Script: inv.hook.Invoked(), Turn: inv.turn, Error: err.Error(), ExitCode: -1}
 			return rec, nil, recordError(inv.phase, a.sc.ID, rec)
 		}
 	}
-	a.hooks.InFlight = &InFlight{Phase: inv.phase, Turn: inv.turn, At: time.Now().UTC().Format(time.RFC3339Nano)}
+	a.hooks.InFlight = &record.InFlight{Phase: string(inv.phase), Turn: inv.turn, At: time.Now().UTC()}
 	a.save()
 	rec, out, perr := a.r.invoke(ctx, inv, a.log)
 	a.hooks.InFlight = nil
@@ -246,16 +243,16 @@ func (a *attemptRun) record(err error) {
 func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 	if notJudged != "" {
 		res.NotJudged = notJudged
-	} else if !res.Judged {
+	} else if !res.Judged() {
 		res.NotJudged = fmt.Sprintf("not judged: continue with -rook.run=%s", a.r.ID)
 	}
 	res.Failures, res.Problems = a.failures()
 	ev, transcript, raw := a.evidence()
-	for _, t := range ev.Turns {
-		res.LatencyMs += t.LatencyMs
-	}
-	res.Turns, res.Usage = len(ev.Turns), ev.Usage
 	if !a.fresh() {
+		var latency int64
+		for _, t := range ev.Turns {
+			latency += t.LatencyMs
+		}
 		status := "completed"
 		if !ev.AgentRan || len(res.Failures) > 0 {
 			status = "failed"
@@ -266,14 +263,14 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 			calls = &c
 		}
 		var artifacts []string
-		for _, rec := range []*PhaseRecord{a.hooks.Phases.Execute, a.hooks.Phases.Collect} {
+		for _, rec := range []*record.PhaseRecord{a.hooks.Phases.Execute, a.hooks.Phases.Collect} {
 			if rec != nil {
 				artifacts = append(artifacts, a.copyEvidence(rec.Data, len(artifacts)+1)...)
 			}
 		}
-		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), Response{ScenarioID: a.sc.ID, Attempt: res.N,
+		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
 			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), LatencyMs: res.LatencyMs, Turns: res.Turns, Usage: ev.Usage}))
+			Artifacts: nonNil(artifacts), LatencyMs: latency, Turns: len(ev.Turns), Usage: ev.Usage}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res
@@ -301,7 +298,7 @@ func (a *attemptRun) failures() (fails, problems []*PhaseError) {
 	return fails, problems
 }
 
-func recordError(ph spec.Phase, scenario string, rec *PhaseRecord) *PhaseError {
+func recordError(ph spec.Phase, scenario string, rec *record.PhaseRecord) *PhaseError {
 	return &PhaseError{Phase: ph, Turn: rec.Turn, Scenario: scenario, Script: rec.Script, ExitCode: rec.ExitCode,
 		TimedOut: rec.TimedOut, Stopped: rec.Stopped, Stderr: rec.Stderr, Err: errors.New(rec.Error)}
 }

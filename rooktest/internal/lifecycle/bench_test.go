@@ -68,7 +68,7 @@ func BenchmarkHookCall(b *testing.B) {
 		start = time.Now()
 		o := run.Scenario(context.Background(), sc, nil)
 		harness += time.Since(start)
-		if o.Status != "Pass" {
+		if !o.Judged() || o.Verdict.Status != "Pass" {
 			b.Fatalf("scenario: %+v", o.Attempts[0])
 		}
 		os.RemoveAll(o.Dir) // each iteration is a fresh scenario

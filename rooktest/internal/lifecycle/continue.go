@@ -9,8 +9,6 @@ import (
 	"sort"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -20,20 +18,13 @@ import (
 // completed are not run again. A run whose records are missing or corrupt, or whose profile
 // changed since, is refused.
 func Continue(cfg Config, id string, now time.Time) (*Run, error) {
-	if !validRunID(id) {
-		return nil, fmt.Errorf("-rook.run=%q is not a run id", id)
-	}
-	dir := filepath.Join(cfg.RecordsRoot, cfg.Agent, id)
-	var f RunFile
-	if err := readYAML(filepath.Join(dir, "run.yaml"), &f); err != nil {
+	store, f, snap, err := openRun(cfg.RecordsRoot, cfg.Agent, id)
+	if err != nil {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
+	dir := store.Dir
 	if f.ID != id || f.Pins.ProfileID != cfg.Profile.ID {
 		return nil, fmt.Errorf("continue run %s: %s records run %q of profile %q, not this profile %q", id, filepath.Join(dir, "run.yaml"), f.ID, f.Pins.ProfileID, cfg.Profile.ID)
-	}
-	var snap profileSnapshot
-	if err := readYAML(filepath.Join(dir, "profile.yaml"), &snap); err != nil {
-		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
 	if snap.SHA256 != cfg.Profile.SHA256 {
 		return nil, fmt.Errorf("continue run %s: profile %s changed since the run started; start a new run, or -rook.resume=%s to carry unchanged work forward", id, cfg.Profile.ID, id)
@@ -42,19 +33,17 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 		cfg.Selection = All()
 	}
 	r := newRun(cfg, id, dir, now)
-	r.file = f
+	r.file = *f
 	for _, ph := range f.PhasesRun {
 		r.phasesRun[spec.Phase(ph)] = true
 	}
 	if f.Prepare != nil {
-		if t, err := time.Parse(time.RFC3339Nano, f.Prepare.EndedAt); err == nil {
-			r.prepareEnd = t
-		}
+		r.prepareEnd = f.Prepare.EndedAt
 	}
 	// A continued run keeps the plan it started with: what this process selects only
 	// narrows it (the caller decides with Planned), so run.yaml's lists stay as they are.
 	r.file.Included, r.file.Skipped, r.file.Unrunnable = nonNil(f.Included), nonNil(f.Skipped), nonNil(f.Unrunnable)
-	r.file.Finished = ""
+	r.file.Finished = time.Time{}
 	if r.file.Carried == nil {
 		r.file.Carried = []string{}
 	}
@@ -69,11 +58,8 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 // Planned returns the scenarios run id planned (run.yaml's included list), the plan a
 // continuation keeps whatever selection flags it is given.
 func Planned(recordsRoot, agent, id string) (map[string]bool, error) {
-	if !validRunID(id) {
-		return nil, fmt.Errorf("-rook.run=%q is not a run id", id)
-	}
-	var f RunFile
-	if err := readYAML(filepath.Join(recordsRoot, agent, id, "run.yaml"), &f); err != nil {
+	_, f, _, err := openRun(recordsRoot, agent, id)
+	if err != nil {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
 	planned := map[string]bool{}
@@ -83,19 +69,21 @@ func Planned(recordsRoot, agent, id string) (map[string]bool, error) {
 	return planned, nil
 }
 
-func validRunID(id string) bool {
-	return id != "" && id != "." && id != ".." && filepath.Base(id) == id
-}
-
-func readYAML(path string, v any) error {
-	data, err := os.ReadFile(path)
+// openRun reads the run.yaml and profile.yaml of a recorded run.
+func openRun(recordsRoot, agent, id string) (record.Store, *record.Run, *record.Profile, error) {
+	store, err := record.OpenRun(recordsRoot, agent, id)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return store, nil, nil, err
 	}
-	if err := yaml.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s is corrupt: %w", path, err)
+	f, err := store.Run()
+	if err != nil {
+		return store, nil, nil, err
 	}
-	return nil
+	snap, err := store.Profile()
+	if err != nil {
+		return store, nil, nil, err
+	}
+	return store, f, snap, nil
 }
 
 // Prior is a finished run whose compatible work a new run carries forward.
@@ -109,24 +97,17 @@ type Prior struct {
 type priorScenario struct {
 	dir      string
 	snapshot []byte
-	verdict  Verdict
+	verdict  record.Verdict
 }
 
 // LoadPrior reads run id for -rook.resume. Every record it would carry must be whole: a
 // file that does not parse refuses the resume, naming it, before anything runs.
 func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
-	if !validRunID(id) {
-		return nil, fmt.Errorf("-rook.resume=%q is not a run id", id)
-	}
-	dir := filepath.Join(recordsRoot, agent, id)
-	var f RunFile
-	if err := readYAML(filepath.Join(dir, "run.yaml"), &f); err != nil {
+	store, _, snap, err := openRun(recordsRoot, agent, id)
+	if err != nil {
 		return nil, fmt.Errorf("resume from run %s: %w", id, err)
 	}
-	var snap profileSnapshot
-	if err := readYAML(filepath.Join(dir, "profile.yaml"), &snap); err != nil {
-		return nil, fmt.Errorf("resume from run %s: %w", id, err)
-	}
+	dir := store.Dir
 	p := &Prior{ID: id, Dir: dir, ProfileSHA: snap.SHA256, scenarios: map[string]priorScenario{}}
 	entries, err := os.ReadDir(filepath.Join(dir, "scenarios"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -139,8 +120,8 @@ func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
 		if _, err := os.Stat(vpath); err != nil {
 			continue // not judged: nothing to carry; the new run runs it
 		}
-		var v Verdict
-		if err := readYAML(vpath, &v); err != nil {
+		var v record.Verdict
+		if err := record.ReadYAML(vpath, &v); err != nil {
 			problems = append(problems, err)
 			continue
 		}
@@ -184,12 +165,12 @@ func checkRecords(dir string) error {
 				return err
 			}
 			var v any
-			if err := decodeJSON(data, &v); err != nil {
+			if err := record.DecodeJSON(data, &v); err != nil {
 				return fmt.Errorf("%s is corrupt: %w", path, err)
 			}
 		case ".yaml":
 			var v any
-			return readYAML(path, &v)
+			return record.ReadYAML(path, &v)
 		}
 		return nil
 	})
@@ -203,6 +184,16 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 		return nil, false
 	}
 	dir := filepath.Join(r.Dir, "scenarios", sc.ID)
+	// A repeated scenario is reported attempt by attempt, as when it ran.
+	var attempts []*Attempt
+	for n := 1; sc.Repeat > 1 && n <= sc.Repeat; n++ {
+		av, err := record.ReadVerdict(attemptDir(ps.dir, n, sc.Repeat))
+		if err != nil {
+			return nil, false
+		}
+		subtests(sc, av.Criteria)
+		attempts = append(attempts, &Attempt{ScenarioID: sc.ID, N: n, Dir: attemptDir(dir, n, sc.Repeat), Verdict: av})
+	}
 	// Copied whole or not at all: into a temporary folder, renamed into place, so that a
 	// failed copy never leaves a folder that looks like a completed scenario.
 	if err := os.MkdirAll(filepath.Join(r.Dir, "scenarios"), 0o755); err != nil {
@@ -236,29 +227,12 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 		r.file.ResumeFrom = &id
 	}
 	r.mu.Unlock()
-	o := &Outcome{Scenario: sc, Dir: dir, CarriedFrom: prior.ID, Status: v.Status,
-		Reason: v.UnverifiableReason, Judged: true, Flaky: v.Flaky, LatencyMs: v.LatencyMs, Turns: v.Turns, Usage: v.Usage}
+	o := &Outcome{Scenario: sc, Dir: dir, CarriedFrom: prior.ID, Verdict: &v, Attempts: attempts}
+	subtests(sc, v.Criteria)
 	if sc.Repeat <= 1 {
-		o.Attempts = []*Attempt{carriedAttempt(sc, 1, dir, v)}
-		return o, true
-	}
-	// A repeated scenario is reported attempt by attempt, as when it ran.
-	for n := 1; n <= sc.Repeat; n++ {
-		adir := attemptDir(dir, n, sc.Repeat)
-		var av Verdict
-		if err := readYAML(filepath.Join(adir, "verdict.yaml"), &av); err != nil {
-			return nil, false
-		}
-		o.Attempts = append(o.Attempts, carriedAttempt(sc, n, adir, av))
+		o.Attempts = []*Attempt{{ScenarioID: sc.ID, N: 1, Dir: dir, Verdict: &v}}
 	}
 	return o, true
-}
-
-func carriedAttempt(sc *spec.Scenario, n int, dir string, v Verdict) *Attempt {
-	rows := append([]judge.Row(nil), v.Criteria...)
-	subtests(sc, rows)
-	return &Attempt{ScenarioID: sc.ID, N: n, Dir: dir, Judged: true, Status: v.Status, Reason: v.UnverifiableReason, Rows: rows,
-		Hits: v.ForbiddenHits, LatencyMs: v.LatencyMs, Turns: v.Turns, Usage: v.Usage}
 }
 
 // SetResumeFrom records the run a new run resumes from.

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -68,7 +69,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	first := f.run
 	first.Prepare(context.Background(), f.logs.add)
 	o := first.Scenario(context.Background(), sc, f.logs.add)
-	require.False(t, o.Judged)
+	require.False(t, o.Judged())
 	assert.Contains(t, o.Attempts[0].NotJudged, "not judged: continue with -rook.run="+first.ID)
 	assert.NoFileExists(t, filepath.Join(o.Dir, "verdict.yaml"))
 
@@ -76,8 +77,8 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	r := f.again(t, sel(t, "collect,judge", p, true))
 	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
 	o = r.Scenario(context.Background(), sc, f.logs.add)
-	require.True(t, o.Judged)
-	assert.Equal(t, judge.Pass, o.Status)
+	require.True(t, o.Judged())
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
 	assert.Equal(t, []string{"prepare", "open", "execute#1", "execute#2", "close", "collect"}, phases(f.calls(t)),
 		"nothing ran twice")
 	calls := f.calls(t)
@@ -90,7 +91,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	r = f.again(t, lifecycle.All())
 	r.Prepare(context.Background(), f.logs.add)
 	o = r.Scenario(context.Background(), sc, f.logs.add)
-	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
 	assert.Len(t, f.calls(t), 6)
 	_, err := r.Finish(time.Now())
 	require.NoError(t, err)
@@ -103,13 +104,13 @@ func TestCollectRetriedLater(t *testing.T) {
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts[0].Failures, 1)
 	assert.Equal(t, spec.Collect, o.Attempts[0].Failures[0].Phase)
-	assert.Equal(t, judge.Fail, o.Status, "a failed collect fails its scenario")
+	assert.Equal(t, judge.Fail, o.Verdict.Status, "a failed collect fails its scenario")
 	assert.FileExists(t, filepath.Join(o.Dir, "response.json"), "and keeps everything")
 
 	r := f.again(t, sel(t, "collect,judge", f.cfg.Profile, true), `FAKEHOOK_COLLECT=json:{"ready": true}`)
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	assert.Empty(t, o.Attempts[0].Failures)
-	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
 	assert.Equal(t, []string{"open", "execute#1", "close", "collect", "collect"}, phases(f.calls(t)), "only collect ran again")
 }
 
@@ -133,7 +134,7 @@ func TestInterruptedTurnsStartAgainFromOpen(t *testing.T) {
 	r := f.again(t, lifecycle.All())
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	a := o.Attempts[0]
-	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
 	assert.Equal(t, filepath.Join(o.Dir, "abandoned", "1"), a.Abandoned)
 	assert.FileExists(t, filepath.Join(a.Abandoned, "hooks.json"), "the partial records are kept aside")
 	assert.DirExists(t, filepath.Join(a.Abandoned, "hook-state"))
@@ -159,7 +160,7 @@ func TestHaltAfterThreeTransportFailures(t *testing.T) {
 		outcomes = append(outcomes, r.Scenario(context.Background(), s, f.logs.add))
 	}
 	for _, o := range outcomes[:3] {
-		assert.Equal(t, judge.Fail, o.Status)
+		assert.Equal(t, judge.Fail, o.Verdict.Status)
 	}
 	assert.Contains(t, outcomes[3].NotRun, "the run halted: 3 execute failures of the transport kind in a row")
 	halted, why := r.Halted()
@@ -178,9 +179,9 @@ func TestRepeatIsPassToTheK(t *testing.T) {
 	sc := scenario(t, "goal: g\nrepeat: 3\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: '/[13]$'}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts, 3)
-	assert.Equal(t, []judge.Status{judge.Pass, judge.Fail, judge.Pass}, []judge.Status{o.Attempts[0].Status, o.Attempts[1].Status, o.Attempts[2].Status})
-	assert.Equal(t, judge.Fail, o.Status, "one failed attempt fails the scenario")
-	assert.True(t, o.Flaky)
+	assert.Equal(t, []judge.Status{judge.Pass, judge.Fail, judge.Pass}, []judge.Status{o.Attempts[0].Verdict.Status, o.Attempts[1].Verdict.Status, o.Attempts[2].Verdict.Status})
+	assert.Equal(t, judge.Fail, o.Verdict.Status, "one failed attempt fails the scenario")
+	assert.True(t, o.Verdict.Flaky)
 	sessions := map[string]bool{}
 	states := map[string]bool{}
 	for _, c := range f.calls(t) {
@@ -213,15 +214,15 @@ func TestResumeCarriesUnchangedWork(t *testing.T) {
 	prior, err := lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", f.run.ID)
 	require.NoError(t, err)
 	cfg := f.cfg
-	cfg.Included = []lifecycle.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}}
+	cfg.Included = []record.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}}
 	r, err := lifecycle.New(cfg, time.Now())
 	require.NoError(t, err)
 	require.NoError(t, r.SetResumeFrom(prior.ID))
 	o, ok := r.Carry(prior, one)
 	require.True(t, ok, "SC-1 is unchanged")
 	assert.Equal(t, f.run.ID, o.CarriedFrom)
-	assert.Equal(t, judge.Pass, o.Status)
-	assert.Equal(t, "C1_contains_g", o.Attempts[0].Rows[0].Subtest)
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, "C1_contains_g", o.Attempts[0].Verdict.Criteria[0].Subtest)
 	edited, err := spec.ParseScenario("SC-2.yaml", []byte("id: SC-2\ngoal: edited\n"))
 	require.NoError(t, err)
 	_, ok = r.Carry(prior, edited)
@@ -257,7 +258,7 @@ func TestDelayCountsFromTheRecordedEnd(t *testing.T) {
 	time.Sleep(350 * time.Millisecond) // longer than the delay: a later collect waits nothing
 	r := f.again(t, sel(t, "collect,judge", f.cfg.Profile, true))
 	o := r.Scenario(context.Background(), sc, f.logs.add)
-	require.True(t, o.Judged)
+	require.True(t, o.Judged())
 	assert.NotContains(t, f.logs.all(), "collect: waiting")
 }
 
@@ -281,15 +282,15 @@ func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
 	assert.Contains(t, f.logs.all(), "prepare: did not complete in run "+first.ID+"; running it again first")
 	o := r.Scenario(context.Background(), sc, f.logs.add)
-	require.True(t, o.Judged)
-	assert.Equal(t, judge.Pass, o.Status)
+	require.True(t, o.Judged())
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
 	assert.Equal(t, []string{"prepare", "prepare", "open", "execute#1", "close", "collect"}, phases(f.calls(t)))
 	rep, err := r.Finish(time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, "ok", rep.Prepare.Status)
 	assert.Equal(t, 2, rep.Prepare.Attempts)
 
-	var kept lifecycle.PhaseRecord
+	var kept record.PhaseRecord
 	data, err := os.ReadFile(filepath.Join(r.Dir, "prepare", "abandoned", "1", "prepare.yaml"))
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &kept))
@@ -298,7 +299,7 @@ func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	assert.FileExists(t, filepath.Join(r.Dir, "prepare", "abandoned", "1", "hook-state", "token"), "the failed prepare's state is kept aside")
 	assert.NoFileExists(t, filepath.Join(r.PrepareStateDir, "token"), "the new prepare starts with a fresh state folder")
 
-	var rf lifecycle.RunFile
+	var rf record.Run
 	data, err = os.ReadFile(filepath.Join(r.Dir, "run.yaml"))
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &rf))
@@ -323,8 +324,8 @@ func TestCarryKeepsAttemptsAndIsWholeOrNothing(t *testing.T) {
 	require.Len(t, o.Attempts, 2, "a carried repeat keeps its attempt_N subtests")
 	for i, a := range o.Attempts {
 		assert.Equal(t, i+1, a.N)
-		assert.Equal(t, judge.Pass, a.Status)
-		assert.Equal(t, "C1_contains_g", a.Rows[0].Subtest)
+		assert.Equal(t, judge.Pass, a.Verdict.Status)
+		assert.Equal(t, "C1_contains_g", a.Verdict.Criteria[0].Subtest)
 	}
 
 	// A folder already there is never half-overwritten, and no temporary copy is left.

@@ -8,12 +8,13 @@ import (
 
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // evidence is what the judge may read, rebuilt from the records alone.
-func (a *attemptRun) evidence() (*judge.Evidence, []Message, string) {
+func (a *attemptRun) evidence() (*judge.Evidence, []record.Message, string) {
 	ev := &judge.Evidence{}
-	var transcript []Message
+	var transcript []record.Message
 	var raw string
 	h := a.hooks.Phases
 	if h.Execute != nil {
@@ -27,7 +28,7 @@ func (a *attemptRun) evidence() (*judge.Evidence, []Message, string) {
 			}
 			input := a.sc.TurnInput(t.Turn)
 			ev.Turns = append(ev.Turns, judge.Turn{Input: input, Output: out.Reply, LatencyMs: t.DurationMs})
-			transcript = append(transcript, Message{"user", input}, Message{"agent", out.Reply})
+			transcript = append(transcript, record.Message{Role: "user", Content: input}, record.Message{Role: "agent", Content: out.Reply})
 			ev.AgentRan = true
 			addTurnEvidence(ev, out)
 			raw = t.Stdout

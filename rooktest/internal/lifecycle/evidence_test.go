@@ -11,8 +11,8 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // Rook's hooks report the whole session's calls and usage again from collect: those are
@@ -41,8 +41,8 @@ func TestCollectReportsTheSession(t *testing.T) {
 			sc := scenario(t, "goal: g\n"+criteria)
 			o := f.run.Scenario(context.Background(), sc, f.logs.add)
 			require.Empty(t, o.Attempts[0].Failures)
-			assert.Equal(t, tc.status, o.Status)
-			assert.Contains(t, o.Attempts[0].Rows[0].Achieved, tc.achievedContains)
+			assert.Equal(t, tc.status, o.Verdict.Status)
+			assert.Contains(t, o.Attempts[0].Verdict.Criteria[0].Achieved, tc.achievedContains)
 			resp := readJSON(t, filepath.Join(o.Dir, "response.json"))
 			assert.Len(t, resp["calls"], tc.calls)
 			assert.Equal(t, map[string]any{"input_tokens": float64(tc.input), "output_tokens": float64(tc.output)}, resp["usage"])
@@ -69,7 +69,7 @@ acceptance_criteria:
   - {statement: d, check: not_called, params: {name: x}}
 `)
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
-	assert.Equal(t, judge.Fail, o.Status)
+	assert.Equal(t, judge.Fail, o.Verdict.Status)
 	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 	assert.Equal(t, 2, v["pass_count"])
 	assert.Equal(t, 1, v["fail_count"])
@@ -79,7 +79,7 @@ acceptance_criteria:
 
 func TestReportClusters(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "hello"}`}, "")
-	f.cfg.Included = []lifecycle.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}, {ScenarioID: "SC-3"}, {ScenarioID: "SC-4"}}
+	f.cfg.Included = []record.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}, {ScenarioID: "SC-3"}, {ScenarioID: "SC-4"}}
 	f.restart(t, nil)
 	for _, body := range []string{
 		"id: SC-1\ntitle: One\nfeature_id: F-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: bye}}\n",
@@ -95,8 +95,8 @@ func TestReportClusters(t *testing.T) {
 	rep, err := f.run.Finish(time.Now())
 	require.NoError(t, err)
 	require.Len(t, rep.Clusters, 2)
-	assert.Equal(t, lifecycle.Cluster{ID: "CL-01", Why: "the same criterion failed in F-1 (C1)", FeatureID: "F-1", Kind: "failed",
-		Scenarios: []lifecycle.ClusterScenario{{ScenarioID: "SC-1", Title: "One", Summary: rep.Clusters[0].Scenarios[0].Summary},
+	assert.Equal(t, record.Cluster{ID: "CL-01", Why: "the same criterion failed in F-1 (C1)", FeatureID: "F-1", Kind: "failed",
+		Scenarios: []record.ClusterScenario{{ScenarioID: "SC-1", Title: "One", Summary: rep.Clusters[0].Scenarios[0].Summary},
 			{ScenarioID: "SC-2", Title: "Two", Summary: rep.Clusters[0].Scenarios[1].Summary}}}, rep.Clusters[0])
 	assert.Contains(t, rep.Clusters[0].Scenarios[0].Summary, `does not contain "bye"`)
 	assert.Equal(t, "unverifiable", rep.Clusters[1].Kind)
@@ -114,7 +114,7 @@ func TestPanicFailsOnlyItsScenario(t *testing.T) {
 	require.Error(t, o.Err)
 	assert.Contains(t, o.Err.Error(), "rooktest panicked while running scenario SC-1")
 	assert.Contains(t, o.Err.Error(), "runtime/debug.Stack", "the stack is in the error")
-	assert.False(t, o.Judged)
+	assert.False(t, o.Judged())
 	assert.FileExists(t, filepath.Join(o.Dir, "hooks.json"), "what was recorded stays")
 	_, err := f.run.Finish(time.Now())
 	assert.NoError(t, err)

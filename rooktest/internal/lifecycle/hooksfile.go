@@ -1,21 +1,18 @@
 package lifecycle
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // The store of an attempt's hooks.json: read back before anything runs, written before
-// and after every hook (InFlight marks the one running), kept aside when a conversation
+// and after every hook (record.InFlight marks the one running), kept aside when a conversation
 // cannot be continued.
 
 func (a *attemptRun) fresh() bool {
@@ -27,12 +24,12 @@ func (a *attemptRun) fresh() bool {
 func (a *attemptRun) recordedEnd() time.Time {
 	var last time.Time
 	h := a.hooks.Phases
-	for _, rec := range []*PhaseRecord{h.Open, h.Execute, h.Close, h.Collect} {
+	for _, rec := range []*record.PhaseRecord{h.Open, h.Execute, h.Close, h.Collect} {
 		if rec == nil {
 			continue
 		}
-		if t, err := time.Parse(time.RFC3339Nano, rec.EndedAt); err == nil && t.After(last) {
-			last = t
+		if rec.EndedAt.After(last) {
+			last = rec.EndedAt
 		}
 	}
 	return last
@@ -44,41 +41,11 @@ func (a *attemptRun) save() {
 
 // load reads the attempt's hooks.json, if any. A file that does not parse is refused.
 func (a *attemptRun) load() error {
-	data, err := os.ReadFile(filepath.Join(a.dir, "hooks.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
+	h, err := record.ReadHooks(a.dir)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Join(a.dir, "hooks.json"), err)
-	}
-	var h HooksFile
-	if err := decodeJSON(data, &h); err != nil {
-		return fmt.Errorf("%s is corrupt: %w", filepath.Join(a.dir, "hooks.json"), err)
-	}
-	p := h.Phases
-	for _, rec := range []*PhaseRecord{p.Open, p.Execute, p.Close, p.Collect} {
-		if rec == nil {
-			continue
-		}
-		hook.Numbers(rec.Data)
-		for _, t := range rec.Turns {
-			hook.Numbers(t.Data)
-		}
-	}
-	a.hooks = h
-	return nil
-}
-
-// decodeJSON decodes a record with numbers as the hooks printed them.
-func decodeJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
+	a.hooks = *h
 	return nil
 }
 
@@ -107,6 +74,6 @@ func (a *attemptRun) abandon() (string, error) {
 			return "", fmt.Errorf("abandon %s: %w", a.dir, err)
 		}
 	}
-	a.hooks = HooksFile{Version: 1}
+	a.hooks = record.Hooks{Version: 1}
 	return kept, nil
 }

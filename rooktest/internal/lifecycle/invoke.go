@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -115,7 +116,7 @@ func (r *Run) env(inv invocation) []string {
 
 // invoke runs one hook and returns its record, its parsed output and, when it failed, the
 // attributed error. The record is filled in however the hook failed.
-func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*PhaseRecord, *hook.Output, *PhaseError) {
+func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.PhaseRecord, *hook.Output, *PhaseError) {
 	label := string(inv.phase)
 	if inv.phase == spec.Execute {
 		label = fmt.Sprintf("execute turn %d", inv.turn)
@@ -133,11 +134,11 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*PhaseRec
 			}
 		},
 	})
-	rec := &PhaseRecord{Ran: true, Script: inv.hook.Invoked(), Turn: inv.turn}
+	rec := &record.PhaseRecord{Ran: true, Script: inv.hook.Invoked(), Turn: inv.turn}
 	var out *hook.Output
 	if res != nil {
-		rec.At = res.Started.UTC().Format(time.RFC3339Nano)
-		rec.EndedAt = res.Ended.UTC().Format(time.RFC3339Nano)
+		rec.At = res.Started.UTC()
+		rec.EndedAt = res.Ended.UTC()
 		rec.DurationMs = res.Duration().Milliseconds()
 		rec.ExitCode = res.ExitCode
 		rec.TimedOut = res.TimedOut

@@ -101,7 +101,7 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 		Env:         append(os.Environ(), "FAKE_SECRET="+secret, "ROOK_TURN=inherited", "ROOK_SCENARIO_ID=inherited"),
 		Redactor:    record.NewRedactor(map[string]string{"FAKE_SECRET": secret}),
 		Concurrency: 1,
-		Included:    []lifecycle.Entry{{ScenarioID: "SC-1", Why: "selected"}},
+		Included:    []record.Entry{{ScenarioID: "SC-1", Why: "selected"}},
 	}
 	run, err := lifecycle.New(cfg, time.Now())
 	require.NoError(t, err)
@@ -141,7 +141,7 @@ func TestLifecycleEnvironmentStdinAndOrder(t *testing.T) {
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	a := o.Attempts[0]
 	require.Empty(t, a.Failures)
-	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
 
 	calls := f.calls(t)
 	assert.Equal(t, []string{"prepare", "open", "execute#1", "execute#2", "execute#3", "close", "collect"}, phases(calls))
@@ -201,10 +201,10 @@ func TestExecuteFailureStillClosesAndCollects(t *testing.T) {
 	assert.Contains(t, pe.Stderr, "agent backend unavailable")
 	assert.Contains(t, pe.Error(), "execute hook failed (turn 1, scenario SC-1, ")
 	assert.Contains(t, pe.Error(), "exited with status 3")
-	assert.Equal(t, judge.Fail, o.Status)
-	require.Len(t, a.Rows, 1)
-	assert.Equal(t, judge.UnableToVerify, a.Rows[0].Status, "a failed execute is never a pass, even for not_contains")
-	assert.Equal(t, judge.AgentNeverRan, a.Rows[0].Reason)
+	assert.Equal(t, judge.Fail, o.Verdict.Status)
+	require.Len(t, a.Verdict.Criteria, 1)
+	assert.Equal(t, judge.UnableToVerify, a.Verdict.Criteria[0].Status, "a failed execute is never a pass, even for not_contains")
+	assert.Equal(t, judge.AgentNeverRan, a.Verdict.Criteria[0].Reason)
 	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 	assert.Equal(t, "Fail", v["status"])
 	assert.Contains(t, v["failure"], "exited with status 3")
@@ -243,7 +243,7 @@ func TestOpenFailureSkipsExecuteButCloses(t *testing.T) {
 	assert.Equal(t, []string{"open", "close"}, phases(f.calls(t)))
 	require.Len(t, a.Failures, 1)
 	assert.Equal(t, spec.Open, a.Failures[0].Phase)
-	assert.Equal(t, judge.Fail, o.Status)
+	assert.Equal(t, judge.Fail, o.Verdict.Status)
 }
 
 func TestCloseFailureKeepsTheAnswer(t *testing.T) {
@@ -254,7 +254,7 @@ func TestCloseFailureKeepsTheAnswer(t *testing.T) {
 	assert.Empty(t, a.Failures)
 	require.Len(t, a.Problems, 1)
 	assert.Equal(t, spec.Close, a.Problems[0].Phase)
-	assert.Equal(t, judge.Pass, o.Status)
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
 }
 
 func TestMultiTurnWithoutConversationStops(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -148,8 +149,8 @@ func Next(s State, sel Selection, runID string) Step {
 }
 
 // state reads an attempt's hooks.json as Next sees it.
-func state(h *HooksFile, p *spec.Profile, turns int, here Selection) State {
-	of := func(ph spec.Phase, rec *PhaseRecord) PhaseState {
+func state(h *record.Hooks, p *spec.Profile, turns int, here Selection) State {
+	of := func(ph spec.Phase, rec *record.PhaseRecord) PhaseState {
 		switch _, defined := p.Hooks[ph]; {
 		case !defined && rec == nil:
 			return Undefined
@@ -180,7 +181,7 @@ func state(h *HooksFile, p *spec.Profile, turns int, here Selection) State {
 		}
 	}
 	if h.InFlight != nil {
-		s.Interrupted = h.InFlight.Phase
+		s.Interrupted = spec.Phase(h.InFlight.Phase)
 	}
 	return s
 }

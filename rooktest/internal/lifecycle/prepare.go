@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -67,7 +68,7 @@ func (r *Run) Prepare(ctx context.Context, log Logger) *PhaseError {
 
 // abandonPrepare moves prepare's state folder, and its record when there is one, to
 // prepare/abandoned/<n>/, and leaves a fresh state folder.
-func (r *Run) abandonPrepare(prev *PhaseRecord) (string, error) {
+func (r *Run) abandonPrepare(prev *record.PhaseRecord) (string, error) {
 	base := filepath.Join(r.Dir, "prepare", "abandoned")
 	var kept string
 	for n := 1; ; n++ {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -19,13 +20,13 @@ import (
 func TestCarryWhileRecording(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "json:{}", "FAKEHOOK_CLOSE": "json:{}", "FAKEHOOK_COLLECT": "json:{}"}, "")
 	var scenarios []*spec.Scenario
-	var included []lifecycle.Entry
+	var included []record.Entry
 	for i := range 8 {
 		id := fmt.Sprintf("SC-%d", i+1)
 		sc, err := spec.ParseScenario(id+".yaml", []byte("id: "+id+"\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n"))
 		require.NoError(t, err)
 		scenarios = append(scenarios, sc)
-		included = append(included, lifecycle.Entry{ScenarioID: id})
+		included = append(included, record.Entry{ScenarioID: id})
 	}
 	f.cfg.Included = included
 	f.restart(t, nil)

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,17 +12,18 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // Finish writes report.yaml and the final run.yaml. The totals come from the records of
 // every planned scenario, so a run continued over several processes reports all of it.
-func (r *Run) Finish(now time.Time) (*Report, error) {
-	rep := &Report{RunID: r.ID, Agent: r.cfg.Agent, Profile: r.cfg.Profile.ID, Generated: now.UTC().Format(time.RFC3339Nano),
-		Clusters: []Cluster{}}
+func (r *Run) Finish(now time.Time) (*record.Report, error) {
+	rep := &record.Report{RunID: r.ID, Agent: r.cfg.Agent, Profile: r.cfg.Profile.ID, Generated: now.UTC(),
+		Clusters: []record.Cluster{}}
 	t := &rep.Totals
 	r.mu.Lock()
-	included := append([]Entry(nil), r.file.Included...)
+	included := append([]record.Entry(nil), r.file.Included...)
 	t.Unrunnable = len(r.file.Unrunnable)
 	t.CarriedForward = len(r.file.Carried)
 	rep.Prepare = r.prepareSummary()
@@ -36,17 +38,17 @@ func (r *Run) Finish(now time.Time) (*Report, error) {
 			continue // not run
 		}
 		t.Executed++
-		data, err := os.ReadFile(filepath.Join(dir, "verdict.yaml"))
+		vp, err := record.ReadVerdict(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			t.Unjudged++
+			continue
+		}
 		if err != nil {
+			problems = append(problems, err)
 			t.Unjudged++
 			continue
 		}
-		var v Verdict
-		if err := yaml.Unmarshal(data, &v); err != nil {
-			problems = append(problems, fmt.Errorf("read %s: %w", filepath.Join(dir, "verdict.yaml"), err))
-			t.Unjudged++
-			continue
-		}
+		v := *vp
 		switch v.Status {
 		case judge.Pass:
 			t.Passed++
@@ -75,15 +77,15 @@ func (r *Run) Finish(now time.Time) (*Report, error) {
 	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)
 	rep.Clusters = clusters(judged)
 	r.mu.Lock()
-	r.file.Finished = now.UTC().Format(time.RFC3339Nano)
+	r.file.Finished = now.UTC()
 	r.mu.Unlock()
 	problems = append(problems, r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
 	return rep, errors.Join(problems...)
 }
 
 // prepareSummary says what became of prepare; r.mu is held.
-func (r *Run) prepareSummary() PrepareSummary {
-	s := PrepareSummary{Status: "not_run", Attempts: r.file.PrepareAttempts}
+func (r *Run) prepareSummary() record.PrepareSummary {
+	s := record.PrepareSummary{Status: "not_run", Attempts: r.file.PrepareAttempts}
 	switch {
 	case !hasHook(r.cfg.Profile, spec.Prepare):
 		s.Status = "not_defined"
@@ -116,15 +118,15 @@ func percentile(xs []int64, p int) int64 {
 
 type judgedScenario struct {
 	dir     string
-	verdict Verdict
+	verdict record.Verdict
 }
 
 // clusters groups the scenarios that did not pass by what they share, as Rook's reports
 // do: failed ones by feature and first failing criterion (or forbidden text, or the hook
 // that failed), Unable to Verify ones by reason. Clusters are numbered CL-01... in plan
 // order; the report always has the list, empty when every judged scenario passed.
-func clusters(judged []judgedScenario) []Cluster {
-	out := []Cluster{}
+func clusters(judged []judgedScenario) []record.Cluster {
+	out := []record.Cluster{}
 	index := map[string]int{}
 	for _, j := range judged {
 		v := j.verdict
@@ -144,15 +146,15 @@ func clusters(judged []judgedScenario) []Cluster {
 		if !ok {
 			i = len(out)
 			index[key] = i
-			out = append(out, Cluster{ID: fmt.Sprintf("CL-%02d", i+1), Kind: kind, Why: why, FeatureID: snap.FeatureID})
+			out = append(out, record.Cluster{ID: fmt.Sprintf("CL-%02d", i+1), Kind: kind, Why: why, FeatureID: snap.FeatureID})
 		}
-		out[i].Scenarios = append(out[i].Scenarios, ClusterScenario{ScenarioID: v.ScenarioID, Title: snap.Title, Summary: summary})
+		out[i].Scenarios = append(out[i].Scenarios, record.ClusterScenario{ScenarioID: v.ScenarioID, Title: snap.Title, Summary: summary})
 	}
 	return out
 }
 
 // clusterOf says which cluster a verdict belongs to, and a one-line summary of it.
-func clusterOf(v Verdict, feature string) (kind, why, summary string) {
+func clusterOf(v record.Verdict, feature string) (kind, why, summary string) {
 	in := ""
 	if feature != "" {
 		in = " in " + feature

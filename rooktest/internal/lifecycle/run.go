@@ -41,7 +41,7 @@ type Config struct {
 	// Concurrency is the number of scenarios in flight.
 	Concurrency int
 	// Included, Skipped and Unrunnable are the plan, as run.yaml shows it.
-	Included, Skipped, Unrunnable []Entry
+	Included, Skipped, Unrunnable []record.Entry
 	// Selection is the phases this process runs; nil means all of them.
 	Selection Selection
 }
@@ -60,7 +60,7 @@ type Run struct {
 
 	mu         sync.Mutex
 	writeMu    sync.Mutex
-	file       RunFile
+	file       record.Run
 	prepareEnd time.Time
 	phasesRun  map[spec.Phase]bool
 	// failedInARow counts consecutive execute transport failures, for halting.
@@ -96,8 +96,8 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	if err := r.makeStateDirs(); err != nil {
 		return nil, err
 	}
-	r.file = RunFile{Version: 1, ID: id, Agent: cfg.Agent, Pins: Pins{ProfileID: cfg.Profile.ID, ProfileRevision: "sha256:" + cfg.Profile.SHA256},
-		Created: now.UTC().Format(time.RFC3339Nano), Concurrency: cfg.Concurrency,
+	r.file = record.Run{Version: 1, ID: id, Agent: cfg.Agent, Pins: record.Pins{ProfileID: cfg.Profile.ID, ProfileRevision: "sha256:" + cfg.Profile.SHA256},
+		Created: now.UTC(), Concurrency: cfg.Concurrency,
 		Included: nonNil(cfg.Included), Skipped: nonNil(cfg.Skipped), Unrunnable: nonNil(cfg.Unrunnable),
 		PhasesRun: []string{}, Carried: []string{}}
 	if err := cfg.Redactor.YAML(filepath.Join(dir, "profile.yaml"), r.profileSnapshot()); err != nil {
@@ -125,21 +125,9 @@ func (r *Run) makeStateDirs() error {
 	return nil
 }
 
-type profileSnapshot struct {
-	ID           string                    `yaml:"id"`
-	Name         string                    `yaml:"name"`
-	Source       string                    `yaml:"source"`
-	SHA256       string                    `yaml:"sha256"`
-	Hooks        map[string]map[string]any `yaml:"hooks"`
-	Env          []map[string]any          `yaml:"env"`
-	HookEnv      map[string]string         `yaml:"hook_env,omitempty"`
-	Capabilities map[string]bool           `yaml:"capabilities"`
-	Concurrency  int                       `yaml:"concurrency"`
-}
-
-func (r *Run) profileSnapshot() profileSnapshot {
+func (r *Run) profileSnapshot() record.Profile {
 	p := r.cfg.Profile
-	s := profileSnapshot{ID: p.ID, Name: p.Name, Source: r.rel(p.File), SHA256: p.SHA256,
+	s := record.Profile{ID: p.ID, Name: p.Name, Source: r.rel(p.File), SHA256: p.SHA256,
 		Hooks: map[string]map[string]any{}, Env: []map[string]any{}, HookEnv: p.HookEnv,
 		Capabilities: map[string]bool{"multi_turn": p.Capabilities.MultiTurn, "calls": p.Capabilities.Calls, "usage": p.Capabilities.Usage},
 		Concurrency:  p.Concurrency}
@@ -258,12 +246,12 @@ type Logger func(line string)
 func (r *Run) Narrow(started map[string]bool, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var kept []Entry
+	var kept []record.Entry
 	for _, e := range r.file.Included {
 		if _, err := os.Stat(filepath.Join(r.Dir, "scenarios", e.ScenarioID)); started[e.ScenarioID] || err == nil {
 			kept = append(kept, e)
 		} else {
-			r.file.Skipped = append(r.file.Skipped, Entry{ScenarioID: e.ScenarioID, Why: why})
+			r.file.Skipped = append(r.file.Skipped, record.Entry{ScenarioID: e.ScenarioID, Why: why})
 		}
 	}
 	r.file.Included = nonNil(kept)

@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 
-	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -29,16 +28,13 @@ type Outcome struct {
 	CarriedFrom string
 	// Attempts are the scenario's attempts, one unless it repeats.
 	Attempts []*Attempt
-	// Status is pass^k over the judged attempts; Judged is false when judge did not run.
-	Status judge.Status
-	Reason string
-	Judged bool
-	Flaky  bool
-
-	LatencyMs int64
-	Turns     int
-	Usage     *hook.Usage
+	// Verdict is the scenario's verdict: its one attempt's, or with repeat pass^k over its
+	// attempts; nil until every attempt is judged.
+	Verdict *record.Verdict
 }
+
+// Judged reports whether the scenario has a verdict.
+func (o *Outcome) Judged() bool { return o.Verdict != nil }
 
 // NotRun is the outcome of a scenario that never started.
 func NotRun(sc *spec.Scenario, why string) *Outcome {
@@ -55,7 +51,7 @@ func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) (o *O
 			// A bug must fail its own scenario, never the whole test binary: the rest of
 			// the run goes on, and report.yaml is still written.
 			o.Err = fmt.Errorf("rooktest panicked while running scenario %s (a bug; the records so far are kept): %v\n%s", sc.ID, p, debug.Stack())
-			o.Judged = false
+			o.Verdict = nil
 		}
 	}()
 	if why := r.haltedWhy(); why != "" {
@@ -108,79 +104,60 @@ func attemptDir(dir string, n, repeat int) string {
 	return filepath.Join(dir, "attempts", strconv.Itoa(n))
 }
 
-// aggregate decides the scenario from its attempts: it passes only if every attempt
-// passes (pass^k); it is flaky when judged attempts disagree.
+// aggregate decides the scenario from its attempts, once every one is judged: one
+// attempt's verdict is the scenario's; with repeat, the scenario passes only if every
+// attempt passes (pass^k), and is flaky when the attempts disagree.
 func (r *Run) aggregate(o *Outcome) {
 	sc := o.Scenario
-	judged := 0
+	if len(o.Attempts) == 0 {
+		return
+	}
+	for _, a := range o.Attempts {
+		if !a.Judged() {
+			return
+		}
+	}
+	if sc.Repeat <= 1 {
+		o.Verdict = o.Attempts[0].Verdict
+		return
+	}
 	statuses := map[judge.Status]bool{}
 	reasonRank := map[string]int{judge.AgentNeverRan: 3, judge.NotObservable: 2, judge.Undecidable: 1}
-	status, reason := judge.Pass, ""
-	for _, a := range o.Attempts {
-		o.LatencyMs += a.LatencyMs
-		o.Turns += a.Turns
-		if a.Usage != nil {
-			if o.Usage == nil {
-				o.Usage = &hook.Usage{}
-			}
-			o.Usage.Input += a.Usage.Input
-			o.Usage.Output += a.Usage.Output
-		}
-		if !a.Judged {
-			continue
-		}
-		judged++
-		statuses[a.Status] = true
-		switch {
-		case a.Status == judge.Fail:
-			status, reason = judge.Fail, ""
-		case a.Status == judge.UnableToVerify && status != judge.Fail:
-			status = judge.UnableToVerify
-			if reasonRank[a.Reason] > reasonRank[reason] {
-				reason = a.Reason
-			}
-		}
-	}
-	o.Judged = judged == len(o.Attempts) && judged > 0
-	o.Flaky = len(statuses) > 1
-	if !o.Judged {
-		return
-	}
-	o.Status, o.Reason = status, reason
-	if sc.Repeat <= 1 {
-		return
-	}
-	v := Verdict{ScenarioID: sc.ID, RunID: r.ID, Status: status, UnverifiableReason: reason,
-		ForbiddenHits: []judge.ForbiddenHit{}, Flaky: o.Flaky}
+	v := record.Verdict{ScenarioID: sc.ID, RunID: r.ID, Status: judge.Pass, ForbiddenHits: []record.ForbiddenHit{}}
 	passed := 0
 	for _, a := range o.Attempts {
-		as := AttemptStatus{Attempt: a.N, Status: a.Status, UnverifiableReason: a.Reason,
-			LatencyMs: a.LatencyMs, Turns: a.Turns, Usage: a.Usage}
-		var msgs []string
-		for _, f := range a.Failures {
-			msgs = append(msgs, f.Error())
-		}
-		as.Failure = strings.Join(msgs, "; ")
-		v.Attempts = append(v.Attempts, as)
-		if a.Status == judge.Pass {
+		av := a.Verdict
+		statuses[av.Status] = true
+		switch {
+		case av.Status == judge.Fail:
+			v.Status, v.UnverifiableReason = judge.Fail, ""
+		case av.Status == judge.UnableToVerify && v.Status != judge.Fail:
+			v.Status = judge.UnableToVerify
+			if reasonRank[av.UnverifiableReason] > reasonRank[v.UnverifiableReason] {
+				v.UnverifiableReason = av.UnverifiableReason
+			}
+		case av.Status == judge.Pass:
 			passed++
 		}
-		v.ForbiddenHits = append(v.ForbiddenHits, a.Hits...)
+		v.Attempts = append(v.Attempts, record.AttemptStatus{Attempt: a.N, Status: av.Status, UnverifiableReason: av.UnverifiableReason,
+			Failure: av.Failure, LatencyMs: av.LatencyMs, Turns: av.Turns, Usage: av.Usage})
+		v.ForbiddenHits = append(v.ForbiddenHits, av.ForbiddenHits...)
 	}
-	v.AttemptsPassed = &passed
+	v.AttemptsPassed, v.Flaky = &passed, len(statuses) > 1
 	// The criteria shown are those of the first attempt that did not pass, else the last.
+	// As in Rook's verdicts, latency_ms, turns and usage are that attempt's; the attempts
+	// list has each attempt's.
 	shown := o.Attempts[len(o.Attempts)-1]
 	for _, a := range o.Attempts {
-		if a.Status != judge.Pass {
+		if a.Verdict.Status != judge.Pass {
 			shown = a
 			break
 		}
 	}
-	// As in Rook's verdicts, latency_ms, turns and usage are one attempt's (the one whose
-	// criteria are shown); the attempts list has each attempt's.
-	v.Criteria = nonNil(shown.Rows)
-	v.LatencyMs, v.Turns, v.Usage = shown.LatencyMs, shown.Turns, shown.Usage
-	countRows(&v, shown.Rows)
+	sv := shown.Verdict
+	v.Criteria, v.LatencyMs, v.Turns, v.Usage = nonNil(sv.Criteria), sv.LatencyMs, sv.Turns, sv.Usage
+	countRows(&v, sv.Criteria)
+	o.Verdict = &v
 	if err := r.cfg.Redactor.YAML(filepath.Join(o.Dir, "verdict.yaml"), v); err != nil {
 		shown.RecordErr = err
 	}

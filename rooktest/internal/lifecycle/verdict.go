@@ -2,13 +2,11 @@ package lifecycle
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -17,26 +15,22 @@ import (
 func (a *attemptRun) judge(res *Attempt) {
 	path := filepath.Join(a.dir, "verdict.yaml")
 	if !a.ranNow {
-		if data, err := os.ReadFile(path); err == nil {
-			var v Verdict
-			if err := yaml.Unmarshal(data, &v); err == nil && v.Status != "" {
-				res.Judged, res.Status, res.Reason, res.Rows, res.Hits = true, v.Status, v.UnverifiableReason, v.Criteria, v.ForbiddenHits
-				subtests(a.sc, res.Rows)
-				return
-			}
+		if v, err := record.ReadVerdict(a.dir); err == nil && v.Status != "" {
+			subtests(a.sc, v.Criteria)
+			res.Verdict = v
+			return
 		}
 	}
 	ev, _, _ := a.evidence()
-	res.Rows = judge.Evaluate(a.sc.Criteria, ev)
-	res.Hits = judge.Forbidden(a.sc.Forbidden, ev)
-	res.Status, res.Reason = judge.ScenarioStatus(res.Rows, res.Hits, len(a.sc.Forbidden) > 0 && ev.AgentRan)
+	rows := judge.Evaluate(a.sc.Criteria, ev)
+	hits := judge.Forbidden(a.sc.Forbidden, ev)
+	status, reason := judge.ScenarioStatus(rows, hits, len(a.sc.Forbidden) > 0 && ev.AgentRan)
 	fails, _ := a.failures()
 	if len(fails) > 0 {
-		res.Status, res.Reason = judge.Fail, ""
+		status, reason = judge.Fail, ""
 	}
-	res.Judged = true
-	v := Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: res.Status, UnverifiableReason: res.Reason,
-		Criteria: nonNil(res.Rows), ForbiddenHits: nonNil(res.Hits), Turns: len(ev.Turns), Usage: ev.Usage}
+	v := record.Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: status, UnverifiableReason: reason,
+		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage}
 	for _, t := range ev.Turns {
 		v.LatencyMs += t.LatencyMs
 	}
@@ -45,12 +39,13 @@ func (a *attemptRun) judge(res *Attempt) {
 		msgs = append(msgs, f.Error())
 	}
 	v.Failure = strings.Join(msgs, "; ")
-	countRows(&v, res.Rows)
+	countRows(&v, rows)
+	res.Verdict = &v
 	a.record(a.r.cfg.Redactor.YAML(path, v))
 }
 
 // subtests names rows read back from a verdict as the scenario's criteria name them.
-func subtests(sc *spec.Scenario, rows []judge.Row) {
+func subtests(sc *spec.Scenario, rows []record.Row) {
 	for i := range rows {
 		for _, c := range sc.Criteria {
 			if c.ID == rows[i].CriterionID {
@@ -64,7 +59,7 @@ func subtests(sc *spec.Scenario, rows []judge.Row) {
 }
 
 // countRows fills in a verdict's counts; Rook's compliance is over the decided criteria.
-func countRows(v *Verdict, rows []judge.Row) {
+func countRows(v *record.Verdict, rows []record.Row) {
 	v.PassCount, v.FailCount, v.UnableToVerifyCount = 0, 0, 0
 	for _, r := range rows {
 		switch r.Status {

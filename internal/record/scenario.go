@@ -1,0 +1,84 @@
+package record
+
+import (
+	"time"
+
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// Hooks is a scenario attempt's hooks.json: each phase's record, written as the phase ends.
+type Hooks struct {
+	Version      int        `json:"version"`
+	Phases       HookPhases `json:"phases"`
+	Conversation string     `json:"conversation,omitempty"`
+	// InFlight names the hook running when the file was written: a file read back with it
+	// set was left by a process that died during that hook.
+	InFlight *InFlight `json:"in_flight,omitempty"`
+}
+
+// InFlight is a hook that has started and not yet ended.
+type InFlight struct {
+	Phase string    `json:"phase"`
+	Turn  int       `json:"turn,omitempty"`
+	At    time.Time `json:"at"`
+}
+
+// HookPhases holds the phase records in lifecycle order.
+type HookPhases struct {
+	Open    *PhaseRecord `json:"open,omitempty"`
+	Execute *PhaseRecord `json:"execute,omitempty"`
+	Close   *PhaseRecord `json:"close,omitempty"`
+	Collect *PhaseRecord `json:"collect,omitempty"`
+}
+
+// PhaseRecord is what one hook call did.
+type PhaseRecord struct {
+	Ran        bool           `json:"ran" yaml:"ran"`
+	OK         bool           `json:"ok" yaml:"ok"`
+	At         time.Time      `json:"at,omitzero" yaml:"at,omitempty"`
+	EndedAt    time.Time      `json:"ended_at,omitzero" yaml:"ended_at,omitempty"`
+	DurationMs int64          `json:"durationMs" yaml:"duration_ms"`
+	Script     string         `json:"script" yaml:"script"`
+	Turn       int            `json:"turn,omitempty" yaml:"turn,omitempty"`
+	ExitCode   int            `json:"exit_code" yaml:"exit_code"`
+	TimedOut   bool           `json:"timed_out,omitempty" yaml:"timed_out,omitempty"`
+	Stopped    bool           `json:"stopped,omitempty" yaml:"stopped,omitempty"`
+	Error      string         `json:"error,omitempty" yaml:"error,omitempty"`
+	Stderr     string         `json:"stderr,omitempty" yaml:"stderr,omitempty"`
+	Data       map[string]any `json:"data,omitempty" yaml:"data,omitempty"`
+	// Stdout is an execute turn's stdout as the hook printed it: response.json's
+	// raw_response.
+	Stdout string         `json:"stdout,omitempty" yaml:"-"`
+	Turns  []*PhaseRecord `json:"turns,omitempty" yaml:"-"`
+}
+
+// Request is request.json.
+type Request struct {
+	ScenarioID    string   `json:"scenario_id"`
+	Attempt       int      `json:"attempt"`
+	Goal          string   `json:"goal"`
+	SetupMessages []string `json:"setup_messages"`
+	Profile       string   `json:"profile"`
+	Invoked       string   `json:"invoked"`
+}
+
+// Response is response.json.
+type Response struct {
+	ScenarioID  string       `json:"scenario_id"`
+	Attempt     int          `json:"attempt"`
+	Status      string       `json:"status"`
+	Output      string       `json:"output"`
+	RawResponse string       `json:"raw_response"`
+	Transcript  []Message    `json:"transcript"`
+	Calls       *[]hook.Call `json:"calls,omitempty"`
+	Artifacts   []string     `json:"artifacts"`
+	LatencyMs   int64        `json:"latency_ms"`
+	Turns       int          `json:"turns"`
+	Usage       *hook.Usage  `json:"usage"`
+}
+
+// Message is one transcript entry.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}

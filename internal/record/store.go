@@ -1,0 +1,122 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// Store is the folder of one run's records: <records root>/<agent>/<run id>/. Its
+// readers refuse a record that does not parse, naming the file; a missing one is an
+// error that wraps fs.ErrNotExist.
+type Store struct {
+	Dir string
+}
+
+// OpenRun is the store of run id of agent under root. The id must be one folder name
+// (no separators, not . or ..), and the run must have a run.yaml.
+func OpenRun(root, agent, id string) (Store, error) {
+	if !ValidRunID(id) {
+		return Store{}, fmt.Errorf("%q is not a run id", id)
+	}
+	s := Store{Dir: filepath.Join(root, agent, id)}
+	if _, err := os.Stat(filepath.Join(s.Dir, "run.yaml")); err != nil {
+		return Store{}, err
+	}
+	return s, nil
+}
+
+// ValidRunID reports whether id can name a run folder.
+func ValidRunID(id string) bool {
+	return id != "" && id != "." && id != ".." && filepath.Base(id) == id
+}
+
+// Run reads run.yaml.
+func (s Store) Run() (*Run, error) {
+	var r Run
+	return &r, ReadYAML(filepath.Join(s.Dir, "run.yaml"), &r)
+}
+
+// Profile reads profile.yaml.
+func (s Store) Profile() (*Profile, error) {
+	var p Profile
+	return &p, ReadYAML(filepath.Join(s.Dir, "profile.yaml"), &p)
+}
+
+// Report reads report.yaml.
+func (s Store) Report() (*Report, error) {
+	var r Report
+	return &r, ReadYAML(filepath.Join(s.Dir, "report.yaml"), &r)
+}
+
+// ScenarioDir is the folder of a scenario's records.
+func (s Store) ScenarioDir(id string) string { return filepath.Join(s.Dir, "scenarios", id) }
+
+// ReadVerdict reads the verdict.yaml in dir (a scenario's folder, or one of its attempts').
+func ReadVerdict(dir string) (*Verdict, error) {
+	var v Verdict
+	return &v, ReadYAML(filepath.Join(dir, "verdict.yaml"), &v)
+}
+
+// ReadHooks reads the hooks.json in dir, with the numbers hooks printed kept exact; a
+// folder without one has no phase recorded yet.
+func ReadHooks(dir string) (*Hooks, error) {
+	path := filepath.Join(dir, "hooks.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Hooks{Version: 1}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var h Hooks
+	if err := DecodeJSON(data, &h); err != nil {
+		return nil, fmt.Errorf("%s is corrupt: %w", path, err)
+	}
+	p := h.Phases
+	for _, rec := range []*PhaseRecord{p.Open, p.Execute, p.Close, p.Collect} {
+		if rec == nil {
+			continue
+		}
+		hook.Numbers(rec.Data)
+		for _, t := range rec.Turns {
+			hook.Numbers(t.Data)
+		}
+	}
+	return &h, nil
+}
+
+// ReadYAML reads a YAML record into v.
+func ReadYAML(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := yaml.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s is corrupt: %w", path, err)
+	}
+	return nil
+}
+
+// DecodeJSON decodes one JSON record, numbers as they were written; trailing data is
+// refused.
+func DecodeJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}

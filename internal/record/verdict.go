@@ -1,0 +1,63 @@
+package record
+
+import (
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// Verdict is verdict.yaml: a scenario's outcome (for a repeated scenario, in its folder
+// the whole scenario's, in attempts/<n>/ each attempt's).
+type Verdict struct {
+	ScenarioID           string         `yaml:"scenario_id"`
+	RunID                string         `yaml:"run_id"`
+	Status               check.Status   `yaml:"status"`
+	UnverifiableReason   string         `yaml:"unverifiable_reason,omitempty"`
+	Failure              string         `yaml:"failure,omitempty"`
+	Criteria             []Row          `yaml:"criteria"`
+	PassCount            int            `yaml:"pass_count"`
+	FailCount            int            `yaml:"fail_count"`
+	UnableToVerifyCount  int            `yaml:"unable_to_verify_count"`
+	CompliancePercentage int            `yaml:"compliance_percentage"`
+	ForbiddenHits        []ForbiddenHit `yaml:"forbidden_hits"`
+	LatencyMs            int64          `yaml:"latency_ms"`
+	Turns                int            `yaml:"turns"`
+	Usage                *hook.Usage    `yaml:"usage"`
+	// Attempts, AttemptsPassed and Flaky are set when the scenario repeats.
+	Attempts       []AttemptStatus `yaml:"attempts,omitempty"`
+	AttemptsPassed *int            `yaml:"attempts_passed,omitempty"`
+	Flaky          bool            `yaml:"flaky,omitempty"`
+	// CarriedFrom names the run this verdict was carried forward from.
+	CarriedFrom string `yaml:"carried_from,omitempty"`
+}
+
+// AttemptStatus is one attempt's outcome in a repeated scenario's verdict.
+type AttemptStatus struct {
+	Attempt            int          `yaml:"attempt"`
+	Status             check.Status `yaml:"status"`
+	UnverifiableReason string       `yaml:"unverifiable_reason,omitempty"`
+	Failure            string       `yaml:"failure,omitempty"`
+	LatencyMs          int64        `yaml:"latency_ms"`
+	Turns              int          `yaml:"turns"`
+	Usage              *hook.Usage  `yaml:"usage"`
+}
+
+// Row is one criterion's verdict.
+type Row struct {
+	CriterionID string       `yaml:"criterion_id" json:"criterion_id"`
+	Criterion   string       `yaml:"criterion" json:"criterion"`
+	Check       string       `yaml:"check" json:"check"`
+	Subtest     string       `yaml:"-" json:"-"`
+	Expected    string       `yaml:"expected" json:"expected"`
+	Achieved    string       `yaml:"achieved" json:"achieved"`
+	Status      check.Status `yaml:"status" json:"status"`
+	Reason      string       `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
+	Evidence    string       `yaml:"evidence" json:"evidence"`
+	Confidence  string       `yaml:"confidence" json:"confidence"`
+}
+
+// ForbiddenHit is forbidden text that appeared in an agent turn.
+type ForbiddenHit struct {
+	Text  string `yaml:"text" json:"text"`
+	Turn  int    `yaml:"turn" json:"turn"`
+	Quote string `yaml:"quote" json:"quote"`
+}
