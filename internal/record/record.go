@@ -95,8 +95,18 @@ func NewRedactor(vars map[string]string) *Redactor {
 	type pair struct{ name, value string }
 	var pairs []pair
 	for n, v := range vars {
-		if len(v) >= MinRedacted {
-			pairs = append(pairs, pair{n, v})
+		if len(v) < MinRedacted {
+			continue
+		}
+		// The value as it stands, and as JSON and Go quoting print it: a secret holding
+		// quotes, backslashes or newlines (a PEM key, a JSON key file) is escaped in a
+		// hook's stdout and in quoted error text.
+		seen := map[string]bool{}
+		for _, form := range []string{v, jsonEscaped(v), strings.Trim(strconv.Quote(v), `"`)} {
+			if !seen[form] {
+				seen[form] = true
+				pairs = append(pairs, pair{n, form})
+			}
 		}
 	}
 	// Longest first, so a value that contains another is replaced whole.
@@ -111,6 +121,15 @@ func NewRedactor(vars map[string]string) *Redactor {
 		raw = append(raw, p.value, "[redacted:"+p.name+"]")
 	}
 	return &Redactor{raw: strings.NewReplacer(raw...), none: len(pairs) == 0}
+}
+
+// jsonEscaped is v as it stands inside a JSON string.
+func jsonEscaped(v string) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return string(b[1 : len(b)-1])
 }
 
 // String redacts s.

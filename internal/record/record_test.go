@@ -110,3 +110,17 @@ func TestStore(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, h.Phases.Execute, "no hooks.json: nothing recorded yet")
 }
+
+// A secret holding quotes, backslashes or newlines is redacted in the forms JSON and Go
+// quoting print it too.
+func TestRedactEscapedForms(t *testing.T) {
+	key := "-----BEGIN KEY-----\nab\"c\\d\n-----END KEY-----"
+	r := record.NewRedactor(map[string]string{"PEM": key})
+	jsonForm, err := json.Marshal(map[string]string{"k": key})
+	require.NoError(t, err)
+	for _, text := range []string{key, string(jsonForm), fmt.Sprintf("failed: %q", key)} {
+		got := r.String(text)
+		assert.NotContains(t, got, "ab", "%s", got)
+		assert.Contains(t, got, "[redacted:PEM]")
+	}
+}

@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -140,3 +141,22 @@ type panicking struct{}
 func (panicking) Expected() string { return "" }
 
 func (panicking) Judge(*check.Evidence) check.Result { panic("a bug in a check") }
+
+// A secret a hook prints is redacted as it comes in, keys included, so the records, the
+// judge's evidence and the log all hold the same redacted text.
+func TestHookOutputIsRedactedAtIngestion(t *testing.T) {
+	f := newRun(t, map[string]string{
+		"FAKEHOOK_EXECUTE": `json:{"output": "key ` + secret + `", "` + secret + `": {"nested": "` + secret + `"}}`,
+		"FAKEHOOK_STDERR":  "using $FAKE_SECRET",
+	}, "")
+	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: '[redacted:FAKE_SECRET]'}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged())
+	assert.Equal(t, judge.Pass, o.Verdict.Status, "the judge reads the redacted reply")
+	hooks, err := os.ReadFile(filepath.Join(o.Dir, "hooks.json"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(hooks), secret)
+	assert.Contains(t, string(hooks), `"[redacted:FAKE_SECRET]": {`, "a secret used as a key is redacted")
+	assert.NotContains(t, f.logs.all(), secret)
+	assert.Contains(t, f.logs.all(), "using [redacted:FAKE_SECRET]")
+}

@@ -122,6 +122,10 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		label = fmt.Sprintf("execute turn %d", inv.turn)
 	}
 	timeout := r.cfg.Profile.TimeoutFor(inv.phase)
+	// What a hook prints is redacted once, as it comes in: its stdout before it is parsed
+	// (object keys included) and its stderr before it is logged or kept. Records, the
+	// judge, the test log and JUnit then all see the same text.
+	red := r.cfg.Redactor
 	res, err := hook.Run(ctx, hook.Spec{
 		Argv:    inv.hook.Argv(inv.phase),
 		Dir:     r.cfg.Profile.AgentDir,
@@ -130,7 +134,7 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		Timeout: timeout,
 		OnStderr: func(line string) {
 			if log != nil {
-				log(label + ": " + line)
+				log(label + ": " + red.String(line))
 			}
 		},
 	})
@@ -143,6 +147,8 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		rec.ExitCode = res.ExitCode
 		rec.TimedOut = res.TimedOut
 		rec.Stopped = res.Stopped
+		res.Stderr = red.String(res.Stderr)
+		res.Stdout = []byte(red.String(string(res.Stdout)))
 		rec.Stderr = res.Stderr
 	}
 	if err == nil {

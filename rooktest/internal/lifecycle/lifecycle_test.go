@@ -288,7 +288,8 @@ func TestRecordsAreWholeAndRedacted(t *testing.T) {
 	_ = o.Attempts[0]
 	_, err := f.run.Finish(time.Now())
 	require.NoError(t, err)
-	assert.Contains(t, f.logs.all(), secret, "the logger gets raw lines; rooktest redacts what it prints")
+	assert.NotContains(t, f.logs.all(), secret, "hook output is redacted as it comes in, before anything logs it")
+	assert.Contains(t, f.logs.all(), "token is [redacted:FAKE_SECRET]")
 
 	want := []string{"run.yaml", "profile.yaml", "report.yaml", "scenarios/SC-1/snapshot.yaml", "scenarios/SC-1/request.json",
 		"scenarios/SC-1/response.json", "scenarios/SC-1/hooks.json", "scenarios/SC-1/verdict.yaml"}
