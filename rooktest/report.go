@@ -3,7 +3,6 @@ package rooktest
 import (
 	"fmt"
 	"strings"
-	"testing"
 
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
@@ -14,7 +13,7 @@ import (
 // errors whose first line stands alone, each criterion is a subtest (Pass passes, Fail
 // fails with expected, achieved and evidence, Unable to Verify skips with its reason). A
 // repeated scenario has one subtest per attempt.
-func (r *Run) report(t *testing.T, j *job) {
+func (r *Run) report(t tb, j *job) {
 	t.Helper()
 	for running := true; running; {
 		select {
@@ -44,7 +43,7 @@ func (r *Run) report(t *testing.T, j *job) {
 		r.attempt(t, o.Attempts[0])
 	} else {
 		for _, a := range o.Attempts {
-			t.Run(fmt.Sprintf("attempt_%d", a.N), func(t *testing.T) { r.attempt(t, a) })
+			t.Run(fmt.Sprintf("attempt_%d", a.N), func(t tb) { r.attempt(t, a) })
 		}
 	}
 	v := o.Verdict
@@ -92,7 +91,7 @@ func notJudged(o *lifecycle.Outcome) string {
 }
 
 // attempt reports one attempt: its hook failures, then its criteria and forbidden text.
-func (r *Run) attempt(t *testing.T, a *lifecycle.Attempt) {
+func (r *Run) attempt(t tb, a *lifecycle.Attempt) {
 	t.Helper()
 	if a.Abandoned != "" {
 		t.Logf("earlier records of this attempt could not be continued; they are kept in %s", a.Abandoned)
@@ -113,10 +112,10 @@ func (r *Run) attempt(t *testing.T, a *lifecycle.Attempt) {
 		return
 	}
 	for _, row := range a.Verdict.Criteria {
-		t.Run(row.Subtest, func(t *testing.T) { r.criterion(t, row) })
+		t.Run(row.Subtest, func(t tb) { r.criterion(t, row) })
 	}
 	if len(r.scenarios[a.ScenarioID].Forbidden) > 0 {
-		t.Run("forbidden", func(t *testing.T) { r.forbidden(t, a) })
+		t.Run("forbidden", func(t tb) { r.forbidden(t, a) })
 	}
 }
 
@@ -127,7 +126,7 @@ func reasonText(reason string) string {
 	return " (" + reason + ")"
 }
 
-func (r *Run) criterion(t *testing.T, row record.Row) {
+func (r *Run) criterion(t tb, row record.Row) {
 	t.Helper()
 	t.Attr("rook.criterion", row.CriterionID)
 	t.Attr("rook.status", string(row.Status))
@@ -151,7 +150,7 @@ func (r *Run) criterion(t *testing.T, row record.Row) {
 	}
 }
 
-func (r *Run) forbidden(t *testing.T, a *lifecycle.Attempt) {
+func (r *Run) forbidden(t tb, a *lifecycle.Attempt) {
 	t.Helper()
 	sc, v := r.scenarios[a.ScenarioID], a.Verdict
 	if v.Turns == 0 {

@@ -51,7 +51,7 @@ type Scenario struct {
 // Run is one run of a Suite: one record folder, prepare once, each scenario once.
 // Start makes it; the generated test calls Scenario once per scenario subtest.
 type Run struct {
-	t         *testing.T
+	t         tb
 	suite     Suite
 	opts      options
 	profile   *spec.Profile
@@ -82,23 +82,33 @@ type plan struct {
 // written, when the test and all its subtests have ended.
 func Start(t *testing.T, s Suite) *Run {
 	t.Helper()
-	root, project, err := workspace.RootOfWorkingDir()
+	r, err := start(tshim{t}, s)
 	if err != nil {
 		t.Fatalf("rooktest: %v", err)
+	}
+	return r
+}
+
+// start is Start on a tb, returning what stops the run before any hook runs.
+func start(t tb, s Suite) (*Run, error) {
+	t.Helper()
+	root, project, err := workspace.RootOfWorkingDir()
+	if err != nil {
+		return nil, err
 	}
 	opts, err := loadOptions()
 	if err != nil {
-		t.Fatalf("rooktest: bad flag: %v", err)
+		return nil, fmt.Errorf("bad flag: %w", err)
 	}
 	prof, scenarios, err := load(root, s)
 	if err != nil {
-		t.Fatalf("rooktest: %v", err)
+		return nil, err
 	}
 	if err := prof.MissingEnv(os.LookupEnv); err != nil {
-		t.Fatalf("rooktest: %v", err)
+		return nil, err
 	}
 	if err := interpretersPresent(prof); err != nil {
-		t.Fatalf("rooktest: %v", err)
+		return nil, err
 	}
 	secrets := map[string]string{}
 	for _, v := range prof.Env {
@@ -114,7 +124,7 @@ func Start(t *testing.T, s Suite) *Run {
 		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{})}
 	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
 	if err != nil {
-		t.Fatalf("rooktest: %v", err)
+		return nil, err
 	}
 	concurrency := prof.Concurrency
 	if opts.concurrency > 0 {
@@ -126,12 +136,12 @@ func Start(t *testing.T, s Suite) *Run {
 	var planned map[string]bool
 	if opts.run != "" {
 		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, opts.run); err != nil {
-			t.Fatalf("rooktest: %v", workspace.Rel(root, err))
+			return nil, workspace.Rel(root, err)
 		}
 	}
 	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(scenarios, planned)
 	if err := r.open(cfg); err != nil {
-		t.Fatalf("rooktest: %v", workspace.Rel(root, err))
+		return nil, workspace.Rel(root, err)
 	}
 	run := r.run
 	included := cfg.Included
@@ -150,7 +160,7 @@ func Start(t *testing.T, s Suite) *Run {
 	t.Attr("rook.records", run.Dir)
 	t.Cleanup(r.finish)
 	r.concurrency = concurrency
-	return r
+	return r, nil
 }
 
 // plan decides each scenario: included, skipped (with why) or unrunnable (with why).
@@ -214,7 +224,7 @@ func recordsRoot(root, dir string) string {
 // hooks still run, to release what open took), and two grace periods before the test
 // binary's deadline, so that a hung hook fails its own phase rather than panicking the
 // whole binary.
-func testContext(t *testing.T) (context.Context, context.CancelFunc) {
+func testContext(t tb) (context.Context, context.CancelFunc) {
 	ctx, stop := signal.NotifyContext(t.Context(), os.Interrupt, syscall.SIGTERM)
 	deadline, ok := t.Deadline()
 	if !ok {

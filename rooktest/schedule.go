@@ -47,25 +47,30 @@ func (j *job) take() []string {
 func (r *Run) Scenario(id string) func(*testing.T) {
 	return func(t *testing.T) {
 		t.Helper()
-		sc, ok := r.scenarios[id]
-		if !ok {
-			t.Fatalf("rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
-		}
-		t.Attr("rook.scenario", id)
-		switch p := r.plans[id]; p.decision {
-		case skip:
-			t.Skip(p.why)
-		case unrunnable:
-			t.Attr("rook.status", "unrunnable")
-			if r.opts.strict {
-				t.Fatalf("unrunnable (failing under -rook.strict): %s", p.why)
-			}
-			t.Skipf("unrunnable: %s", p.why)
-		}
-		j := r.enqueue(sc)
-		t.Parallel()
-		r.report(t, j)
+		r.scenario(tshim{t}, id)
 	}
+}
+
+func (r *Run) scenario(t tb, id string) {
+	t.Helper()
+	sc, ok := r.scenarios[id]
+	if !ok {
+		t.Fatalf("rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
+	}
+	t.Attr("rook.scenario", id)
+	switch p := r.plans[id]; p.decision {
+	case skip:
+		t.Skip(p.why)
+	case unrunnable:
+		t.Attr("rook.status", "unrunnable")
+		if r.opts.strict {
+			t.Fatalf("unrunnable (failing under -rook.strict): %s", p.why)
+		}
+		t.Skipf("unrunnable: %s", p.why)
+	}
+	j := r.enqueue(sc)
+	t.Parallel()
+	r.report(t, j)
 }
 
 func (r *Run) enqueue(sc *spec.Scenario) *job {

@@ -1,0 +1,224 @@
+package rooktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+)
+
+// fakeT records what the runtime does to a test: logs, errors, skips, attributes and
+// subtests. Fatal and Skip end the test's goroutine, as testing's do.
+type fakeT struct {
+	name            string
+	mu              sync.Mutex
+	logs            []string
+	errs            []string
+	skip            string
+	attrs           map[string]string
+	failed, skipped bool
+	subs            []*fakeT
+}
+
+func newFakeT(name string) *fakeT { return &fakeT{name: name, attrs: map[string]string{}} }
+
+func (f *fakeT) Helper()                           {}
+func (f *fakeT) Parallel()                         {}
+func (f *fakeT) Cleanup(func())                    {}
+func (f *fakeT) Context() context.Context          { return context.Background() }
+func (f *fakeT) Deadline() (time.Time, bool)       { return time.Time{}, false }
+func (f *fakeT) Log(args ...any)                   { f.add(&f.logs, fmt.Sprint(args...)) }
+func (f *fakeT) Logf(format string, args ...any)   { f.add(&f.logs, fmt.Sprintf(format, args...)) }
+func (f *fakeT) Error(args ...any)                 { f.fail(fmt.Sprint(args...)) }
+func (f *fakeT) Errorf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
+func (f *fakeT) Fatal(args ...any)                 { f.fail(fmt.Sprint(args...)); runtime.Goexit() }
+func (f *fakeT) Fatalf(format string, args ...any) {
+	f.fail(fmt.Sprintf(format, args...))
+	runtime.Goexit()
+}
+func (f *fakeT) Skip(args ...any)                 { f.skipNow(fmt.Sprint(args...)) }
+func (f *fakeT) Skipf(format string, args ...any) { f.skipNow(fmt.Sprintf(format, args...)) }
+func (f *fakeT) Failed() bool                     { f.mu.Lock(); defer f.mu.Unlock(); return f.failed }
+func (f *fakeT) Skipped() bool                    { f.mu.Lock(); defer f.mu.Unlock(); return f.skipped }
+func (f *fakeT) Attr(key, value string)           { f.mu.Lock(); f.attrs[key] = value; f.mu.Unlock() }
+
+func (f *fakeT) add(list *[]string, s string) { f.mu.Lock(); *list = append(*list, s); f.mu.Unlock() }
+
+func (f *fakeT) fail(s string) {
+	f.add(&f.errs, s)
+	f.mu.Lock()
+	f.failed = true
+	f.mu.Unlock()
+}
+
+func (f *fakeT) skipNow(s string) {
+	f.mu.Lock()
+	f.skip, f.skipped = s, true
+	f.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (f *fakeT) Run(name string, fn func(tb)) bool {
+	child := newFakeT(name)
+	f.mu.Lock()
+	f.subs = append(f.subs, child)
+	f.mu.Unlock()
+	run(child, fn)
+	if child.Failed() {
+		f.fail("subtest " + name + " failed")
+	}
+	return !child.Failed()
+}
+
+func (f *fakeT) sub(t *testing.T, name string) *fakeT {
+	t.Helper()
+	for _, s := range f.subs {
+		if s.name == name {
+			return s
+		}
+	}
+	require.Failf(t, "no such subtest", "%s has no subtest %s", f.name, name)
+	return nil
+}
+
+// run calls fn on its own goroutine, as testing does, so that Fatal and Skip end it.
+func run(t *fakeT, fn func(tb)) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(t)
+	}()
+	<-done
+}
+
+const secret = "sekrit-token-42"
+
+func reportOf(t *testing.T, o *lifecycle.Outcome, strict bool) *fakeT {
+	t.Helper()
+	sc := o.Scenario
+	r := &Run{red: record.NewRedactor(map[string]string{"TOKEN": secret}), opts: options{strict: strict},
+		scenarios: map[string]*spec.Scenario{sc.ID: sc}}
+	j := &job{sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o}
+	j.log("execute turn 1: using " + secret)
+	close(j.done)
+	ft := newFakeT("TestX/" + sc.ID)
+	run(ft, func(t tb) { r.report(t, j) })
+	return ft
+}
+
+func scenarioOf(t *testing.T, body string) *spec.Scenario {
+	t.Helper()
+	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\n"+body))
+	require.NoError(t, err)
+	return sc
+}
+
+func verdict(status judge.Status, reason string, rows ...record.Row) *record.Verdict {
+	return &record.Verdict{Status: status, UnverifiableReason: reason, Criteria: rows, Turns: 1}
+}
+
+// TestReportMapsVerdictsOntoTests checks, in-process, how outcomes become tests: what
+// passes, fails and skips, with which first line, attributes and subtests.
+func TestReportMapsVerdictsOntoTests(t *testing.T) {
+	sc := scenarioOf(t, "forbidden: [refund issued]\nacceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n  - {statement: b, check: contains, params: {text: b}}\n  - {statement: c, check: not_called, params: {name: x}}\n")
+	rows := []record.Row{
+		{CriterionID: "C1", Subtest: "C1_contains_a", Status: judge.Pass, Expected: `the reply contains "a"`},
+		{CriterionID: "C2", Subtest: "C2_contains_b", Status: judge.Fail, Expected: `the reply contains "b"`,
+			Achieved: `the reply does not contain "b"`, Evidence: `"said ` + secret + `"`},
+		{CriterionID: "C3", Subtest: "C3_not_called_x", Status: judge.UnableToVerify, Reason: judge.NotObservable, Achieved: "no phase reported calls"},
+	}
+	v := verdict(judge.Fail, "", rows...)
+	v.ForbiddenHits = []record.ForbiddenHit{{Text: "refund issued", Turn: 1, Quote: `"your refund issued"`}}
+	a := &lifecycle.Attempt{ScenarioID: "SC-1", N: 1, Verdict: v,
+		Failures: []*lifecycle.PhaseError{{Phase: spec.Collect, Scenario: "SC-1", Script: "hook.mjs", ExitCode: 2,
+			Stderr: "trace store down\n", Err: errors.New("exited with status 2")}}}
+	ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Dir: "/runs/R/scenarios/SC-1", Attempts: []*lifecycle.Attempt{a}, Verdict: v}, false)
+
+	assert.True(t, ft.Failed())
+	assert.False(t, ft.Skipped())
+	assert.Equal(t, "Fail", ft.attrs["rook.status"])
+	assert.Contains(t, ft.logs, "execute turn 1: using [redacted:TOKEN]", "progress lines are logged, redacted")
+	require.NotEmpty(t, ft.errs)
+	assert.True(t, strings.HasPrefix(ft.errs[0], "collect hook failed (scenario SC-1, hook.mjs): exited with status 2\n    phase:    collect"), ft.errs[0])
+	assert.Contains(t, ft.errs[0], "        trace store down")
+
+	assert.False(t, ft.sub(t, "C1_contains_a").Failed())
+	assert.Equal(t, "Pass", ft.sub(t, "C1_contains_a").attrs["rook.status"])
+	c2 := ft.sub(t, "C2_contains_b")
+	require.Len(t, c2.errs, 1)
+	first, rest, _ := strings.Cut(c2.errs[0], "\n")
+	assert.Equal(t, `Fail: expected the reply contains "b"`, first, "the first line stands alone")
+	assert.Contains(t, rest, `achieved:   the reply does not contain "b"`)
+	assert.Contains(t, rest, `evidence:   "said [redacted:TOKEN]"`)
+	assert.NotContains(t, c2.errs[0], secret)
+	c3 := ft.sub(t, "C3_not_called_x")
+	assert.True(t, c3.Skipped())
+	assert.Equal(t, "Unable to Verify (not_observable): no phase reported calls", c3.skip)
+	assert.Equal(t, "not_observable", c3.attrs["rook.reason"])
+	forbidden := ft.sub(t, "forbidden")
+	require.Len(t, forbidden.errs, 1)
+	assert.True(t, strings.HasPrefix(forbidden.errs[0], "Fail: forbidden text appeared in the agent's replies (1 hit(s))"))
+
+	// Under -rook.strict, Unable to Verify fails.
+	ft = reportOf(t, &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", Verdict: verdict(judge.UnableToVerify, judge.NotObservable, rows[2])}},
+		Verdict: verdict(judge.UnableToVerify, judge.NotObservable, rows[2])}, true)
+	c3 = ft.sub(t, "C3_not_called_x")
+	assert.True(t, c3.Failed())
+	assert.Contains(t, c3.errs[0], "[failing under -rook.strict]")
+}
+
+func TestReportOutcomesWithoutVerdicts(t *testing.T) {
+	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: llm_judge}\n")
+	utv := verdict(judge.UnableToVerify, judge.Undecidable, record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: judge.UnableToVerify,
+		Reason: judge.Undecidable, Achieved: judge.NoJudgeModel})
+	tests := []struct {
+		name    string
+		o       *lifecycle.Outcome
+		skipped string
+		failed  string
+	}{
+		{"unable to verify", &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", Verdict: utv}}, Verdict: utv},
+			"Unable to Verify (undecidable)", ""},
+		{"not judged", &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", NotJudged: "not judged: continue with -rook.run=R"}}},
+			"not judged: continue with -rook.run=R", ""},
+		{"not run", &lifecycle.Outcome{Scenario: sc, NotRun: "the run halted: three failures"}, "not run: the run halted: three failures", ""},
+		{"runner error", &lifecycle.Outcome{Scenario: sc, Err: errors.New("rooktest panicked while running scenario SC-1: boom")},
+			"", "rooktest panicked while running scenario SC-1: boom"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ft := reportOf(t, tc.o, false)
+			assert.Equal(t, tc.skipped, ft.skip)
+			assert.Equal(t, tc.failed != "", ft.Failed())
+			if tc.failed != "" {
+				assert.Contains(t, ft.errs, tc.failed)
+			}
+		})
+	}
+}
+
+func TestReportRepeatedScenario(t *testing.T) {
+	sc := scenarioOf(t, "repeat: 2\nacceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n")
+	pass := verdict(judge.Pass, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: judge.Pass})
+	fail := verdict(judge.Fail, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: judge.Fail, Expected: `the reply contains "a"`})
+	whole := verdict(judge.Fail, "")
+	whole.Flaky = true
+	ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Verdict: whole,
+		Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: pass}, {ScenarioID: "SC-1", N: 2, Verdict: fail}}}, false)
+	assert.False(t, ft.sub(t, "attempt_1").Failed())
+	assert.True(t, ft.sub(t, "attempt_2").sub(t, "C1_contains_a").Failed())
+	assert.Contains(t, ft.logs, "pass^2: 1 of 2 attempts passed; flaky: the attempts disagree")
+	assert.Equal(t, "true", ft.attrs["rook.flaky"])
+}

@@ -1,0 +1,38 @@
+package rooktest
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// tb is the part of *testing.T the runtime uses. The exported API takes *testing.T and
+// wraps it; the core (start, the scheduler, the report mapping) works on tb, so that it is
+// tested in-process against a recording fake, as testscript's Run is a thin layer over RunT.
+type tb interface {
+	Helper()
+	Log(args ...any)
+	Logf(format string, args ...any)
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+	Skipf(format string, args ...any)
+	Failed() bool
+	Skipped() bool
+	Attr(key, value string)
+	Parallel()
+	Cleanup(func())
+	Context() context.Context
+	Deadline() (time.Time, bool)
+	// Run runs f as a subtest named name.
+	Run(name string, f func(tb)) bool
+}
+
+// tshim is a *testing.T as a tb.
+type tshim struct{ *testing.T }
+
+func (t tshim) Run(name string, f func(tb)) bool {
+	return t.T.Run(name, func(t *testing.T) { f(tshim{t}) })
+}
