@@ -53,7 +53,7 @@ func Main() {
 		// test binary acting as a hook exits at once rather than after the race
 		// detector's default second.
 		if os.Getenv("GORACE") == "" {
-			os.Setenv("GORACE", "atexit_sleep_ms=0")
+			_ = os.Setenv("GORACE", "atexit_sleep_ms=0") // a valid name: it cannot fail
 		}
 		return
 	}
@@ -77,8 +77,14 @@ func run() int {
 		b, _ := json.Marshal(c)
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err == nil {
-			f.Write(append(b, '\n'))
-			f.Close()
+			_, werr := f.Write(append(b, '\n'))
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				fmt.Fprintf(os.Stderr, "fake hook: log the call: %v\n", werr)
+				return 70
+			}
 		}
 	}
 	fmt.Fprintf(os.Stderr, "fake %s hook running\n", phase)
@@ -121,7 +127,10 @@ func run() int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		if err := os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		time.Sleep(time.Hour)
 		return 0
 	case "sleep":
@@ -130,7 +139,9 @@ func run() int {
 	case "flood":
 		chunk := strings.Repeat("x", 1<<20)
 		for range 16 {
-			os.Stdout.WriteString(chunk)
+			if _, err := os.Stdout.WriteString(chunk); err != nil {
+				return 1
+			}
 		}
 		return 0
 	}

@@ -69,12 +69,14 @@ func WriteFile(path string, data []byte) error {
 		werr = os.Rename(tmp, path)
 	}
 	if werr != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // the write already failed; that error is the one to report
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
+	// Syncing the directory makes the rename durable. It is best effort: not every
+	// filesystem syncs directories, and the file itself is already whole on disk.
 	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+		_ = d.Sync()
+		_ = d.Close()
 	}
 	return nil
 }
@@ -183,7 +185,9 @@ func (r *Redactor) MarshalYAML(v any) ([]byte, error) {
 	if err := enc.Encode(&n); err != nil {
 		return nil, err
 	}
-	enc.Close()
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
 	return buf.Bytes(), nil
 }
 
@@ -221,7 +225,7 @@ func (r *Redactor) redactJSON(data []byte) ([]byte, error) {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
-		enc.Encode(s)
+		_ = enc.Encode(s) // a string always encodes
 		out.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 	}
 	for {

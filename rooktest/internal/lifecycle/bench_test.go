@@ -49,7 +49,9 @@ func BenchmarkHookCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run.Prepare(context.Background(), nil)
+	if perr := run.Prepare(context.Background(), nil); perr != nil {
+		b.Fatal(perr)
+	}
 	calls := []struct{ phase, stdin string }{{"open", ""}, {"execute", "one"}, {"execute", "two"}, {"execute", "hello"}, {"close", ""}, {"collect", ""}}
 	var bare, harness time.Duration
 	for b.Loop() {
@@ -71,7 +73,9 @@ func BenchmarkHookCall(b *testing.B) {
 		if !o.Judged() || o.Verdict.Status != "Pass" {
 			b.Fatalf("scenario: %+v", o.Attempts[0])
 		}
-		os.RemoveAll(o.Dir) // each iteration is a fresh scenario
+		if err := os.RemoveAll(o.Dir); err != nil { // each iteration is a fresh scenario
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(bare.Milliseconds())/float64(b.N), "bare-ms/op")
 	b.ReportMetric(float64(harness.Milliseconds())/float64(b.N), "harness-ms/op")

@@ -204,11 +204,11 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 		return nil, false
 	}
 	if err := copyTree(ps.dir, tmp); err != nil {
-		os.RemoveAll(tmp)
+		_ = os.RemoveAll(tmp) // the scenario runs afresh; a leftover would only take space
 		return nil, false
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		os.RemoveAll(tmp)
+		_ = os.RemoveAll(tmp)
 		return nil, false
 	}
 	v := ps.verdict

@@ -67,7 +67,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	// First process: the agent runs; evidence is collected later.
 	f.restart(t, sel(t, "prepare,open,execute,close", p, false))
 	first := f.run
-	first.Prepare(context.Background(), f.logs.add)
+	require.Nil(t, first.Prepare(context.Background(), f.logs.add))
 	o := first.Scenario(context.Background(), sc, f.logs.add)
 	require.False(t, o.Judged())
 	assert.Contains(t, o.Attempts[0].NotJudged, "not judged: continue with -rook.run="+first.ID)
@@ -89,7 +89,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 
 	// A third process has nothing left to do.
 	r = f.again(t, lifecycle.All())
-	r.Prepare(context.Background(), f.logs.add)
+	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	assert.Equal(t, judge.Pass, o.Verdict.Status)
 	assert.Len(t, f.calls(t), 6)
