@@ -1,9 +1,6 @@
 package check
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 func init() {
 	register(&Kind{Name: "not_equals", Params: []string{"value", "in", "case_sensitive"}, Parse: func(p Params) Check {
@@ -30,8 +27,5 @@ func (c *NotEquals) Expected() string {
 }
 
 func (c *NotEquals) Judge(ev *Evidence) Result {
-	hay, w := text(c.In, ev)
-	got, want := strings.TrimSpace(hay), strings.TrimSpace(c.Value)
-	same := got == want || (!c.CaseSensitive && strings.EqualFold(got, want))
-	return Result{Status: passIf(!same), Achieved: fmt.Sprintf("%s is %q", w, clip(got, 200)), Evidence: Excerpt(hay, 0, 0)}
+	return judgeEqual(ev, c.In, c.Value, c.CaseSensitive, false)
 }

@@ -161,11 +161,14 @@ func (c *Equals) Expected() string {
 	return fmt.Sprintf("%s equals %q%s", where(c.In), c.Value, caseNote(c.CaseSensitive))
 }
 
-func (c *Equals) Judge(ev *Evidence) Result {
-	hay, w := text(c.In, ev)
-	got, want := strings.TrimSpace(hay), strings.TrimSpace(c.Value)
-	ok := got == want || (!c.CaseSensitive && strings.EqualFold(got, want))
-	return Result{Status: passIf(ok), Achieved: fmt.Sprintf("%s is %q", w, clip(got, 200)), Evidence: Excerpt(hay, 0, 0)}
+func (c *Equals) Judge(ev *Evidence) Result { return judgeEqual(ev, c.In, c.Value, c.CaseSensitive, true) }
+
+// judgeEqual passes when the trimmed text equals value (differs from it, with !want).
+func judgeEqual(ev *Evidence, in, value string, caseSensitive, want bool) Result {
+	hay, w := text(in, ev)
+	got, v := strings.TrimSpace(hay), strings.TrimSpace(value)
+	same := got == v || (!caseSensitive && strings.EqualFold(got, v))
+	return Result{Status: passIf(same == want), Achieved: fmt.Sprintf("%s is %q", w, clip(got, 200)), Evidence: Excerpt(hay, 0, 0)}
 }
 
 // Find returns where needle first occurs in hay, as byte offsets of hay itself, or -1.
