@@ -161,7 +161,9 @@ func (c *Equals) Expected() string {
 	return fmt.Sprintf("%s equals %q%s", where(c.In), c.Value, caseNote(c.CaseSensitive))
 }
 
-func (c *Equals) Judge(ev *Evidence) Result { return judgeEqual(ev, c.In, c.Value, c.CaseSensitive, true) }
+func (c *Equals) Judge(ev *Evidence) Result {
+	return judgeEqual(ev, c.In, c.Value, c.CaseSensitive, true)
+}
 
 // judgeEqual passes when the trimmed text equals value (differs from it, with !want).
 func judgeEqual(ev *Evidence, in, value string, caseSensitive, want bool) Result {
