@@ -174,6 +174,7 @@ func compareWithRook(t *testing.T, ours string) {
 		}
 	}
 	assert.Greater(t, compared, 20, "records compared")
+	t.Logf("compared %d records with Rook's run %s key by key", compared, filepath.Base(rookRun))
 
 	// The values Rook's records hold, in the same form.
 	resp := map[string]any{}

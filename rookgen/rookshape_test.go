@@ -167,6 +167,7 @@ func TestRookShapedAgent(t *testing.T) {
 	assert.Less(t, total, 400, "one session's usage")
 	assert.Greater(t, 2*total, 400, "the budget would fail if collect's report were added to execute's")
 	assert.Equal(t, 100, v["compliance_percentage"])
+	t.Logf("SC-001: %s achieved %q; one session's usage %d tokens against a budget of 400", "CALL-01", rows["CALL-01"]["achieved"], total)
 
 	// Declared settings stay as the hooks saw them; the declared token is nowhere.
 	hooks, err := os.ReadFile(filepath.Join(run, "scenarios", "SC-001", "hooks.json"))
@@ -215,6 +216,7 @@ func TestRookShapedAgent(t *testing.T) {
 	runFile := readYAMLFile(t, filepath.Join(run, "run.yaml"))
 	assert.Equal(t, []any{"prepare", "open", "execute", "close", "collect", "judge"}, runFile["phases_run"])
 
+	t.Logf("report: %v; clusters: %d", totals, len(rep["clusters"].([]any)))
 	compareWithRook(t, run)
 }
 
