@@ -133,8 +133,14 @@ func (r *Run) criterion(t tb, row record.Row) {
 	if row.Reason != "" {
 		t.Attr("rook.reason", row.Reason)
 	}
-	body := r.red.String(fmt.Sprintf("    criterion:  %s\n    expected:   %s\n    achieved:   %s\n    evidence:   %s\n    confidence: %s",
-		oneLine(row.Criterion), row.Expected, row.Achieved, row.Evidence, row.Confidence))
+	t.Attr("rook.confidence", row.Confidence)
+	body := fmt.Sprintf("    criterion:  %s\n    expected:   %s\n    achieved:   %s\n    evidence:   %s\n    confidence: %s",
+		oneLine(row.Criterion), row.Expected, row.Achieved, row.Evidence, row.Confidence)
+	if row.Judge != "" {
+		t.Attr("rook.judge_model", row.Judge)
+		body += "\n    judge:      " + row.Judge
+	}
+	body = r.red.String(body)
 	switch row.Status {
 	case judge.Pass:
 		t.Log(r.red.String("Pass: " + row.Expected + "\n" + body))

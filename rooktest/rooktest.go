@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -58,6 +59,8 @@ type Run struct {
 	scenarios map[string]*spec.Scenario
 	plans     map[string]plan
 	red       *record.Redactor
+	judge     *modeljudge.Judge
+	sel       lifecycle.Selection
 	run       *lifecycle.Run
 	prior     *lifecycle.Prior
 	ctx       context.Context
@@ -100,6 +103,10 @@ func start(t tb, s Suite) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad flag: %w", err)
 	}
+	jopts, err := loadJudgeOptions()
+	if err != nil {
+		return nil, fmt.Errorf("bad flag: %w", err)
+	}
 	prof, scenarios, err := load(root, s)
 	if err != nil {
 		return nil, err
@@ -120,19 +127,26 @@ func start(t tb, s Suite) (*Run, error) {
 			t.Logf("rooktest: warning: secret %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
 		}
 	}
+	if key := jopts.cfg.APIKey; key != "" {
+		// The judge's key is redacted like a declared secret: records, log, JUnit.
+		secrets["ROOK_JUDGE_API_KEY"] = key
+	}
 	r := &Run{t: t, suite: s, opts: opts, profile: prof, scenarios: map[string]*spec.Scenario{},
 		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{})}
 	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
 	if err != nil {
 		return nil, err
 	}
+	r.sel = sel
 	concurrency := prof.Concurrency
 	if opts.concurrency > 0 {
 		concurrency = opts.concurrency
 	}
 	cfg := lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
 		RecordsRoot: recordsRoot(root, opts.dir), Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
-		Selection: sel}
+		Selection: sel, MinConfidence: jopts.minConfidence}
+	cfg.Judge = jopts.judgeFor(cfg.RecordsRoot)
+	r.judge = cfg.Judge
 	var planned map[string]bool
 	if opts.run != "" {
 		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, opts.run); err != nil {
@@ -156,6 +170,9 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	t.Logf("rook run %s (%s; profile %s, %d scenario(s) planned, phases %s, concurrency %d): records in %s",
 		run.ID, how, prof.ID, len(included), sel, concurrency, run.Dir)
+	if r.judge != nil {
+		t.Logf("judge: model %s at %s (llm_judge criteria; -rook.min-confidence=%s)", r.judge.Model(), r.judge.URL(), jopts.minConfidence)
+	}
 	t.Attr("rook.run_id", run.ID)
 	t.Attr("rook.records", run.Dir)
 	t.Cleanup(r.finish)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -91,6 +92,13 @@ func (r *Run) dispatch() {
 	if perr != nil {
 		r.t.Error(r.red.String(phaseReport(perr)))
 	}
+	if perr == nil && r.judge != nil && r.judging() {
+		// Once, before the first judged criterion: a judge that cannot answer in the
+		// protocol is said here, not scenario after scenario.
+		if err := r.judge.Preflight(r.ctx); err != nil {
+			r.t.Log(r.red.String("rooktest: " + err.Error()))
+		}
+	}
 	sem := make(chan struct{}, r.concurrency)
 	var wg sync.WaitGroup
 	for j := range r.queue {
@@ -154,4 +162,22 @@ func (r *Run) finish() {
 		// that a plain go test calls the agent every time instead of replaying a pass.
 		_, _ = os.ReadFile(filepath.Join(r.run.Dir, "report.yaml"))
 	}
+}
+
+// judging reports whether this process judges a scenario with llm_judge criteria.
+func (r *Run) judging() bool {
+	if !r.sel[spec.Judge] {
+		return false
+	}
+	for id, p := range r.plans {
+		if p.decision != include {
+			continue
+		}
+		for _, c := range r.scenarios[id].Criteria {
+			if _, ok := c.Check.(*check.LLMJudge); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -26,6 +26,8 @@ type Verdict struct {
 	Attempts       []AttemptStatus `yaml:"attempts,omitempty"`
 	AttemptsPassed *int            `yaml:"attempts_passed,omitempty"`
 	Flaky          bool            `yaml:"flaky,omitempty"`
+	// Judge is set when a model judge decided the llm_judge rows.
+	Judge *JudgeInfo `yaml:"judge,omitempty"`
 	// CarriedFrom names the run this verdict was carried forward from.
 	CarriedFrom string `yaml:"carried_from,omitempty"`
 }
@@ -53,6 +55,21 @@ type Row struct {
 	Reason      string       `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
 	Evidence    string       `yaml:"evidence" json:"evidence"`
 	Confidence  string       `yaml:"confidence" json:"confidence"`
+	// Judge is the model that decided an llm_judge row.
+	Judge string `yaml:"judge,omitempty" json:"judge,omitempty"`
+}
+
+// JudgeInfo says which model judge decided a verdict's llm_judge rows, from which prompt.
+type JudgeInfo struct {
+	URL           string `yaml:"url"`
+	Model         string `yaml:"model"`
+	ReportedModel string `yaml:"reported_model,omitempty"`
+	Protocol      string `yaml:"protocol"`
+	PromptSHA256  string `yaml:"prompt_sha256"`
+	// Cached is set when the answer came from the judge cache, not from the server.
+	Cached bool `yaml:"cached,omitempty"`
+	// Cut says what of the record was left out of the prompt to keep within the budget.
+	Cut []string `yaml:"cut,omitempty"`
 }
 
 // ForbiddenHit is forbidden text that appeared in an agent turn.

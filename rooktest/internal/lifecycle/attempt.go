@@ -46,6 +46,9 @@ type attemptRun struct {
 	hooks   record.Hooks
 	lastEnd time.Time
 	ranNow  bool
+	// arts are the attempt's copied evidence files, once copied.
+	arts    []string
+	artsSet bool
 	errs    []error
 }
 
@@ -102,7 +105,8 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 				res.RecordErr = err
 				return a.finish(res, "not judged: "+err.Error())
 			}
-			a.judge(res)
+			a.artifacts() // the judge reads the copies
+			a.judge(ctx, res)
 			r.markPhase(spec.Judge)
 			return a.finish(res, "")
 		case RunPhase:
@@ -262,18 +266,27 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 			c := nonNil(ev.Calls)
 			calls = &c
 		}
-		var artifacts []string
-		for _, rec := range []*record.PhaseRecord{a.hooks.Phases.Execute, a.hooks.Phases.Collect} {
-			if rec != nil {
-				artifacts = append(artifacts, a.copyEvidence(rec.Data, len(artifacts)+1)...)
-			}
-		}
+		artifacts := a.artifacts()
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
 			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNil(transcript), Calls: calls,
 			Artifacts: nonNil(artifacts), LatencyMs: latency, Turns: len(ev.Turns), Usage: ev.Usage}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res
+}
+
+// artifacts copies the evidence files the hooks named into artifacts/, once, and returns
+// their paths.
+func (a *attemptRun) artifacts() []string {
+	if !a.artsSet {
+		a.artsSet = true
+		for _, rec := range []*record.PhaseRecord{a.hooks.Phases.Execute, a.hooks.Phases.Collect} {
+			if rec != nil {
+				a.arts = append(a.arts, a.copyEvidence(rec.Data, len(a.arts)+1)...)
+			}
+		}
+	}
+	return a.arts
 }
 
 // failures rebuilds the hook failures from the records, whichever process ran them.

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -44,6 +45,10 @@ type Config struct {
 	Included, Skipped, Unrunnable []record.Entry
 	// Selection is the phases this process runs; nil means all of them.
 	Selection Selection
+	// Judge decides llm_judge criteria; nil leaves them Unable to Verify ("no judge model
+	// configured"). MinConfidence turns judged rows below it into Unable to Verify.
+	Judge         *modeljudge.Judge
+	MinConfidence string
 }
 
 // Run is one run: one profile, one record folder.

@@ -1,10 +1,12 @@
 package lifecycle
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -12,10 +14,12 @@ import (
 
 // judge decides the attempt from its records, or reads the verdict an earlier process
 // wrote when nothing ran since.
-func (a *attemptRun) judge(res *Attempt) {
+// A verdict whose llm_judge rows another judge decided (or none did) is decided again:
+// configure a model, then -rook.run=<id> -rook.phases=judge judges a finished run.
+func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	path := filepath.Join(a.dir, "verdict.yaml")
 	if !a.ranNow {
-		if v, err := record.ReadVerdict(a.dir); err == nil && v.Status != "" {
+		if v, err := record.ReadVerdict(a.dir); err == nil && v.Status != "" && (!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) {
 			subtests(a.sc, v.Criteria)
 			res.Verdict = v
 			return
@@ -23,6 +27,8 @@ func (a *attemptRun) judge(res *Attempt) {
 	}
 	ev, _, _ := a.evidence()
 	rows := judge.Evaluate(a.sc.Criteria, ev)
+	info, err := a.askModel(ctx, rows, ev)
+	a.record(err)
 	hits := judge.Forbidden(a.sc.Forbidden, ev)
 	status, reason := judge.ScenarioStatus(rows, hits, len(a.sc.Forbidden) > 0 && ev.AgentRan)
 	fails, _ := a.failures()
@@ -30,7 +36,7 @@ func (a *attemptRun) judge(res *Attempt) {
 		status, reason = judge.Fail, ""
 	}
 	v := record.Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: status, UnverifiableReason: reason,
-		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage}
+		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage, Judge: info}
 	for _, t := range ev.Turns {
 		v.LatencyMs += t.LatencyMs
 	}
@@ -42,6 +48,15 @@ func (a *attemptRun) judge(res *Attempt) {
 	countRows(&v, rows)
 	res.Verdict = &v
 	a.record(a.r.cfg.Redactor.YAML(path, v))
+}
+
+func (a *attemptRun) hasLLM() bool {
+	for _, c := range a.sc.Criteria {
+		if _, ok := c.Check.(*check.LLMJudge); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // subtests names rows read back from a verdict as the scenario's criteria name them.

@@ -1,0 +1,182 @@
+package modeljudge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/rookgo/rookgo/internal/check"
+)
+
+// MinQuote is the shortest quote that can ground a verdict: "the" occurs everywhere.
+const MinQuote = 8
+
+// answer is the judge's reply as the protocol has it.
+type answer struct {
+	Criteria []answerRow `json:"criteria"`
+}
+
+type answerRow struct {
+	CriterionID string   `json:"criterion_id"`
+	Expected    string   `json:"expected"`
+	Evidence    []string `json:"evidence"`
+	Achieved    string   `json:"achieved"`
+	Status      string   `json:"status"`
+	Confidence  string   `json:"confidence"`
+	Reason      string   `json:"reason"`
+}
+
+// Result is the judge's decision on one criterion, after the answer was checked.
+type Result struct {
+	Status     check.Status
+	Reason     string
+	Expected   string
+	Achieved   string
+	Evidence   string
+	Confidence string
+}
+
+func unable(why string) Result {
+	return Result{Status: check.UnableToVerify, Reason: check.Undecidable, Achieved: why, Confidence: "Low"}
+}
+
+// parse reads the model's content leniently (a fenced block, prose around the object) and
+// validates it strictly.
+func parse(content string) (*answer, error) {
+	s := strings.TrimSpace(content)
+	if s == "" {
+		return nil, errors.New("the judge returned no content")
+	}
+	if i := strings.Index(s, "```"); i >= 0 {
+		rest := s[i+3:]
+		rest = strings.TrimPrefix(rest, "json")
+		if j := strings.Index(rest, "```"); j >= 0 {
+			s = strings.TrimSpace(rest[:j])
+		}
+	}
+	start, end := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
+	if start < 0 || end < start {
+		return nil, fmt.Errorf("the judge's answer holds no JSON object: %s", clip(content, 200))
+	}
+	dec := json.NewDecoder(strings.NewReader(s[start : end+1]))
+	dec.DisallowUnknownFields()
+	var a answer
+	if err := dec.Decode(&a); err != nil {
+		return nil, fmt.Errorf("the judge's answer is not the protocol's JSON (%v): %s", err, clip(content, 200))
+	}
+	if a.Criteria == nil {
+		return nil, errors.New(`the judge's answer has no "criteria" list`)
+	}
+	return &a, nil
+}
+
+// decide checks each answer row against the protocol and grounds its quotes in the record;
+// every asked criterion gets a Result, whatever the answer held.
+func decide(a *answer, asked []Criterion, evidence string) map[string]Result {
+	out := map[string]Result{}
+	seen := map[string]int{}
+	for _, r := range a.Criteria {
+		seen[r.CriterionID]++
+	}
+	hay := normalise(evidence)
+	for _, c := range asked {
+		var row *answerRow
+		for i := range a.Criteria {
+			if a.Criteria[i].CriterionID == c.ID {
+				row = &a.Criteria[i]
+				break
+			}
+		}
+		switch {
+		case row == nil:
+			out[c.ID] = unable("the judge gave no answer for " + c.ID)
+			continue
+		case seen[c.ID] > 1:
+			out[c.ID] = unable(fmt.Sprintf("the judge answered %s %d times", c.ID, seen[c.ID]))
+			continue
+		}
+		out[c.ID] = ground(*row, hay)
+	}
+	return out
+}
+
+// ground turns one answer row into a Result: nothing becomes a Pass or a Fail unless
+// every quote for it is found in the record.
+func ground(r answerRow, hay string) Result {
+	res := Result{Expected: r.Expected, Achieved: r.Achieved, Confidence: r.Confidence}
+	switch r.Confidence {
+	case "High", "Medium", "Low":
+	default:
+		return unable(fmt.Sprintf("the judge's confidence %q is not High, Medium or Low", r.Confidence))
+	}
+	var quoted []string
+	for _, q := range r.Evidence {
+		quoted = append(quoted, fmt.Sprintf("%q", q))
+	}
+	res.Evidence = strings.Join(quoted, " … ")
+	switch r.Status {
+	case "Unable to Verify":
+		res.Status, res.Reason = check.UnableToVerify, check.Undecidable
+		if r.Reason != "" {
+			res.Achieved = "the judge could not decide: " + r.Reason
+		}
+		return res
+	case "Pass", "Fail":
+	default:
+		return unable(fmt.Sprintf("the judge's status %q is not Pass, Fail or Unable to Verify", r.Status))
+	}
+	if len(r.Evidence) == 0 {
+		u := unable("the judge quoted no evidence for its " + r.Status)
+		u.Expected = r.Expected
+		return u
+	}
+	for _, q := range r.Evidence {
+		n := normalise(q)
+		if len([]rune(n)) < MinQuote || !strings.Contains(hay, n) {
+			u := unable("evidence not found in the record: " + fmt.Sprintf("%q", clip(q, 200)))
+			u.Expected, u.Evidence = r.Expected, res.Evidence
+			return u
+		}
+	}
+	res.Status = check.Status(r.Status)
+	return res
+}
+
+// normalise folds what a faithful quote may change: case, runs of white space, and
+// typographic quotes and dashes.
+func normalise(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		switch r {
+		case '‘', '’', '‚', '‛', '′':
+			r = '\''
+		case '“', '”', '„', '‟', '″':
+			r = '"'
+		case '–', '—', '‒', '−':
+			r = '-'
+		}
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,186 @@
+package modeljudge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The ways to ask for structured output, tried in this order: a server that refuses one
+// (HTTP 400 naming response_format), or answers it with empty content, is asked the next
+// way, and the way that worked is kept for the rest of the run.
+const (
+	formatSchema = iota // response_format json_schema
+	formatObject        // response_format json_object
+	formatPrompt        // no response_format: the schema is in the prompt only
+)
+
+// exchange is one chat-completions call as the records keep it.
+type exchange struct {
+	Request  json.RawMessage `json:"request"`
+	Status   int             `json:"status,omitempty"`
+	Response json.RawMessage `json:"response,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// completion is the part of a chat-completions answer the judge reads.
+type completion struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		FinishReason string `json:"finish_reason"`
+		Message      struct {
+			Content *string `json:"content"`
+			Refusal *string `json:"refusal"`
+		} `json:"message"`
+	} `json:"choices"`
+}
+
+// errFormat is a server refusing the response_format it was sent.
+var errFormat = errors.New("the server refused response_format")
+
+// post sends one chat-completions request, retrying 429, 5xx and connection errors with
+// backoff (honouring Retry-After) within the judge's limits. Each try is kept in log.
+func (j *Judge) post(ctx context.Context, body []byte, log *[]exchange) (*completion, error) {
+	url := strings.TrimRight(j.cfg.URL, "/") + "/chat/completions"
+	var last error
+	for try := 0; try <= j.cfg.Retries; try++ {
+		if try > 0 {
+			if err := sleep(ctx, j.backoff(try, last)); err != nil {
+				return nil, fmt.Errorf("%w (after %d tries; the last: %v)", err, try, last)
+			}
+		}
+		ex := exchange{Request: body}
+		c, status, raw, err := j.once(ctx, url, body)
+		ex.Status, ex.Response = status, jsonOrString(raw)
+		if err != nil {
+			ex.Error = err.Error()
+		}
+		*log = append(*log, ex)
+		switch {
+		case err == nil:
+			return c, nil
+		case errors.Is(err, errFormat), !retryable(status, err) || ctx.Err() != nil:
+			return nil, err
+		}
+		last = err
+	}
+	return nil, fmt.Errorf("gave up after %d tries: %w", j.cfg.Retries+1, last)
+}
+
+// once is one HTTP exchange.
+func (j *Judge) once(ctx context.Context, url string, body []byte) (*completion, int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("build the judge request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if j.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+j.cfg.APIKey)
+	}
+	res, err := j.http.Do(req)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, 0, nil, fmt.Errorf("no answer within %s", j.cfg.Timeout)
+		}
+		return nil, 0, nil, fmt.Errorf("reach the judge: %w", err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
+	if err != nil {
+		return nil, res.StatusCode, raw, fmt.Errorf("read the judge's answer: %w", err)
+	}
+	if len(raw) > maxAnswer {
+		return nil, res.StatusCode, raw[:maxAnswer], fmt.Errorf("the judge's answer is over %d bytes", maxAnswer)
+	}
+	if res.StatusCode != http.StatusOK {
+		msg := fmt.Errorf("the judge answered HTTP %d: %s", res.StatusCode, clip(strings.TrimSpace(string(raw)), 300))
+		if res.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(string(raw)), "response_format") {
+			return nil, res.StatusCode, raw, fmt.Errorf("%w: %v", errFormat, msg)
+		}
+		if ra := res.Header.Get("Retry-After"); ra != "" {
+			return nil, res.StatusCode, raw, &retryAfter{err: msg, after: parseRetryAfter(ra)}
+		}
+		return nil, res.StatusCode, raw, msg
+	}
+	var c completion
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, res.StatusCode, raw, fmt.Errorf("the judge's answer is not a chat completion: %s", clip(string(raw), 200))
+	}
+	return &c, res.StatusCode, raw, nil
+}
+
+// maxAnswer bounds what a judge server may send back.
+const maxAnswer = 4 << 20
+
+type retryAfter struct {
+	err   error
+	after time.Duration
+}
+
+func (r *retryAfter) Error() string { return r.err.Error() }
+func (r *retryAfter) Unwrap() error { return r.err }
+
+func parseRetryAfter(v string) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}
+
+func retryable(status int, err error) bool {
+	switch {
+	case status == http.StatusTooManyRequests, status >= 500:
+		return true
+	case status == 0:
+		return err != nil // no HTTP answer: connection refused, reset, or the timeout
+	}
+	return false
+}
+
+// backoff is how long to wait before try n: Retry-After when the server said, else
+// doubling from the base; never more than MaxWait.
+func (j *Judge) backoff(try int, last error) time.Duration {
+	var ra *retryAfter
+	if errors.As(last, &ra) && ra.after > 0 {
+		return min(ra.after, j.cfg.MaxWait)
+	}
+	return min(j.cfg.Backoff<<(try-1), j.cfg.MaxWait)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the judge's time ran out: %w", context.Cause(ctx))
+	}
+}
+
+// jsonOrString keeps an answer as JSON when it is, else as a JSON string.
+func jsonOrString(raw []byte) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}

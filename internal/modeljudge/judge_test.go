@@ -1,0 +1,149 @@
+package modeljudge_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/fakejudge"
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/modeljudge"
+)
+
+func caseFor(id string) modeljudge.Case {
+	return modeljudge.Case{ScenarioID: id, Title: "refund", Goal: "Refund order ORD-1.",
+		Criteria: []modeljudge.Criterion{{ID: "C2", Statement: "The agent refunds the order and says so."}, {ID: "C3", Statement: "The agent is polite."}},
+		Evidence: &check.Evidence{AgentRan: true, CallsObserved: true,
+			Turns: []check.Turn{{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1 for you, thank you for waiting.", LatencyMs: 40}},
+			Calls: []hook.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}}}
+}
+
+func newJudge(t *testing.T, scripts map[string]string, tune func(*modeljudge.Config)) (*modeljudge.Judge, *fakejudge.Server) {
+	t.Helper()
+	fake := fakejudge.New(scripts)
+	fake.Delay = 2 * time.Second
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	cfg := modeljudge.Config{URL: srv.URL + "/v1", Model: "judge-model", APIKey: "sk-judge-key", Timeout: 500 * time.Millisecond,
+		Retries: 1, Backoff: 10 * time.Millisecond}
+	if tune != nil {
+		tune(&cfg)
+	}
+	return modeljudge.New(cfg), fake
+}
+
+// Each scripted answer gives the status it should; only a grounded Pass passes.
+func TestDecideScriptedAnswers(t *testing.T) {
+	tests := []struct {
+		script string
+		status check.Status
+		why    string
+	}{
+		{fakejudge.GroundedPass, check.Pass, ""},
+		{fakejudge.GroundedFail, check.Fail, ""},
+		{fakejudge.Fabricated, check.UnableToVerify, "evidence not found in the record"},
+		{fakejudge.NoQuote, check.UnableToVerify, "the judge quoted no evidence for its Pass"},
+		{fakejudge.Prose, check.Pass, ""},
+		{fakejudge.Garbage, check.UnableToVerify, "holds no JSON object"},
+		{fakejudge.RateLimited, check.Pass, ""},
+		{fakejudge.ServerError, check.UnableToVerify, "HTTP 500"},
+		{fakejudge.Slow, check.UnableToVerify, "no answer within 500ms"},
+		{fakejudge.FormatRefused, check.Pass, ""},
+		{fakejudge.Truncated, check.UnableToVerify, "cut off (finish_reason length)"},
+		{fakejudge.MissingAnswer, check.UnableToVerify, "the judge gave no answer for C2"},
+		{fakejudge.EmptyForSchema, check.Pass, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.script, func(t *testing.T) {
+			j, fake := newJudge(t, map[string]string{"SC-1": tc.script}, nil)
+			d := j.Decide(context.Background(), caseFor("SC-1"))
+			require.Len(t, d.Results, 2)
+			r := d.Results["C2"]
+			assert.Equal(t, tc.status, r.Status, "%+v", r)
+			if tc.why != "" {
+				assert.Contains(t, r.Achieved, tc.why)
+				assert.Equal(t, check.Undecidable, r.Reason)
+			}
+			if tc.status == check.Pass {
+				assert.Contains(t, r.Evidence, "I have refunded order ORD-1")
+			}
+			reqs := fake.Requests("SC-1")
+			require.NotEmpty(t, reqs)
+			assert.Equal(t, "Bearer sk-judge-key", reqs[0].Auth)
+			assert.NotContains(t, string(d.Request)+string(d.Response), "sk-judge-key", "the key travels in a header only")
+			assert.EqualValues(t, 0, reqs[0].Body["temperature"])
+			assert.Contains(t, reqs[0].Prompt, "- C2: The agent refunds the order and says so.", "statements reach the judge unchanged")
+			if tc.status != check.UnableToVerify {
+				assert.Equal(t, "fake-judge-1", d.Info.ReportedModel, "the model the server reported")
+			}
+		})
+	}
+}
+
+func TestFallsBackFromResponseFormat(t *testing.T) {
+	j, fake := newJudge(t, map[string]string{"SC-1": fakejudge.FormatRefused, "SC-2": fakejudge.FormatRefused}, nil)
+	assert.Equal(t, check.Pass, j.Decide(context.Background(), caseFor("SC-1")).Results["C2"].Status)
+	var formats []string
+	for _, r := range fake.Requests("SC-1") {
+		f, _ := r.Body["response_format"].(map[string]any)
+		formats = append(formats, strings.TrimSpace(strings.Join([]string{asString(f["type"])}, "")))
+	}
+	assert.Equal(t, []string{"json_schema", "json_object", ""}, formats, "schema, then json_object, then the schema in the prompt")
+	assert.Contains(t, fake.Requests("SC-1")[2].Body["messages"].([]any)[0].(map[string]any)["content"], "The answer's JSON Schema")
+	j.Decide(context.Background(), caseFor("SC-2"))
+	assert.Len(t, fake.Requests("SC-2"), 1, "the format that worked is kept for the run")
+}
+
+func asString(v any) string { s, _ := v.(string); return s }
+
+func TestCacheAndPreflight(t *testing.T) {
+	dir := t.TempDir()
+	j, fake := newJudge(t, nil, func(c *modeljudge.Config) { c.CacheDir, c.Preflight = dir, true })
+	d := j.Decide(context.Background(), caseFor("SC-1"))
+	require.Equal(t, check.Pass, d.Results["C2"].Status)
+	assert.Len(t, fake.Requests("PREFLIGHT"), 1)
+	assert.Len(t, fake.Requests("SC-1"), 1)
+
+	again, fake2 := newJudge(t, nil, func(c *modeljudge.Config) { c.CacheDir, c.URL = dir, j.URL() })
+	_ = fake2
+	d2 := again.Decide(context.Background(), caseFor("SC-1"))
+	assert.True(t, d2.Info.Cached)
+	assert.Equal(t, "fake-judge-1", d2.Info.ReportedModel, "a cached answer is reported as the judge's that gave it")
+	assert.Equal(t, d.Results, d2.Results)
+	assert.Len(t, fake.Requests("SC-1"), 1, "an unchanged prompt is not asked again")
+
+	changed := caseFor("SC-1")
+	changed.Evidence.Turns[0].Output = "I have refunded order ORD-1."
+	again.Decide(context.Background(), changed)
+	assert.Len(t, fake.Requests("SC-1"), 2, "changed evidence is a new prompt")
+
+	// A server that cannot answer the preflight decides nothing, and is asked nothing more.
+	bad, badFake := newJudge(t, map[string]string{"PREFLIGHT": fakejudge.Garbage}, func(c *modeljudge.Config) { c.Preflight = true })
+	require.Error(t, bad.Preflight(context.Background()))
+	r := bad.Decide(context.Background(), caseFor("SC-1")).Results["C2"]
+	assert.Equal(t, check.UnableToVerify, r.Status)
+	assert.Contains(t, r.Achieved, "failed the preflight check")
+	assert.Empty(t, badFake.Requests("SC-1"))
+}
+
+func TestBudgetCutsAndSaysSo(t *testing.T) {
+	j, fake := newJudge(t, nil, func(c *modeljudge.Config) { c.Budget = 1024 })
+	c := caseFor("SC-1")
+	c.Files = []modeljudge.File{{Name: "trace.json", Text: strings.Repeat("span ", 2000)}}
+	d := j.Decide(context.Background(), c)
+	require.NotEmpty(t, d.Info.Cut)
+	assert.Contains(t, d.Info.Cut[0], "evidence file trace.json")
+	prompt := fake.Requests("SC-1")[0].Prompt
+	assert.Contains(t, prompt, "Part of the record was left out to stay within the evidence budget")
+	assert.Less(t, len(prompt), 4000)
+	var req map[string]any
+	require.NoError(t, json.Unmarshal(d.Request, &req))
+	assert.Equal(t, "judge-model", req["model"])
+}

@@ -1,0 +1,51 @@
+package modeljudge
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rookgo/rookgo/internal/check"
+)
+
+// preflightCase is a question whose grounded answer is certain: a server that cannot
+// answer it in the protocol cannot be trusted with the run's criteria.
+var preflightCase = Case{
+	ScenarioID: "PREFLIGHT",
+	Title:      "the judge answers in the protocol",
+	Goal:       "When will my parcel ship?",
+	Criteria:   []Criterion{{ID: "P1", Statement: "The agent's reply names the day the parcel ships."}},
+	Evidence: &check.Evidence{AgentRan: true, CallsObserved: true, Turns: []check.Turn{{
+		Input: "When will my parcel ship?", Output: "Your parcel ships on Friday from the Leeds warehouse."}}},
+}
+
+// Preflight asks the preflight question once per run, when preflight is on; its
+// error, if any, is the reason every llm_judge row of the run is Unable to Verify.
+func (j *Judge) Preflight(ctx context.Context) error {
+	if !j.cfg.Preflight {
+		return nil
+	}
+	j.preflight.Do(func() {
+		full, _ := recordText(preflightCase)
+		user, _ := prompt(preflightCase, j.cfg.Budget)
+		content, _, _, _, err := j.ask(ctx, user)
+		if err == nil {
+			var a *answer
+			if a, err = parse(content); err == nil {
+				r := decide(a, preflightCase.Criteria, full)["P1"]
+				if r.Status != check.Pass {
+					err = fmt.Errorf("its answer was %s (%s), not a grounded Pass", r.Status, r.Achieved)
+				}
+			}
+		}
+		if err != nil {
+			j.preflightFail = fmt.Errorf("the judge at %s (model %s) failed the preflight check, so it decides nothing in this run: %v", j.cfg.URL, j.cfg.Model, err)
+		}
+	})
+	return j.preflightFail
+}
+
+// PreflightError says why the judge failed its preflight check, once it has run; nil when
+// it passed, was not asked, or has not run yet.
+func (j *Judge) PreflightError() error {
+	return j.preflightFail
+}

@@ -1,0 +1,191 @@
+package modeljudge
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/check"
+)
+
+// ProtocolVersion names the judge protocol: the prompt's shape and the answer's schema.
+// It is part of every cache key, so a changed protocol never reuses an old answer.
+const ProtocolVersion = "rookgo-judge/1"
+
+// Case is one scenario attempt to judge: its llm_judge criteria and everything recorded.
+type Case struct {
+	ScenarioID string
+	Title      string
+	Goal       string
+	// Context holds the scenario's other keys a judge can use (Rook's why,
+	// preconditions, verification_requires), as the file wrote them.
+	Context  map[string]any
+	Criteria []Criterion
+	Evidence *check.Evidence
+	// Files are copied evidence files, by their name in the records.
+	Files []File
+}
+
+// Criterion is one llm_judge criterion, its statement sent unchanged.
+type Criterion struct {
+	ID        string `json:"criterion_id"`
+	Statement string `json:"statement"`
+}
+
+// File is an evidence file's text.
+type File struct {
+	Name string
+	Text string
+}
+
+const system = `You are the judge of an automated test of an AI agent. You decide acceptance criteria from the recorded evidence alone.
+
+Rules:
+- Decide each criterion independently, from the record below and nothing else.
+- Before you decide, quote the evidence: every entry of "evidence" is a verbatim quote copied from the record (at least 8 characters). Do not paraphrase in quotes; do not quote the criterion.
+- "Pass": the record shows the criterion is met. "Fail": the record shows it is not met. "Unable to Verify": the record does not show either way; say why in "reason".
+- A Pass or a Fail without a verbatim quote from the record is not accepted.
+- Answer with one JSON object only, of this form:
+{"criteria": [{"criterion_id": "C1", "expected": "what must be true", "evidence": ["verbatim quote", "..."], "achieved": "what the record shows", "status": "Pass" | "Fail" | "Unable to Verify", "confidence": "High" | "Medium" | "Low", "reason": "only for Unable to Verify"}]}
+- Give exactly one entry for every criterion id you are asked about.`
+
+// schema is the answer's JSON Schema; evidence comes before status, so that a model
+// writing in order quotes before it decides.
+var schema = map[string]any{
+	"type":                 "object",
+	"additionalProperties": false,
+	"required":             []string{"criteria"},
+	"properties": map[string]any{
+		"criteria": map[string]any{
+			"type": "array",
+			"items": map[string]any{
+				"type":                 "object",
+				"additionalProperties": false,
+				"required":             []string{"criterion_id", "expected", "evidence", "achieved", "status", "confidence", "reason"},
+				"properties": map[string]any{
+					"criterion_id": map[string]any{"type": "string"},
+					"expected":     map[string]any{"type": "string"},
+					"evidence":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+					"achieved":     map[string]any{"type": "string"},
+					"status":       map[string]any{"type": "string", "enum": []string{"Pass", "Fail", "Unable to Verify"}},
+					"confidence":   map[string]any{"type": "string", "enum": []string{"High", "Medium", "Low"}},
+					"reason":       map[string]any{"type": "string"},
+				},
+			},
+		},
+	},
+}
+
+// recordText renders the evidence as the text the judge reads and the quotes are checked
+// against, and the prompt within budget bytes of evidence. cut lists what did not fit.
+func recordText(c Case) (full string, sections []section) {
+	ev := c.Evidence
+	add := func(title, body string) { sections = append(sections, section{title, body}) }
+	for i, t := range ev.Turns {
+		add(fmt.Sprintf("turn %d: user", i+1), t.Input)
+		add(fmt.Sprintf("turn %d: agent", i+1), t.Output)
+	}
+	if !ev.AgentRan {
+		add("agent", "(the agent never replied)")
+	}
+	switch {
+	case !ev.CallsObserved:
+		add("tool calls", "(not observable: the hooks reported no calls)")
+	case len(ev.Calls) == 0:
+		add("tool calls", "(none: the hooks observed that no tool was called)")
+	default:
+		for i, call := range ev.Calls {
+			add(fmt.Sprintf("tool call %d: %s", i+1, call.Name), "arguments: "+jsonText(call.Arguments)+"\noutput: "+jsonText(call.Output))
+		}
+	}
+	if ev.Usage != nil {
+		add("token usage", fmt.Sprintf("input %d, output %d", ev.Usage.Input, ev.Usage.Output))
+	}
+	var latency []string
+	for i, t := range ev.Turns {
+		latency = append(latency, fmt.Sprintf("turn %d: %d ms", i+1, t.LatencyMs))
+	}
+	if len(latency) > 0 {
+		add("latency", strings.Join(latency, ", "))
+	}
+	if ev.Collect != nil {
+		add("collect data", jsonText(ev.Collect))
+	}
+	for _, f := range c.Files {
+		add("evidence file "+f.Name, f.Text)
+	}
+	var b strings.Builder
+	for _, s := range sections {
+		b.WriteString(s.title + ":\n" + s.body + "\n")
+	}
+	return b.String(), sections
+}
+
+type section struct{ title, body string }
+
+// prompt builds the user message within budget bytes of evidence; what was cut is said
+// in it, and returned.
+func prompt(c Case, budget int) (string, []string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scenario %s", c.ScenarioID)
+	if c.Title != "" {
+		fmt.Fprintf(&b, ": %s", c.Title)
+	}
+	fmt.Fprintf(&b, "\nGoal (the final user turn): %s\n", c.Goal)
+	keys := make([]string, 0, len(c.Context))
+	for k := range c.Context {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s: %s\n", k, jsonText(c.Context[k]))
+	}
+	b.WriteString("\nCriteria to decide:\n")
+	for _, cr := range c.Criteria {
+		fmt.Fprintf(&b, "- %s: %s\n", cr.ID, cr.Statement)
+	}
+	b.WriteString("\nThe record:\n")
+	_, sections := recordText(c)
+	var cut []string
+	left := budget
+	for _, s := range sections {
+		body := s.body
+		if len(body) > left {
+			n := max(left, 0)
+			for n > 0 && n < len(body) && !utf8Start(body[n]) {
+				n--
+			}
+			cut = append(cut, fmt.Sprintf("%s: %d of %d bytes left out", s.title, len(body)-n, len(s.body)))
+			body = body[:n] + fmt.Sprintf("\n[... %d bytes left out: the evidence budget is spent]", len(s.body)-n)
+		}
+		left -= len(s.body)
+		b.WriteString(s.title + ":\n" + body + "\n")
+	}
+	if len(cut) > 0 {
+		b.WriteString("\nPart of the record was left out to stay within the evidence budget: " + strings.Join(cut, "; ") +
+			". What was left out cannot be quoted; if a criterion depends on it, it is Unable to Verify.\n")
+	}
+	return b.String(), cut
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func jsonText(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func hash(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,123 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// Confidence ranks, for -rook.min-confidence.
+var confidenceRank = map[string]int{"Low": 1, "Medium": 2, "High": 3}
+
+// maxFileText bounds what of one copied evidence file goes to the judge.
+const maxFileText = 1 << 20
+
+// askModel has the run's model judge decide the attempt's llm_judge rows, in one request
+// for all of them, and keeps the exchange under evidence/. Rows stay as they are (Unable
+// to Verify, no judge model configured) when no judge is configured.
+func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.Evidence) (*record.JudgeInfo, error) {
+	mj := a.r.cfg.Judge
+	if mj == nil {
+		return nil, nil
+	}
+	c := modeljudge.Case{ScenarioID: a.sc.ID, Title: a.sc.Title, Goal: a.sc.Goal, Context: rookContext(a.sc.Source), Evidence: ev}
+	index := map[string]int{}
+	for i, cr := range a.sc.Criteria {
+		if _, ok := cr.Check.(*check.LLMJudge); ok {
+			c.Criteria = append(c.Criteria, modeljudge.Criterion{ID: cr.ID, Statement: cr.Statement})
+			index[cr.ID] = i
+		}
+	}
+	if len(c.Criteria) == 0 {
+		return nil, nil
+	}
+	c.Files = a.evidenceFiles()
+	d := mj.Decide(ctx, c)
+	var errs []error
+	if d.Request != nil {
+		errs = append(errs, a.r.cfg.Redactor.Bytes(filepath.Join(a.dir, "evidence", "judge-request.json"), d.Request))
+	}
+	if d.Response != nil {
+		errs = append(errs, a.r.cfg.Redactor.Bytes(filepath.Join(a.dir, "evidence", "judge-response.json"), d.Response))
+	}
+	model := d.Info.ReportedModel
+	if model == "" {
+		model = d.Info.Model
+	}
+	for id, i := range index {
+		res := d.Results[id]
+		row := &rows[i]
+		row.Status, row.Reason, row.Achieved, row.Evidence, row.Confidence, row.Judge =
+			res.Status, res.Reason, res.Achieved, res.Evidence, res.Confidence, model
+		if res.Expected != "" {
+			row.Expected = res.Expected
+		}
+		if min := a.r.cfg.MinConfidence; row.Status != check.UnableToVerify && confidenceRank[row.Confidence] < confidenceRank[min] {
+			row.Achieved = fmt.Sprintf("the judge decided %s with %s confidence, below -rook.min-confidence=%s: %s", row.Status, row.Confidence, min, row.Achieved)
+			row.Status, row.Reason = check.UnableToVerify, check.Undecidable
+		}
+	}
+	info := record.JudgeInfo(d.Info)
+	return &info, errors.Join(errs...)
+}
+
+// rookContext is what of the scenario file's other keys tells a judge what the criteria
+// mean: Rook's why, preconditions, expected outcome and verification needs.
+func rookContext(source []byte) map[string]any {
+	var all map[string]any
+	if yaml.Unmarshal(source, &all) != nil {
+		return nil
+	}
+	out := map[string]any{}
+	for _, k := range []string{"why", "preconditions", "expected", "verification", "verification_requires", "output_kind"} {
+		if v, ok := all[k]; ok && v != nil {
+			if s, isList := v.([]any); isList && len(s) == 0 {
+				continue
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// evidenceFiles reads the attempt's copied evidence files, each bounded.
+func (a *attemptRun) evidenceFiles() []modeljudge.File {
+	var files []modeljudge.File
+	for _, rel := range a.artifacts() {
+		path := rel
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(a.r.cfg.Workspace, rel)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxFileText))
+		_ = f.Close() // read only
+		if err == nil {
+			files = append(files, modeljudge.File{Name: filepath.Base(path), Text: string(b)})
+		}
+	}
+	return files
+}
+
+// sameJudge reports whether a stored verdict was decided by the judge configured now, so
+// that it need not be decided again.
+func sameJudge(stored *record.JudgeInfo, now *modeljudge.Judge) bool {
+	switch {
+	case stored == nil && now == nil:
+		return true
+	case stored == nil || now == nil:
+		return false
+	}
+	return stored.Model == now.Model() && stored.URL == now.URL()
+}

@@ -1,0 +1,128 @@
+package rooktest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/modeljudge"
+)
+
+// The model judge's flags. Each takes its environment variable when not given: ROOK_JUDGE_*
+// for the judge, ROOKTEST_MIN_CONFIDENCE for the threshold.
+var (
+	flagJudgeURL       = flag.String("rook.judge-url", "", "base URL of an OpenAI-compatible chat-completions server that decides llm_judge criteria (ROOK_JUDGE_URL)")
+	flagJudgeModel     = flag.String("rook.judge-model", "", "the judge model (ROOK_JUDGE_MODEL)")
+	flagJudgeAPIKey    = flag.String("rook.judge-api-key", "", "the judge server's API key, if it needs one; redacted everywhere (ROOK_JUDGE_API_KEY)")
+	flagJudgeTimeout   = flag.Duration("rook.judge-timeout", 0, "bound on each judge request (ROOK_JUDGE_TIMEOUT; default 2m)")
+	flagJudgeRetries   = flag.Int("rook.judge-retries", -1, "retries of a judge request after 429, 5xx or a lost connection (ROOK_JUDGE_RETRIES; default 3)")
+	flagJudgeBudget    = flag.Int("rook.judge-budget", 0, "bytes of a scenario's record sent to the judge (ROOK_JUDGE_BUDGET; default 65536)")
+	flagJudgePreflight = flag.String("rook.judge-preflight", "", "on or off: ask the judge one question with a certain answer before the run's first judged criterion (ROOK_JUDGE_PREFLIGHT; default on)")
+	flagJudgeCache     = flag.String("rook.judge-cache", "", "on or off: reuse the judge's answer to an unchanged prompt (ROOK_JUDGE_CACHE; default on)")
+	flagMinConfidence  = flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
+)
+
+// judgeOptions is the model judge as the flags and environment configure it.
+type judgeOptions struct {
+	cfg           modeljudge.Config
+	minConfidence string
+}
+
+func loadJudgeOptions() (judgeOptions, error) {
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	get := func(name, env string, v string) string {
+		if set[name] {
+			return v
+		}
+		return strings.TrimSpace(os.Getenv(env))
+	}
+	o := judgeOptions{cfg: modeljudge.Config{
+		URL:    get("rook.judge-url", "ROOK_JUDGE_URL", *flagJudgeURL),
+		Model:  get("rook.judge-model", "ROOK_JUDGE_MODEL", *flagJudgeModel),
+		APIKey: get("rook.judge-api-key", "ROOK_JUDGE_API_KEY", *flagJudgeAPIKey),
+	}, minConfidence: get("rook.min-confidence", "ROOKTEST_MIN_CONFIDENCE", *flagMinConfidence)}
+	switch o.minConfidence {
+	case "":
+		o.minConfidence = "Low"
+	case "High", "Medium", "Low":
+	default:
+		return o, fmt.Errorf("-rook.min-confidence=%q: want High, Medium or Low", o.minConfidence)
+	}
+	var err error
+	if o.cfg.Timeout, err = duration(get("rook.judge-timeout", "ROOK_JUDGE_TIMEOUT", flagValue(set, "rook.judge-timeout", flagJudgeTimeout.String()))); err != nil {
+		return o, err
+	}
+	o.cfg.Retries = 3
+	if s := get("rook.judge-retries", "ROOK_JUDGE_RETRIES", strconv.Itoa(*flagJudgeRetries)); s != "" {
+		if o.cfg.Retries, err = strconv.Atoi(s); err != nil || o.cfg.Retries < 0 {
+			return o, fmt.Errorf("judge retries %q: want 0 or more", s)
+		}
+	}
+	if s := get("rook.judge-budget", "ROOK_JUDGE_BUDGET", strconv.Itoa(*flagJudgeBudget)); s != "" && s != "0" {
+		if o.cfg.Budget, err = strconv.Atoi(s); err != nil || o.cfg.Budget < 1024 {
+			return o, fmt.Errorf("judge budget %q: want a number of bytes, at least 1024", s)
+		}
+	}
+	if o.cfg.Preflight, err = onOff("judge preflight", get("rook.judge-preflight", "ROOK_JUDGE_PREFLIGHT", *flagJudgePreflight)); err != nil {
+		return o, err
+	}
+	cache, err := onOff("judge cache", get("rook.judge-cache", "ROOK_JUDGE_CACHE", *flagJudgeCache))
+	if err != nil {
+		return o, err
+	}
+	if cache {
+		o.cfg.CacheDir = "on" // made a path under the records root by judgeFor
+	}
+	switch {
+	case o.cfg.URL != "" && o.cfg.Model == "":
+		return o, fmt.Errorf("a judge URL (%s) needs a model: set ROOK_JUDGE_MODEL or -rook.judge-model", o.cfg.URL)
+	case o.cfg.URL == "" && o.cfg.Model != "":
+		return o, fmt.Errorf("a judge model (%s) needs a server: set ROOK_JUDGE_URL or -rook.judge-url", o.cfg.Model)
+	}
+	return o, nil
+}
+
+// judgeFor is the run's judge, nil when none is configured.
+func (o judgeOptions) judgeFor(recordsRoot string) *modeljudge.Judge {
+	if o.cfg.URL == "" {
+		return nil
+	}
+	cfg := o.cfg
+	if cfg.CacheDir != "" {
+		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
+	}
+	return modeljudge.New(cfg)
+}
+
+func flagValue(set map[string]bool, name, v string) string {
+	if set[name] {
+		return v
+	}
+	return ""
+}
+
+func duration(s string) (time.Duration, error) {
+	if s == "" || s == "0s" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("judge timeout %q: want a duration such as 90s", s)
+	}
+	return d, nil
+}
+
+func onOff(what, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "", "on", "true", "1":
+		return true, nil
+	case "off", "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s %q: want on or off", what, v)
+}
