@@ -29,6 +29,7 @@ const (
 	Truncated      = "truncated"        // finish_reason length
 	MissingAnswer  = "missing-answer"   // answers no criterion
 	EmptyForSchema = "empty-for-schema" // empty content while a json_schema is set, then a grounded Pass
+	Unsure         = "unsure"           // a grounded Pass with Medium confidence
 )
 
 // Server answers chat completions by script.
@@ -178,6 +179,10 @@ func (s *Server) content(script, prompt string) string {
 		case NoQuote:
 			rows = append(rows, row(id, "Pass", []string{}))
 		case MissingAnswer:
+		case Unsure:
+			r := row(id, "Pass", []string{quote})
+			r["confidence"] = "Medium"
+			rows = append(rows, r)
 		default:
 			rows = append(rows, row(id, "Pass", []string{quote}))
 		}

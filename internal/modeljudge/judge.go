@@ -127,7 +127,8 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		return d
 	}
 	if err := j.Preflight(ctx); err != nil {
-		return all(err.Error())
+		// The whole reason is said once, at the top of the run's log.
+		return all("the judge failed the preflight check at the start of the run, so it decides nothing in this run")
 	}
 	key := hash(ProtocolVersion, j.cfg.URL, j.cfg.Model, d.Info.PromptSHA256)
 	if cached, ok := j.cached(key); ok {

@@ -104,13 +104,8 @@ func recordText(c Case) (full string, sections []section) {
 	if ev.Usage != nil {
 		add("token usage", fmt.Sprintf("input %d, output %d", ev.Usage.Input, ev.Usage.Output))
 	}
-	var latency []string
-	for i, t := range ev.Turns {
-		latency = append(latency, fmt.Sprintf("turn %d: %d ms", i+1, t.LatencyMs))
-	}
-	if len(latency) > 0 {
-		add("latency", strings.Join(latency, ", "))
-	}
+	// Latency is not sent: it changes on every run, so a prompt holding it could never be
+	// answered from the cache; timing criteria belong to the latency check.
 	if ev.Collect != nil {
 		add("collect data", jsonText(ev.Collect))
 	}

@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -159,4 +162,34 @@ func TestHookOutputIsRedactedAtIngestion(t *testing.T) {
 	assert.Contains(t, string(hooks), `"[redacted:FAKE_SECRET]": {`, "a secret used as a key is redacted")
 	assert.NotContains(t, f.logs.all(), secret)
 	assert.Contains(t, f.logs.all(), "using [redacted:FAKE_SECRET]")
+}
+
+// The model judge decides llm_judge rows inside the attempt; rows below the minimum
+// confidence are Unable to Verify, and the exchange is kept under evidence/.
+func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
+	fake := fakejudge.New(map[string]string{"SC-1": fakejudge.Unsure})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	for _, tc := range []struct {
+		min    string
+		status judge.Status
+	}{{"Low", judge.Pass}, {"High", judge.UnableToVerify}} {
+		f := newRun(t, nil, "")
+		f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+		f.cfg.MinConfidence = tc.min
+		f.restart(t, nil)
+		sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
+		o := f.run.Scenario(context.Background(), sc, f.logs.add)
+		require.True(t, o.Judged())
+		row := o.Verdict.Criteria[0]
+		assert.Equal(t, tc.status, row.Status, "%+v", row)
+		assert.Equal(t, "fake-judge-1", row.Judge)
+		assert.Equal(t, "Medium", row.Confidence)
+		if tc.status == judge.UnableToVerify {
+			assert.Contains(t, row.Achieved, "below -rook.min-confidence=High")
+		}
+		assert.FileExists(t, filepath.Join(o.Dir, "evidence", "judge-request.json"))
+		require.NotNil(t, o.Verdict.Judge)
+		assert.Equal(t, "m", o.Verdict.Judge.Model)
+	}
 }

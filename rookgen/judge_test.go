@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/fakehook"
+	"github.com/rookgo/rookgo/internal/fakejudge"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+const judgeKey = "sk-judge-9f8e7d-never-shown"
+
+// judgeCases are the scripted judge answers, one scenario each, and what becomes of the
+// scenario's llm_judge criterion: only a grounded Pass may pass.
+var judgeCases = []struct {
+	id, script, action, says string
+}{
+	{"SC-PASS", fakejudge.GroundedPass, "pass", "Pass: the criterion holds"},
+	{"SC-FAIL", fakejudge.GroundedFail, "fail", "Fail: expected the criterion holds"},
+	{"SC-FABRICATED", fakejudge.Fabricated, "skip", `Unable to Verify (undecidable): evidence not found in the record: "the agent confirmed the refund of 900 dollars"`},
+	{"SC-NOQUOTE", fakejudge.NoQuote, "skip", "Unable to Verify (undecidable): the judge quoted no evidence for its Pass"},
+	{"SC-PROSE", fakejudge.Prose, "pass", "Pass: the criterion holds"},
+	{"SC-GARBAGE", fakejudge.Garbage, "skip", "Unable to Verify (undecidable): the judge's answer holds no JSON object"},
+	{"SC-RATE", fakejudge.RateLimited, "pass", "Pass: the criterion holds"},
+	{"SC-DOWN", fakejudge.ServerError, "skip", "Unable to Verify (undecidable): gave up after 2 tries: the judge answered HTTP 500"},
+	{"SC-SLOW", fakejudge.Slow, "skip", "Unable to Verify (undecidable): gave up after 2 tries: no answer within 1s"},
+	{"SC-FORMAT", fakejudge.FormatRefused, "pass", "Pass: the criterion holds"},
+	{"SC-LENGTH", fakejudge.Truncated, "skip", "Unable to Verify (undecidable): the judge's answer was cut off (finish_reason length)"},
+	{"SC-MISSING", fakejudge.MissingAnswer, "skip", "Unable to Verify (undecidable): the judge gave no answer for C1"},
+}
+
+// judgeModule is a fresh module whose hooks are this test binary (execute echoes the goal),
+// with a scenario per judge script and Rook's sample SC-103, replaying the answer Rook
+// recorded for it.
+func judgeModule(t *testing.T) (dir, hookLog string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package against a judge server")
+	}
+	dir = newModule(t)
+	hookLog = filepath.Join(t.TempDir(), "calls.jsonl")
+	var recorded struct {
+		RawResponse string `json:"raw_response"`
+	}
+	data, err := os.ReadFile(filepath.Join(rookRun, "scenarios", "SC-103", "response.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &recorded))
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  open: {command: [%[1]q]}
+  execute: {command: [%[1]q]}
+  close: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_LOG: %[2]q
+  FAKEHOOK_EXECUTE_SC_103: %[3]q
+capabilities: {multi_turn: true, calls: true, usage: true}
+concurrency: 4
+`, os.Args[0], hookLog, "json:"+recorded.RawResponse))
+	for _, c := range judgeCases {
+		write(t, dir, "scenarios/fake/"+c.id+".yaml", "id: "+c.id+"\ngoal: Please refund order ORD-7 today.\nacceptance_criteria:\n"+
+			"  - {statement: The agent says it will refund ORD-7., check: llm_judge}\n  - {statement: It answers., check: contains, params: {text: ORD-7}}\n")
+	}
+	sample, err := os.ReadFile(filepath.Join(rookSamples, "scenarios", "SC-103.yaml"))
+	require.NoError(t, err)
+	write(t, dir, "scenarios/fake/SC-103.yaml", string(sample))
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	return dir, hookLog
+}
+
+func judgeServer(t *testing.T) (*fakejudge.Server, []string) {
+	t.Helper()
+	scripts := map[string]string{}
+	for _, c := range judgeCases {
+		scripts[c.id] = c.script
+	}
+	fake := fakejudge.New(scripts)
+	fake.Delay = 3 * time.Second
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	return fake, []string{"ROOK_JUDGE_URL=" + srv.URL + "/v1", "ROOK_JUDGE_MODEL=judge-large", "ROOK_JUDGE_API_KEY=" + judgeKey,
+		"ROOK_JUDGE_TIMEOUT=1s", "ROOK_JUDGE_RETRIES=1", "ROOK_JUDGE_PREFLIGHT=off", "GOFLAGS=-mod=mod"}
+}
+
+// TestModelJudgeEndToEnd runs every scripted judge answer through the whole path: hook
+// processes, the judge request, the records and go test's output.
+func TestModelJudgeEndToEnd(t *testing.T) {
+	dir, _ := judgeModule(t)
+	fake, env := judgeServer(t)
+	res, err := goTest(t, dir, env, "./scenarios/fake")
+	require.Error(t, err, "SC-FAIL fails")
+	for _, c := range judgeCases {
+		name := "TestFake/" + c.id + "/C1_llm_judge_the_agent_says_it_will_refund_ord_7"
+		assert.Equal(t, c.action, res.action[name], "%s (%s):\n%s", c.id, c.script, res.output[name])
+		assert.Contains(t, res.output[name], c.says, c.id)
+		assert.Equal(t, "pass", res.action["TestFake/"+c.id+"/C2_contains_ord_7"], "computed checks are unaffected")
+	}
+	pass := res.output["TestFake/SC-PASS/C1_llm_judge_the_agent_says_it_will_refund_ord_7"]
+	assert.Contains(t, pass, `evidence:   "echo: Please refund order ORD-7 today."`)
+	assert.Contains(t, pass, "judge:      fake-judge-1")
+	assert.Contains(t, res.all, "rook.judge_model fake-judge-1")
+	assert.Contains(t, res.all, "rook.confidence High")
+	assert.Len(t, fake.Requests("SC-RATE"), 2, "429 then 200")
+	assert.Len(t, fake.Requests("SC-FORMAT"), 3, "json_schema refused, json_object refused, then the schema in the prompt")
+
+	// Rook's sample scenario: its statement reaches the judge unchanged, and is judged.
+	sc, err := spec.LoadScenario(filepath.Join(dir, "scenarios", "fake", "SC-103.yaml"))
+	require.NoError(t, err)
+	reqs := fake.Requests("SC-103")
+	require.Len(t, reqs, 1)
+	assert.Contains(t, reqs[0].Prompt, "- C1: "+sc.Criteria[0].Statement)
+	assert.Contains(t, reqs[0].Prompt, "The transfer of USD 1,000.00 from account ACC-1001", "the replayed answer Rook recorded")
+	sample := "TestFake/SC-103_northstar_bank_honor_the_exact_allowed_boundary/" + sc.Criteria[0].Subtest()
+	assert.Equal(t, "pass", res.action[sample], "%s", res.output[sample])
+	assert.Contains(t, res.output[sample], "judge:      fake-judge-1")
+
+	// The key is in no record and no output.
+	assert.NotContains(t, res.all, judgeKey)
+	records := filepath.Join(dir, ".rook")
+	err = filepath.WalkDir(records, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), judgeKey, path)
+		return nil
+	})
+	require.NoError(t, err)
+	runs, err := filepath.Glob(filepath.Join(records, "runs", "fake", "*"))
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	scDir := filepath.Join(runs[0], "scenarios", "SC-PASS")
+	assert.FileExists(t, filepath.Join(scDir, "evidence", "judge-request.json"))
+	assert.FileExists(t, filepath.Join(scDir, "evidence", "judge-response.json"))
+	v := readYAMLFile(t, filepath.Join(scDir, "verdict.yaml"))
+	judge := v["judge"].(map[string]any)
+	assert.Equal(t, "judge-large", judge["model"])
+	assert.Equal(t, "fake-judge-1", judge["reported_model"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, judge["prompt_sha256"])
+}
+
+// TestModelJudgeCacheAndRejudge judges a finished run after the fact, without calling any
+// hook, and answers an unchanged scenario from the cache.
+func TestModelJudgeCacheAndRejudge(t *testing.T) {
+	dir, hookLog := judgeModule(t)
+	fake, env := judgeServer(t)
+	only := "-rook.only=SC-PASS,SC-FAIL"
+
+	// No judge configured: llm_judge rows are Unable to Verify.
+	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/fake", only)
+	require.NoError(t, err, res.all)
+	id := runIDFrom(t, res.output["TestFake"])
+	name := "TestFake/SC-PASS/C1_llm_judge_the_agent_says_it_will_refund_ord_7"
+	assert.Equal(t, "skip", res.action[name])
+	assert.Contains(t, res.output[name], "Unable to Verify (undecidable): no judge model configured")
+	calls, err := fakehook.ReadLog(hookLog)
+	require.NoError(t, err)
+
+	// With a judge: the finished run is judged again, and no hook runs.
+	res, err = goTest(t, dir, env, "./scenarios/fake", "-rook.run="+id, "-rook.phases=judge")
+	require.Error(t, err, "SC-FAIL fails now")
+	assert.Equal(t, "pass", res.action[name], res.output[name])
+	after, err := fakehook.ReadLog(hookLog)
+	require.NoError(t, err)
+	assert.Len(t, after, len(calls), "judging again called no hook")
+	asked := fake.Total()
+	assert.Equal(t, 2, asked)
+
+	// A new run of the unchanged scenarios is answered from the cache.
+	res, err = goTest(t, dir, env, "./scenarios/fake", only)
+	require.Error(t, err)
+	assert.Equal(t, "pass", res.action[name])
+	assert.Equal(t, asked, fake.Total(), "no request reached the server")
+	runs, err := filepath.Glob(filepath.Join(dir, ".rook", "runs", "fake", "*", "scenarios", "SC-PASS", "verdict.yaml"))
+	require.NoError(t, err)
+	cached := 0
+	for _, f := range runs {
+		if j, ok := readYAMLFile(t, f)["judge"].(map[string]any); ok && j["cached"] == true {
+			cached++
+			assert.Equal(t, "fake-judge-1", j["reported_model"])
+		}
+	}
+	assert.Equal(t, 1, cached, "the verdict says its answer came from the cache")
+	assert.False(t, strings.Contains(res.all, judgeKey))
+}
+
+// TestModelJudgePreflight: a server that cannot answer the preflight question decides
+// nothing in the run, and the test log says so once, at the top.
+func TestModelJudgePreflight(t *testing.T) {
+	dir, _ := judgeModule(t)
+	fake, env := judgeServer(t)
+	fake.Scripts["PREFLIGHT"] = fakejudge.Garbage
+	env = append(env, "ROOK_JUDGE_PREFLIGHT=on")
+	res, err := goTest(t, dir, env, "./scenarios/fake", "-rook.only=SC-PASS,SC-FAIL")
+	require.NoError(t, err, "nothing is decided by the judge, so nothing fails:\n%s", res.all)
+	top := res.output["TestFake"]
+	assert.Equal(t, 1, strings.Count(res.all, "holds no JSON object"), "the reason is stated once:\n%s", res.all)
+	assert.Contains(t, top, "failed the preflight check, so it decides nothing in this run: the judge's answer holds no JSON object")
+	for _, id := range []string{"SC-PASS", "SC-FAIL"} {
+		name := "TestFake/" + id + "/C1_llm_judge_the_agent_says_it_will_refund_ord_7"
+		assert.Equal(t, "skip", res.action[name])
+		assert.Contains(t, res.output[name], "Unable to Verify (undecidable): the judge failed the preflight check at the start of the run")
+	}
+	assert.Empty(t, fake.Requests("SC-PASS"), "no scenario was sent to a judge that failed the preflight")
+}
