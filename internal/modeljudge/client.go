@@ -93,7 +93,7 @@ func (j *Judge) once(ctx context.Context, url string, body []byte) (*completion,
 		}
 		return nil, 0, nil, fmt.Errorf("reach the judge: %w", err)
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }() // read to the end or to the limit; nothing to report
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
 	if err != nil {
 		return nil, res.StatusCode, raw, fmt.Errorf("read the judge's answer: %w", err)
