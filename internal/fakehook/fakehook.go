@@ -14,6 +14,8 @@
 //	hang-child        start a child that sleeps, write its pid to FAKEHOOK_PIDFILE, sleep
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
+//	flood-stderr      print 64 MiB on stderr, in long lines
+//	flood-stderr-lines  print 22 MB on stderr in short lines, then reply
 //
 // FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario.
 // FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase.
@@ -136,6 +138,22 @@ func run() int {
 	case "sleep":
 		d, _ := time.ParseDuration(arg)
 		time.Sleep(d)
+	case "flood-stderr":
+		chunk := strings.Repeat("noise ", 1<<14) + "\n"
+		for range 640 { // 64 MiB
+			if _, err := os.Stderr.WriteString(chunk); err != nil {
+				return 1
+			}
+		}
+		return 0
+	case "flood-stderr-lines":
+		line := strings.Repeat("short line\n", 1000)
+		for range 2000 { // 22 MB in lines of 10 bytes
+			if _, err := os.Stderr.WriteString(line); err != nil {
+				return 1
+			}
+		}
+		return reply("done")
 	case "flood":
 		chunk := strings.Repeat("x", 1<<20)
 		for range 16 {

@@ -21,6 +21,11 @@ const DefaultMaxStdout = 8 << 20
 // KillGrace is how long a hook's process group has between SIGTERM and SIGKILL.
 const KillGrace = 2 * time.Second
 
+// MaxStreamedStderr is how much of a hook's stderr is streamed to the log: go test holds
+// a test's log until it ends, so a hook flooding stderr must not fill the runner's memory.
+// The rest is dropped from the log, and the tail is still kept.
+const MaxStreamedStderr = 1 << 20
+
 // stderrTail is how much of a hook's stderr is kept as its diagnosis.
 const stderrTail = 16 << 10
 
@@ -163,12 +168,13 @@ func (c *capped) Write(p []byte) (int, error) {
 
 // lineWriter passes whole lines to fn and keeps the last keep bytes.
 type lineWriter struct {
-	mu      sync.Mutex
-	fn      func(string)
-	keep    int
-	partial []byte
-	kept    []byte
-	cut     bool
+	mu       sync.Mutex
+	fn       func(string)
+	keep     int
+	partial  []byte
+	kept     []byte
+	cut      bool
+	streamed int
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -179,7 +185,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.kept = append([]byte(nil), w.kept[len(w.kept)-w.keep:]...)
 		w.cut = true
 	}
-	if w.fn == nil {
+	if w.fn == nil || w.streamed > MaxStreamedStderr {
 		return len(p), nil
 	}
 	w.partial = append(w.partial, p...)
@@ -188,21 +194,38 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.fn(strings.TrimRight(string(w.partial[:i]), "\r"))
+		w.emit(strings.TrimRight(string(w.partial[:i]), "\r"))
 		w.partial = w.partial[i+1:]
 	}
+	if w.streamed > MaxStreamedStderr {
+		w.partial = nil // nothing more is streamed: keep no line queue either
+	}
 	if len(w.partial) > 64<<10 {
-		w.fn(string(w.partial))
+		w.emit(string(w.partial))
 		w.partial = nil
 	}
 	return len(p), nil
+}
+
+// emit streams one line, until MaxStreamedStderr is spent.
+func (w *lineWriter) emit(line string) {
+	if w.streamed > MaxStreamedStderr {
+		return
+	}
+	if w.streamed+len(line) > MaxStreamedStderr {
+		w.streamed = MaxStreamedStderr + 1
+		w.fn("stderr truncated after 1 MiB; the tail is kept in the records")
+		return
+	}
+	w.streamed += len(line)
+	w.fn(line)
 }
 
 func (w *lineWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fn != nil && len(w.partial) > 0 {
-		w.fn(string(w.partial))
+		w.emit(string(w.partial))
 		w.partial = nil
 	}
 }

@@ -140,3 +140,28 @@ func TestRunInterruptTerminatesThenKills(t *testing.T) {
 		})
 	}
 }
+
+// A hook flooding stderr streams at most MaxStreamedStderr to the log, then says so; its
+// kept tail stays bounded.
+func TestRunStderrFloodIsBounded(t *testing.T) {
+	s := fake(t, "execute", "FAKEHOOK_EXECUTE=flood-stderr")
+	var streamed, lines int
+	var last string
+	s.OnStderr = func(line string) { streamed += len(line); lines++; last = line }
+	res, err := hook.Run(context.Background(), s)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, streamed, hook.MaxStreamedStderr+200)
+	assert.Equal(t, "stderr truncated after 1 MiB; the tail is kept in the records", last)
+	assert.LessOrEqual(t, len(res.Stderr), 17<<10)
+}
+
+func TestRunStderrFloodOfShortLines(t *testing.T) {
+	s := fake(t, "execute", "FAKEHOOK_EXECUTE=flood-stderr-lines")
+	var streamed int
+	var last string
+	s.OnStderr = func(line string) { streamed += len(line); last = line }
+	_, err := hook.Run(context.Background(), s)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, streamed, hook.MaxStreamedStderr+len(last), "1 MiB of lines, then the notice")
+	assert.Equal(t, "stderr truncated after 1 MiB; the tail is kept in the records", last)
+}
