@@ -22,17 +22,17 @@ func (r *Run) report(t tb, j *job) {
 			running = false
 		}
 		for _, line := range j.take() {
-			t.Log(r.red.String(line))
+			t.Log(r.show(line))
 		}
 	}
 	o := j.outcome
 	if o.Err != nil {
 		t.Attr("rook.status", "error")
-		t.Fatal(r.red.String(o.Err.Error()))
+		t.Fatal(r.show(o.Err.Error()))
 	}
 	if o.NotRun != "" {
 		t.Attr("rook.status", "not_run")
-		t.Skip(r.red.String("not run: " + o.NotRun))
+		t.Skip(r.show("not run: " + o.NotRun))
 	}
 	t.Attr("rook.records", o.Dir)
 	if o.CarriedFrom != "" {
@@ -100,13 +100,13 @@ func (r *Run) attempt(t tb, a *lifecycle.Attempt) {
 		t.Errorf("records could not all be written or read: %v", a.RecordErr)
 	}
 	for _, pe := range a.Failures {
-		t.Error(r.red.String(phaseReport(pe)))
+		t.Error(r.show(phaseReport(pe)))
 	}
 	for _, pe := range a.Problems {
-		t.Log(r.red.String("reported; the answer is kept and the scenario is judged: " + phaseReport(pe)))
+		t.Log(r.show("reported; the answer is kept and the scenario is judged: " + phaseReport(pe)))
 	}
 	if a.NotRun != "" && !t.Failed() {
-		t.Skip(r.red.String("not run: " + a.NotRun))
+		t.Skip(r.show("not run: " + a.NotRun))
 	}
 	if !a.Judged() {
 		return
@@ -140,14 +140,14 @@ func (r *Run) criterion(t tb, row record.Row) {
 		t.Attr("rook.judge_model", row.Judge)
 		body += "\n    judge:      " + row.Judge
 	}
-	body = r.red.String(body)
+	body = r.show(body)
 	switch row.Status {
 	case judge.Pass:
-		t.Log(r.red.String("Pass: " + row.Expected + "\n" + body))
+		t.Log(r.show("Pass: " + row.Expected + "\n" + body))
 	case judge.Fail:
-		t.Error(r.red.String("Fail: expected " + row.Expected + "\n" + body))
+		t.Error(r.show("Fail: expected " + row.Expected + "\n" + body))
 	default:
-		msg := r.red.String(fmt.Sprintf("Unable to Verify (%s): %s", row.Reason, row.Achieved))
+		msg := r.show(fmt.Sprintf("Unable to Verify (%s): %s", row.Reason, row.Achieved))
 		if r.opts.strict {
 			t.Error(msg + " [failing under -rook.strict]\n" + body)
 			return
@@ -181,7 +181,7 @@ func (r *Run) forbidden(t tb, a *lifecycle.Attempt) {
 	for _, h := range v.ForbiddenHits {
 		fmt.Fprintf(&b, "\n    achieved:   %q appeared in turn %d\n    evidence:   %s", h.Text, h.Turn, h.Quote)
 	}
-	t.Error(r.red.String(b.String()))
+	t.Error(r.show(b.String()))
 }
 
 // phaseReport is a hook failure as the failing test shows it: a first line that stands
@@ -222,3 +222,24 @@ func phaseReport(pe *lifecycle.PhaseError) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// show is text as the test log may hold it: secrets redacted, and C0 control characters
+// other than tab and newline escaped, so that nothing a hook or an agent wrote can inject
+// go test -json's framing byte (\x16) or rewrite a terminal's line.
+func (r *Run) show(s string) string {
+	s = r.red.String(s)
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s {
+		if isControl(c) {
+			fmt.Fprintf(&b, `\x%02x`, c)
+		} else {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+func isControl(c rune) bool { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f }

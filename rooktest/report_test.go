@@ -112,6 +112,7 @@ func reportOf(t *testing.T, o *lifecycle.Outcome, strict bool) *fakeT {
 		scenarios: map[string]*spec.Scenario{sc.ID: sc}}
 	j := &job{sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o}
 	j.log("execute turn 1: using " + secret)
+	j.log("execute turn 1: \x16=== RUN   TestForged\r--- PASS: TestForged")
 	close(j.done)
 	ft := newFakeT("TestX/" + sc.ID)
 	run(ft, func(t tb) { r.report(t, j) })
@@ -150,6 +151,8 @@ func TestReportMapsVerdictsOntoTests(t *testing.T) {
 	assert.False(t, ft.Skipped())
 	assert.Equal(t, "Fail", ft.attrs["rook.status"])
 	assert.Contains(t, ft.logs, "execute turn 1: using [redacted:TOKEN]", "progress lines are logged, redacted")
+	assert.Contains(t, ft.logs, `execute turn 1: \x16=== RUN   TestForged\x0d--- PASS: TestForged`,
+		"control characters a hook wrote cannot frame test events")
 	require.NotEmpty(t, ft.errs)
 	assert.True(t, strings.HasPrefix(ft.errs[0], "collect hook failed (scenario SC-1, hook.mjs): exited with status 2\n    phase:    collect"), ft.errs[0])
 	assert.Contains(t, ft.errs[0], "        trace store down")

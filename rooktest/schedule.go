@@ -88,15 +88,15 @@ func (r *Run) enqueue(sc *spec.Scenario) *job {
 // flight whatever -parallel and GOMAXPROCS are.
 func (r *Run) dispatch() {
 	defer close(r.done)
-	perr := r.run.Prepare(r.ctx, func(line string) { r.t.Log(r.red.String(line)) })
+	perr := r.run.Prepare(r.ctx, func(line string) { r.t.Log(r.show(line)) })
 	if perr != nil {
-		r.t.Error(r.red.String(phaseReport(perr)))
+		r.t.Error(r.show(phaseReport(perr)))
 	}
 	if perr == nil && r.judge != nil && r.judging() {
 		// Once, before the first judged criterion: a judge that cannot answer in the
 		// protocol is said here, not scenario after scenario.
 		if err := r.judge.Preflight(r.ctx); err != nil {
-			r.t.Log(r.red.String("rooktest: " + err.Error()))
+			r.t.Log(r.show("rooktest: " + err.Error()))
 		}
 	}
 	sem := make(chan struct{}, r.concurrency)
@@ -146,7 +146,7 @@ func (r *Run) finish() {
 	}
 	if halted, why := r.run.Halted(); halted {
 		r.t.Errorf("rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
-			r.run.ID, r.red.String(why), r.run.ID)
+			r.run.ID, r.show(why), r.run.ID)
 	}
 	rep, err := r.run.Finish(time.Now())
 	if err != nil {
