@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"math"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +63,9 @@ func ParseOutput(stdout []byte, requireReply bool) (*Output, error) {
 	if !ok {
 		return out, fmt.Errorf("stdout is JSON but not an object: %s", quote(trimmed))
 	}
+	if d := depth(m); d > MaxDepth {
+		return out, fmt.Errorf("stdout nests objects and lists %d deep, more than %d: %s", d, MaxDepth, quote(trimmed))
+	}
 	numbers(m)
 	return FromData(m, requireReply)
 }
@@ -113,6 +117,42 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 	return out, errors.Join(problems...)
 }
 
+// MaxTokens bounds a token count a hook reports: a count beyond it is a bug or an attack,
+// and it keeps every sum of counts far from overflowing.
+const MaxTokens = 1e12
+
+// MaxDepth bounds how deeply a hook's stdout may nest objects and lists: records of deeper
+// data grow with the square of the depth.
+const MaxDepth = 128
+
+// depth is how deeply v nests, counted without recursion.
+func depth(v any) int {
+	type item struct {
+		v any
+		d int
+	}
+	deepest, stack := 0, []item{{v, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		deepest = max(deepest, it.d)
+		if it.d > MaxDepth {
+			return it.d
+		}
+		switch x := it.v.(type) {
+		case map[string]any:
+			for _, c := range x {
+				stack = append(stack, item{c, it.d + 1})
+			}
+		case []any:
+			for _, c := range x {
+				stack = append(stack, item{c, it.d + 1})
+			}
+		}
+	}
+	return deepest
+}
+
 func parseUsage(v any) (*Usage, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -123,17 +163,17 @@ func parseUsage(v any) (*Usage, error) {
 			if x, ok := m[k]; ok && x != nil {
 				switch n := x.(type) {
 				case int64:
-					if n >= 0 {
+					if n >= 0 && n <= MaxTokens {
 						return n, true, nil
 					}
 				case float64:
-					if n >= 0 {
+					if n >= 0 && n <= MaxTokens && n == math.Trunc(n) {
 						return int64(n), true, nil
 					}
 				default:
 					return 0, false, fmt.Errorf("\"usage.%s\" must be a number, got %s", k, quote(mustJSON(x)))
 				}
-				return 0, false, fmt.Errorf("\"usage.%s\" must be a non-negative count, got %s", k, quote(mustJSON(x)))
+				return 0, false, fmt.Errorf("\"usage.%s\" must be a non-negative whole count up to %d, got %s", k, int64(MaxTokens), quote(mustJSON(x)))
 			}
 		}
 		return 0, false, nil

@@ -69,3 +69,21 @@ func TestParseOutputQuotesOnlyTheFirstBytes(t *testing.T) {
 	assert.Contains(t, err.Error(), "first 200 of 5006 bytes")
 	assert.Less(t, len(err.Error()), 600)
 }
+
+func TestParseOutputRefusesHostileShapes(t *testing.T) {
+	deep := strings.Repeat("[", 8000) + strings.Repeat("]", 8000)
+	_, err := hook.ParseOutput([]byte(`{"output": "hi", "x": `+deep+`}`), true)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "more than 128")
+	_, err = hook.ParseOutput([]byte(`{"output": "hi", "x": `+strings.Repeat("[", 100)+strings.Repeat("]", 100)+`}`), true)
+	assert.NoError(t, err, "100 deep is fine")
+
+	for _, usage := range []string{`{"input": 1e30, "output": 1}`, `{"input": -5, "output": 1}`, `{"input": 2.5, "output": 1}`} {
+		_, err := hook.ParseOutput([]byte(`{"output": "hi", "usage": `+usage+`}`), true)
+		require.Error(t, err, usage)
+		assert.Contains(t, err.Error(), "must be a non-negative whole count up to", usage)
+	}
+	out, err := hook.ParseOutput([]byte(`{"output": "hi", "usage": {"input": 1200, "output": 3.0}}`), true)
+	require.NoError(t, err)
+	assert.Equal(t, &hook.Usage{Input: 1200, Output: 3}, out.Usage)
+}
