@@ -2,11 +2,11 @@ package hook
 
 import (
 	"bytes"
-	"math"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // Output is what a hook reported on stdout.
