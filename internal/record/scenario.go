@@ -72,9 +72,17 @@ type Response struct {
 	Transcript  []Message    `json:"transcript"`
 	Calls       *[]hook.Call `json:"calls,omitempty"`
 	Artifacts   []string     `json:"artifacts"`
-	LatencyMs   int64        `json:"latency_ms"`
-	Turns       int          `json:"turns"`
-	Usage       *hook.Usage  `json:"usage"`
+	// Skipped are the evidence files the hooks named that were not copied, or not whole.
+	Skipped   []SkippedFile `json:"artifacts_skipped,omitempty"`
+	LatencyMs int64         `json:"latency_ms"`
+	Turns     int           `json:"turns"`
+	Usage     *hook.Usage   `json:"usage"`
+}
+
+// SkippedFile is an evidence file not copied into the records, or not whole, and why.
+type SkippedFile struct {
+	File string `json:"file"`
+	Why  string `json:"why"`
 }
 
 // Message is one transcript entry.

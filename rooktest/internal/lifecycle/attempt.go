@@ -46,9 +46,11 @@ type attemptRun struct {
 	hooks   record.Hooks
 	lastEnd time.Time
 	ranNow  bool
-	// arts are the attempt's copied evidence files, once copied.
+	// arts are the attempt's copied evidence files, once copied; skipped are those not
+	// copied, and why.
 	arts    []string
 	artsSet bool
+	skipped []record.SkippedFile
 	errs    []error
 }
 
@@ -269,7 +271,7 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 		artifacts := a.artifacts()
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
 			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), LatencyMs: latency, Turns: len(ev.Turns), Usage: ev.Usage}))
+			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, Turns: len(ev.Turns), Usage: ev.Usage}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res

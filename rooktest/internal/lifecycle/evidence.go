@@ -2,9 +2,12 @@ package lifecycle
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
@@ -65,18 +68,55 @@ func (a *attemptRun) copyEvidence(data map[string]any, n int) []string {
 	if a.sc.Repeat > 1 {
 		dst = filepath.Join(a.r.Dir, "scenarios", a.sc.ID, "artifacts", fmt.Sprintf("attempt-%d-%02d-%s", a.n, n, filepath.Base(path)))
 	}
-	b, err := os.ReadFile(path)
+	b, cut, err := readEvidenceFile(path)
 	if err != nil {
 		if _, derr := os.Stat(dst); derr == nil {
 			return []string{a.r.rel(dst)} // copied by an earlier process
 		}
+		a.skipped = append(a.skipped, record.SkippedFile{File: a.r.rel(path), Why: err.Error()})
 		if a.log != nil {
-			a.log(fmt.Sprintf("artifacts: evidence_file %s cannot be read: %v", path, err))
+			a.log(fmt.Sprintf("artifacts: evidence_file %s is not copied: %v", a.r.rel(path), err))
 		}
 		return nil
 	}
+	if cut {
+		a.skipped = append(a.skipped, record.SkippedFile{File: a.r.rel(path),
+			Why: fmt.Sprintf("larger than %d MiB: only its first %d MiB are copied", MaxEvidenceFile>>20, MaxEvidenceFile>>20)})
+	}
 	a.record(a.r.cfg.Redactor.Bytes(dst, b))
 	return []string{a.r.rel(dst)}
+}
+
+// MaxEvidenceFile bounds what of one evidence file is copied into the records.
+const MaxEvidenceFile = 64 << 20
+
+// readEvidenceFile reads a file a hook named, as hostile input: only a regular file (no
+// symlink followed, no device, FIFO or folder), opened without blocking, and at most
+// MaxEvidenceFile bytes of it; cut says it was longer.
+func readEvidenceFile(path string) (data []byte, cut bool, err error) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("not a regular file (%s): only regular files are copied", info.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() { _ = f.Close() }() // read only
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || !os.SameFile(st, info) {
+		return nil, false, errors.New("the file changed while it was opened: not copied")
+	}
+	data, err = io.ReadAll(io.LimitReader(f, MaxEvidenceFile+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) > MaxEvidenceFile {
+		return data[:MaxEvidenceFile], true, nil
+	}
+	return data, false, nil
 }
 
 // addTurnEvidence adds one execute turn's calls and usage to what earlier turns reported.
