@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
@@ -77,7 +78,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.data == nil {
 			err = os.Remove(full)
 		} else {
-			err = os.WriteFile(full, c.data, 0o644)
+			// Atomically: a full disk leaves the old file, never a part of the new one.
+			err = record.WriteFile(full, c.data)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "rookgen: %v\n", err)

@@ -174,3 +174,24 @@ func TestFileNamesMatchEveryPlatform(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadRefusesClashingSubtestsAndLongNames(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, body string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte(body), 0o644))
+	}
+	write("profiles/a/hook.mjs", "")
+	write("profiles/a/p.yaml", "id: p\nhooks: {execute: hook.mjs}\n")
+	long := strings.Repeat("x", 249)
+	write("profiles/a/"+long+".yaml", "id: "+long+"\nhooks: {execute: hook.mjs}\n")
+	write("scenarios/a/SC-1.yaml", "id: SC-1\ntitle: a b\ngoal: g\n")
+	write("scenarios/a/SC-1_a.yaml", "id: SC-1_a\ntitle: b\ngoal: g\n")
+	write("scenarios/a/SC-1_a_b.yaml", "id: SC-1_a_b\ngoal: g\n")
+	_, err := gen.Load(root)
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, "scenarios/a/SC-1.yaml and scenarios/a/SC-1_a.yaml both make subtest SC-1_a_b")
+	assert.Contains(t, msg, "scenarios/a/SC-1.yaml and scenarios/a/SC-1_a_b.yaml both make subtest SC-1_a_b")
+	assert.Contains(t, msg, "is too long: its generated file name would be 262 bytes")
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -40,6 +41,10 @@ func Load(root string) ([]Agent, error) {
 				problems = append(problems, workspace.Rel(root, err))
 				continue
 			}
+			if n := len(path.Base(FileName(a.Name, p.ID))); n > maxFileName {
+				problems = append(problems, fmt.Errorf("%s: profile id %q is too long: its generated file name would be %d bytes, more than a file system takes (%d)", slash(root, f), p.ID, n, maxFileName))
+				continue
+			}
 			a.Profiles = append(a.Profiles, p)
 			a.ProfilePaths[p.ID] = slash(root, f)
 		}
@@ -54,12 +59,33 @@ func Load(root string) ([]Agent, error) {
 			a.Scenarios = append(a.Scenarios, s)
 			a.ScenarioPaths[s.ID] = slash(root, f)
 		}
+		problems = append(problems, subtestClashes(a)...)
 		agents = append(agents, a)
 	}
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
 	return agents, nil
+}
+
+// maxFileName is the longest file name the common file systems take.
+const maxFileName = 255
+
+// subtestClashes names the scenarios whose subtests would have the same name: go test would
+// add #01 to one of them, and -run would pick the wrong one.
+func subtestClashes(a Agent) []error {
+	var problems []error
+	seen := map[string]string{}
+	for _, s := range a.Scenarios {
+		name := s.Subtest()
+		if other, ok := seen[name]; ok {
+			problems = append(problems, fmt.Errorf("%s and %s both make subtest %s, which go test -run cannot tell apart; change an id or a title",
+				other, a.ScenarioPaths[s.ID], name))
+			continue
+		}
+		seen[name] = a.ScenarioPaths[s.ID]
+	}
+	return problems
 }
 
 func validAgent(name string) bool {
