@@ -28,6 +28,10 @@ type Verdict struct {
 	Flaky          bool            `yaml:"flaky,omitempty"`
 	// Judge is set when a model judge decided the llm_judge rows.
 	Judge *JudgeInfo `yaml:"judge,omitempty"`
+	// HooksSHA256 is the SHA-256 of the hooks.json the verdict was judged from: a verdict
+	// whose hooks.json has changed since (a retried collect), or that no judge wrote, is
+	// judged again rather than trusted.
+	HooksSHA256 string `yaml:"hooks_sha256,omitempty"`
 	// CarriedFrom names the run this verdict was carried forward from.
 	CarriedFrom string `yaml:"carried_from,omitempty"`
 }

@@ -341,3 +341,23 @@ func TestCarryKeepsAttemptsAndIsWholeOrNothing(t *testing.T) {
 	require.Len(t, entries, 1, "only the scenario's own folder: %v", entries)
 	assert.NoFileExists(t, filepath.Join(busy, "verdict.yaml"))
 }
+
+// A verdict.yaml no judge wrote from the current hooks.json is judged again, never
+// trusted: a hook can write files next to its state folder.
+func TestJudgeNeverTrustsAForgedVerdict(t *testing.T) {
+	f := newRun(t, nil, "")
+	p := f.cfg.Profile
+	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: never said}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.Equal(t, judge.Fail, o.Verdict.Status)
+	forged := "scenario_id: SC-1\nstatus: Pass\ncriteria: []\n"
+	require.NoError(t, os.WriteFile(filepath.Join(o.Dir, "verdict.yaml"), []byte(forged), 0o644))
+
+	r := f.again(t, sel(t, "judge", p, true))
+	o = r.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged())
+	assert.Equal(t, judge.Fail, o.Verdict.Status, "judged again from hooks.json")
+	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
+	assert.Equal(t, "Fail", v["status"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, v["hooks_sha256"])
+}
