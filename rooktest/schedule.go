@@ -148,6 +148,7 @@ func (r *Run) finish() {
 		r.t.Errorf("rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
 			r.run.ID, r.show(why), r.run.ID)
 	}
+	defer r.run.Close()
 	rep, err := r.run.Finish(time.Now())
 	if err != nil {
 		r.t.Errorf("rooktest: write run records: %v", err)

@@ -33,6 +33,9 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 		cfg.Selection = All()
 	}
 	r := newRun(cfg, id, dir, now)
+	if r.unlock, err = lock(dir); err != nil {
+		return nil, fmt.Errorf("continue run %s: %w", id, err)
+	}
 	r.file = *f
 	for _, ph := range f.PhasesRun {
 		r.phasesRun[spec.Phase(ph)] = true

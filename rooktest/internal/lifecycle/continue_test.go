@@ -3,6 +3,7 @@ package lifecycle_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -360,4 +361,18 @@ func TestJudgeNeverTrustsAForgedVerdict(t *testing.T) {
 	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 	assert.Equal(t, "Fail", v["status"])
 	assert.Regexp(t, `^[0-9a-f]{64}$`, v["hooks_sha256"])
+}
+
+// Two processes continuing one run at once would run its hooks twice: the second is
+// refused, naming the holder; once the first ends, the run can be continued.
+func TestContinueLocksTheRun(t *testing.T) {
+	f := newRun(t, nil, "")
+	id := f.run.ID
+	_, err := lifecycle.Continue(f.cfg, id, time.Now())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), fmt.Sprintf("run %s is being written by another process (pid %d)", id, os.Getpid()))
+	f.run.Close()
+	r, err := lifecycle.Continue(f.cfg, id, time.Now())
+	require.NoError(t, err)
+	r.Close()
 }

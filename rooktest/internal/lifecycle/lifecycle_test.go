@@ -53,11 +53,14 @@ func (f *fixture) restart(t *testing.T, sel lifecycle.Selection) {
 // change the profile).
 func (f *fixture) again(t *testing.T, sel lifecycle.Selection, env ...string) *lifecycle.Run {
 	t.Helper()
+	f.run.Close() // as the earlier process would, by ending
 	cfg := f.cfg
 	cfg.Selection = sel
 	cfg.Env = append(append([]string(nil), cfg.Env...), env...)
 	r, err := lifecycle.Continue(cfg, f.run.ID, time.Now())
 	require.NoError(t, err)
+	f.run = r
+	t.Cleanup(r.Close)
 	return r
 }
 

@@ -70,6 +70,8 @@ type Run struct {
 	phasesRun  map[spec.Phase]bool
 	// failedInARow counts consecutive execute transport failures, for halting.
 	failedInARow int
+	// unlock releases the run folder's lock.
+	unlock func()
 }
 
 // HaltAfter is how many execute transport failures in a row halt a run, as Rook's do.
@@ -98,6 +100,11 @@ func New(cfg Config, now time.Time) (*Run, error) {
 		cfg.Selection = All()
 	}
 	r := newRun(cfg, id, dir, now)
+	unlock, err := lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.unlock = unlock
 	if err := r.makeStateDirs(); err != nil {
 		return nil, err
 	}
@@ -187,6 +194,14 @@ func (r *Run) writeRunFile() error {
 	}
 	r.mu.Unlock()
 	return r.cfg.Redactor.YAML(filepath.Join(r.Dir, "run.yaml"), f)
+}
+
+// Close releases the run folder for other processes. Finish does not: a process may finish
+// and still hold its run until it ends.
+func (r *Run) Close() {
+	if r.unlock != nil {
+		r.unlock()
+	}
 }
 
 // markPhase adds ph to phases_run, writing run.yaml the first time.
