@@ -45,6 +45,15 @@ type Spec struct {
 	MaxStdout int
 	// OnStderr, when set, receives each stderr line as it is written.
 	OnStderr func(line string)
+	// Filter, when set, rewrites stderr as it arrives (redaction that carries across
+	// writes and lines): the streamed lines and the kept tail see only its output.
+	Filter Filter
+}
+
+// Filter rewrites a stream piece by piece; Flush returns what it held back.
+type Filter interface {
+	Write(p []byte) []byte
+	Flush() []byte
 }
 
 // Result is what a hook did.
@@ -92,7 +101,7 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 		cmd.Stdin = strings.NewReader(s.Stdin)
 	}
 	stdout := &capped{limit: limit}
-	stderr := &lineWriter{fn: s.OnStderr, keep: stderrTail}
+	stderr := &lineWriter{fn: s.OnStderr, keep: stderrTail, filter: s.Filter}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setGroup(cmd)
 	// At the timeout, or when the run is interrupted, the group gets SIGTERM; whatever is
@@ -175,18 +184,29 @@ type lineWriter struct {
 	kept     []byte
 	cut      bool
 	streamed int
+	filter   Filter
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	n := len(p)
+	if w.filter != nil {
+		p = w.filter.Write(p)
+	}
+	w.take(p)
+	return n, nil
+}
+
+// take keeps p in the tail and streams its lines; w.mu is held.
+func (w *lineWriter) take(p []byte) {
 	w.kept = append(w.kept, p...)
 	if len(w.kept) > 2*w.keep {
 		w.kept = append([]byte(nil), w.kept[len(w.kept)-w.keep:]...)
 		w.cut = true
 	}
 	if w.fn == nil || w.streamed > MaxStreamedStderr {
-		return len(p), nil
+		return
 	}
 	w.partial = append(w.partial, p...)
 	for {
@@ -204,7 +224,6 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.emit(string(w.partial))
 		w.partial = nil
 	}
-	return len(p), nil
 }
 
 // emit streams one line, until MaxStreamedStderr is spent.
@@ -224,6 +243,9 @@ func (w *lineWriter) emit(line string) {
 func (w *lineWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.filter != nil {
+		w.take(w.filter.Flush())
+	}
 	if w.fn != nil && len(w.partial) > 0 {
 		w.emit(string(w.partial))
 		w.partial = nil

@@ -85,6 +85,9 @@ func WriteFile(path string, data []byte) error {
 type Redactor struct {
 	raw  *strings.Replacer
 	none bool
+	// forms are the texts replaced, longest first; maxLen is the longest's length.
+	forms  []string
+	maxLen int
 }
 
 // MinRedacted is the shortest value a Redactor replaces. A shorter one would erase
@@ -122,7 +125,12 @@ func NewRedactor(vars map[string]string) *Redactor {
 	for _, p := range pairs {
 		raw = append(raw, p.value, "[redacted:"+p.name+"]")
 	}
-	return &Redactor{raw: strings.NewReplacer(raw...), none: len(pairs) == 0}
+	r := &Redactor{raw: strings.NewReplacer(raw...), none: len(pairs) == 0}
+	for _, p := range pairs {
+		r.forms = append(r.forms, p.value)
+		r.maxLen = max(r.maxLen, len(p.value))
+	}
+	return r
 }
 
 // jsonEscaped is v as it stands inside a JSON string.

@@ -124,3 +124,19 @@ func TestRedactEscapedForms(t *testing.T) {
 		assert.Contains(t, got, "[redacted:PEM]")
 	}
 }
+
+// A secret split over pieces, or spanning lines, is redacted whole by a stream.
+func TestStreamRedactsAcrossPieces(t *testing.T) {
+	pem := "-----BEGIN KEY-----\nMIIEabc123\n-----END KEY-----"
+	r := record.NewRedactor(map[string]string{"TOKEN": "tok4242secretvalue", "PEM": pem})
+	text := "start tok4242secretvalue middle " + pem + " end \xff"
+	for _, size := range []int{1, 3, 7, 64} {
+		s := r.Stream()
+		var out []byte
+		for i := 0; i < len(text); i += size {
+			out = append(out, s.Write([]byte(text[i:min(i+size, len(text))]))...)
+		}
+		out = append(out, s.Flush()...)
+		assert.Equal(t, "start [redacted:TOKEN] middle [redacted:PEM] end \uFFFD", string(out), "pieces of %d", size)
+	}
+}

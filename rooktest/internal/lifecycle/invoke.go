@@ -134,9 +134,10 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		Timeout: timeout,
 		OnStderr: func(line string) {
 			if log != nil {
-				log(label + ": " + red.String(line))
+				log(label + ": " + line)
 			}
 		},
+		Filter: red.Stream(),
 	})
 	rec := &record.PhaseRecord{Ran: true, Script: inv.hook.Invoked(), Turn: inv.turn}
 	var out *hook.Output
