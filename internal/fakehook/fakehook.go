@@ -12,6 +12,8 @@
 //	trap-term         wait for SIGTERM, say so on stderr, exit 143
 //	ignore-term       ignore SIGTERM and sleep until killed
 //	hang-child        start a child that sleeps, write its pid to FAKEHOOK_PIDFILE, sleep
+//	escape            start a child in a session of its own (setsid), write its pid to
+//	                  FAKEHOOK_PIDFILE, reply and exit
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
 //	flood-stderr      print 64 MiB on stderr, in long lines
@@ -122,6 +124,20 @@ func run() int {
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
 		return 0
+	case "escape":
+		// A descendant that leaves the hook's process group, as a daemon would.
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "FAKEHOOK_SLEEPER=1")
+		cmd.SysProcAttr = escapeAttr()
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return reply("left a daemon behind")
 	case "hang-child":
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "FAKEHOOK_SLEEPER=1")

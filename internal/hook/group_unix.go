@@ -8,9 +8,10 @@ import (
 )
 
 // setGroup starts the hook in a process group of its own, so that a timeout reaches every
-// process it started.
+// process it started; where the system allows, the hook dies with the test process.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // terminateGroup asks every process of the hook's group to stop (SIGTERM), so that a hook

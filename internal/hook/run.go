@@ -120,10 +120,13 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 		}
 		return res, fmt.Errorf("start %s: %w", s.Argv[0], err)
 	}
+	hookStarted(cmd.Process.Pid)
 	err := cmd.Wait()
 	res.Ended = time.Now()
-	// Whatever the hook left running in its group goes with it.
+	// Whatever the hook left running in its group goes with it, and so does what escaped
+	// the group.
 	_ = killGroup(cmd)
+	reapEscaped(cmd.Process.Pid)
 	stderr.flush()
 	res.Stdout, res.StdoutOverflow = stdout.buf.Bytes(), stdout.over
 	res.Stderr = stderr.tail()

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package fakehook
+
+import "syscall"
+
+func escapeAttr() *syscall.SysProcAttr { return nil }
