@@ -155,7 +155,7 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 		return res, err
 	}
 	if res.StdoutOverflow {
-		return res, fmt.Errorf("printed more than %d bytes on stdout", limit)
+		return res, fmt.Errorf("printed more than %d bytes on stdout, starting %s", limit, quote(res.Stdout))
 	}
 	return res, nil
 }

@@ -336,6 +336,10 @@ func (p *Profile) parseHookEnv(e *errs, f field) {
 			e.at(k, "hook_env key %q is not a valid variable name", k.Value)
 			continue
 		}
+		if strings.HasPrefix(k.Value, "ROOK_") {
+			e.at(k, "hook_env key %q: ROOK_* variables are set by the runtime in their scopes; choose another name", k.Value)
+			continue
+		}
 		if v.Kind != yaml.ScalarNode {
 			e.at(v, "hook_env.%s must be a string, not %s", k.Value, kindName(v))
 			continue

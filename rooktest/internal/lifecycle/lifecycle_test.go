@@ -78,7 +78,7 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 	t.Helper()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.jsonl")
-	env := map[string]string{"FAKEHOOK": "1", "FAKEHOOK_LOG": log, "ROOK_TURN": "from hook_env"}
+	env := map[string]string{"FAKEHOOK": "1", "FAKEHOOK_LOG": log}
 	for k, v := range hookEnv {
 		env[k] = v
 	}
