@@ -144,7 +144,7 @@ func TestProfileErrors(t *testing.T) {
 			[]string{`p.yaml:3:3: unknown key "exeucte" in hooks; did you mean "execute"?`, "p.yaml:2:1: missing hooks.execute"}},
 		{"no execute", "id: p\nhooks:\n  open: hook.mjs\n", []string{"missing hooks.execute"}},
 		{"hook_env sets a ROOK_ variable", "id: p\nhooks:\n  execute: hook.mjs\nhook_env: {ROOK_TURN: '9'}\n",
-			[]string{`p.yaml:4:11: hook_env key "ROOK_TURN": ROOK_* variables are set by the runtime in their scopes`}},
+			[]string{`p.yaml:4:12: hook_env key "ROOK_TURN": ROOK_* variables are set by the runtime in their scopes`}},
 		{"missing script", "id: p\nhooks:\n  execute: nope.mjs\n", []string{"p.yaml:3:12: hooks.execute: hook script nope.mjs does not exist"}},
 		{"negative timeout", "id: p\nhooks:\n  execute: {script: hook.mjs, timeout_seconds: -5}\n",
 			[]string{"p.yaml:3:48: timeout_seconds must not be negative, got -5"}},
