@@ -125,6 +125,8 @@ func start(t tb, s Suite) (*Run, error) {
 		secrets[v.Variable] = os.Getenv(v.Variable)
 		if n := len(secrets[v.Variable]); n < record.MinRedacted {
 			t.Logf("rooktest: warning: secret %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
+		} else if record.CommonText(secrets[v.Variable]) {
+			t.Logf("rooktest: warning: secret %s is all digits or a common word; it is redacted in free text, but never in the records' ids, times and statuses", v.Variable)
 		}
 	}
 	if key := jopts.cfg.APIKey; key != "" {

@@ -199,8 +199,35 @@ func (r *Redactor) MarshalYAML(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// structural are the record fields rooktest itself writes (ids, times, statuses, hashes):
+// never free text, so never redacted. A secret that happens to equal one of their values
+// (2026, Pass, true) must not rewrite a run id, a timestamp or a verdict. What hooks print
+// is redacted as it comes in, before it reaches any record.
+var structural = map[string]bool{
+	"id": true, "run_id": true, "scenario_id": true, "agent_id": true, "profile_id": true, "profile_revision": true,
+	"created": true, "finished": true, "generated": true, "at": true, "ended_at": true, "version": true,
+	"status": true, "unverifiable_reason": true, "confidence": true, "criterion_id": true, "check": true,
+	"phases_run": true, "resume_from": true, "carried": true, "carried_from": true, "sha256": true,
+	"prompt_sha256": true, "hooks_sha256": true, "attempt": true, "phase": true, "role": true, "kind": true,
+}
+
+// CommonText reports whether a secret is all digits or a word records use (true, Pass,
+// null...): such a value is redacted in free text only, and deserves a warning.
+func CommonText(v string) bool {
+	digits := v != ""
+	for _, c := range v {
+		digits = digits && c >= '0' && c <= '9'
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "none", "pass", "fail", "high", "medium", "low", "open", "close", "execute",
+		"collect", "prepare", "judge", "user", "agent", "output", "calls", "usage", "data", "status":
+		return true
+	}
+	return digits
+}
+
 // node redacts the scalar values under n; mapping keys are the records' own structure and
-// are left alone.
+// are left alone, and so are the structural fields' values.
 func (r *Redactor) node(n *yaml.Node) {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -209,6 +236,9 @@ func (r *Redactor) node(n *yaml.Node) {
 		}
 	case yaml.MappingNode:
 		for i := 1; i < len(n.Content); i += 2 {
+			if structural[n.Content[i-1].Value] {
+				continue
+			}
 			r.node(n.Content[i])
 		}
 	default:
@@ -229,6 +259,8 @@ func (r *Redactor) redactJSON(data []byte) ([]byte, error) {
 	}
 	var stack []frame
 	var out bytes.Buffer
+	skip := 0 // depth of a structural field's value being copied as it is
+	lastKey := ""
 	str := func(s string) {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
@@ -262,16 +294,29 @@ func (r *Redactor) redactJSON(data []byte) ([]byte, error) {
 			out.WriteRune(rune(v))
 			switch v {
 			case '{', '[':
+				if skip > 0 || structural[lastKey] && lastKey != "" {
+					skip++
+				}
 				stack = append(stack, frame{object: v == '{'})
 			default:
 				stack = stack[:len(stack)-1]
+				if skip > 0 {
+					skip--
+				}
 			}
+			lastKey = ""
 		case string:
-			if isKey {
+			switch {
+			case isKey:
 				str(v)
-			} else {
+				lastKey = v
+				continue
+			case skip > 0 || structural[lastKey]:
+				str(v)
+			default:
 				str(r.raw.Replace(v))
 			}
+			lastKey = ""
 		case json.Number:
 			out.WriteString(v.String())
 		case bool:

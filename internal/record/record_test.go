@@ -140,3 +140,9 @@ func TestStreamRedactsAcrossPieces(t *testing.T) {
 		assert.Equal(t, "start [redacted:TOKEN] middle [redacted:PEM] end \uFFFD", string(out), "pieces of %d", size)
 	}
 }
+
+func TestCommonText(t *testing.T) {
+	for v, want := range map[string]bool{"2026": true, "Pass": true, "true": true, "tok4242secretvalue": false, "s3cr3t": false} {
+		assert.Equal(t, want, record.CommonText(v), v)
+	}
+}

@@ -71,3 +71,30 @@ func TestSecretsNeverReachRecordsOrLog(t *testing.T) {
 	assert.Contains(t, f.logs.all(), "[redacted:PEM]", "the key spanning lines was redacted whole")
 	assert.Contains(t, all, `"[redacted:ODD]": "[redacted:PEM]"`, "a secret used as a key")
 }
+
+// A secret that equals record vocabulary (a year, a status) must not rewrite run ids,
+// timestamps or verdicts: only free text is redacted.
+func TestSecretEqualToRecordVocabulary(t *testing.T) {
+	f := newRun(t, nil, "")
+	cfg := f.cfg
+	year := time.Now().UTC().Format("2006")
+	cfg.Redactor = record.NewRedactor(map[string]string{"YEAR": year, "WORD": "Pass"})
+	f.run.Close()
+	r, err := lifecycle.New(cfg, time.Now().Add(2*time.Second))
+	require.NoError(t, err)
+	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n"))
+	require.NoError(t, err)
+	o := r.Scenario(context.Background(), sc, f.logs.add)
+	require.Equal(t, "Pass", string(o.Verdict.Status))
+	_, err = r.Finish(time.Now())
+	require.NoError(t, err)
+	run := readYAML(t, filepath.Join(r.Dir, "run.yaml"))
+	assert.Equal(t, r.ID, run["id"], "the run id keeps its year")
+	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
+	assert.Equal(t, "Pass", v["status"])
+	assert.Equal(t, r.ID, v["run_id"])
+	r.Close()
+	again, err := lifecycle.Continue(cfg, r.ID, time.Now())
+	require.NoError(t, err, "the run can be continued")
+	again.Close()
+}
