@@ -18,6 +18,7 @@
 //	flood             print 16 MiB on stdout
 //	flood-stderr      print 64 MiB on stderr, in long lines
 //	flood-stderr-lines  print 22 MB on stderr in short lines, then reply
+//	flood-stderr-forever  print on stderr until killed
 //
 // FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario.
 // FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase.
@@ -162,6 +163,13 @@ func run() int {
 			}
 		}
 		return 0
+	case "flood-stderr-forever":
+		chunk := strings.Repeat("noise ", 1<<14) + "\n"
+		for {
+			if _, err := os.Stderr.WriteString(chunk); err != nil {
+				return 1
+			}
+		}
 	case "flood-stderr-lines":
 		line := strings.Repeat("short line\n", 1000)
 		for range 2000 { // 22 MB in lines of 10 bytes
