@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -44,6 +45,23 @@ func (e *errs) err() error { return errors.Join(e.list...) }
 
 // parseDoc parses data as one YAML document whose root is a mapping.
 func parseDoc(e *errs, data []byte) *yaml.Node {
+	if !utf8.Valid(data) {
+		line, col := 1, 1
+		for i := 0; i < len(data); {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			if r == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+			i += size
+		}
+		e.list = append(e.list, &PosError{File: e.file, Line: line, Column: col, Msg: "invalid YAML: the file is not valid UTF-8 here; save it as UTF-8"})
+		return nil
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")

@@ -283,3 +283,9 @@ func TestHashIgnoresLineEndings(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, a.SHA256, c.SHA256)
 }
+
+func TestInvalidUTF8NamesItsLine(t *testing.T) {
+	_, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: caf\xe9 au lait\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SC-1.yaml:2:10: invalid YAML: the file is not valid UTF-8 here")
+}

@@ -195,3 +195,22 @@ func TestLoadRefusesClashingSubtestsAndLongNames(t *testing.T) {
 	assert.Contains(t, msg, "scenarios/a/SC-1.yaml and scenarios/a/SC-1_a_b.yaml both make subtest SC-1_a_b")
 	assert.Contains(t, msg, "is too long: its generated file name would be 262 bytes")
 }
+
+func TestLoadFollowsSymlinkedAgents(t *testing.T) {
+	root := t.TempDir()
+	real := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(real, "hook.mjs"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "p.yaml"), []byte("id: p\nhooks: {execute: hook.mjs}\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "profiles"), 0o755))
+	require.NoError(t, os.Symlink(real, filepath.Join(root, "profiles", "shared")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "nowhere"), filepath.Join(root, "profiles", "broken")))
+	_, err := gen.Load(root)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "profiles/broken is a symlink to no directory")
+	require.NoError(t, os.Remove(filepath.Join(root, "profiles", "broken")))
+	agents, err := gen.Load(root)
+	require.NoError(t, err)
+	require.Len(t, agents, 1)
+	assert.Equal(t, "shared", agents[0].Name)
+	assert.Len(t, agents[0].Profiles, 1)
+}

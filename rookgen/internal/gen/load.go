@@ -24,8 +24,17 @@ func Load(root string) ([]Agent, error) {
 	var agents []Agent
 	var problems []error
 	for _, d := range dirs {
-		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+		if strings.HasPrefix(d.Name(), ".") {
 			continue
+		}
+		if !d.IsDir() {
+			// A symlink to an agent directory is an agent directory; anything else is not one.
+			if info, err := os.Stat(filepath.Join(root, "profiles", d.Name())); err != nil || !info.IsDir() {
+				if d.Type()&os.ModeSymlink != 0 {
+					problems = append(problems, fmt.Errorf("profiles/%s is a symlink to no directory: %v", d.Name(), err))
+				}
+				continue
+			}
 		}
 		a := Agent{Name: d.Name(), ProfilePaths: map[string]string{}, ScenarioPaths: map[string]string{}}
 		if !validAgent(a.Name) {
