@@ -195,7 +195,7 @@ func callsQuote(primary, fallback []hook.Call) string {
 	for i, c := range list {
 		out[i] = shown{c.Name, c.Arguments}
 	}
-	return clip(jsonText(out), 400)
+	return Clip(jsonText(out), 400)
 }
 
 func sequenceMatches(mode string, want, got []string) bool {

@@ -195,14 +195,14 @@ func (c *JSONPathCheck) Judge(ev *Evidence) Result {
 		r.Status = passIf(c.Matches.MatchString(s))
 	}
 	if found {
-		r.Achieved = fmt.Sprintf("%s is %s", c.Source, clip(jsonText(v), 200))
+		r.Achieved = fmt.Sprintf("%s is %s", c.Source, Clip(jsonText(v), 200))
 		if c.In == "collect" {
-			r.Evidence = fmt.Sprintf("collect data %s: %s", c.Source, clip(jsonText(v), 300))
+			r.Evidence = fmt.Sprintf("collect data %s: %s", c.Source, Clip(jsonText(v), 300))
 		}
 	} else {
 		r.Achieved = fmt.Sprintf("nothing at %s", c.Source)
 		if c.In == "collect" {
-			r.Evidence = "collect data: " + clip(jsonText(ev.Collect), 300)
+			r.Evidence = "collect data: " + Clip(jsonText(ev.Collect), 300)
 		}
 	}
 	return r

@@ -170,7 +170,7 @@ func judgeEqual(ev *Evidence, in, value string, caseSensitive, want bool) Result
 	hay, w := text(in, ev)
 	got, v := strings.TrimSpace(hay), strings.TrimSpace(value)
 	same := got == v || (!caseSensitive && strings.EqualFold(got, v))
-	return Result{Status: passIf(same == want), Achieved: fmt.Sprintf("%s is %q", w, clip(got, 200)), Evidence: Excerpt(hay, 0, 0)}
+	return Result{Status: passIf(same == want), Achieved: fmt.Sprintf("%s is %q", w, Clip(got, 200)), Evidence: Excerpt(hay, 0, 0)}
 }
 
 // Find returns where needle first occurs in hay, as byte offsets of hay itself, or -1.
@@ -226,7 +226,8 @@ func Excerpt(hay string, at, n int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes, on a rune boundary, and marks the cut with "...".
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -58,13 +58,13 @@ func parse(content string) (*answer, error) {
 	}
 	start, end := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
 	if start < 0 || end < start {
-		return nil, fmt.Errorf("the judge's answer holds no JSON object: %s", clip(content, 200))
+		return nil, fmt.Errorf("the judge's answer holds no JSON object: %s", check.Clip(content, 200))
 	}
 	dec := json.NewDecoder(strings.NewReader(s[start : end+1]))
 	dec.DisallowUnknownFields()
 	var a answer
 	if err := dec.Decode(&a); err != nil {
-		return nil, fmt.Errorf("the judge's answer is not the protocol's JSON (%v): %s", err, clip(content, 200))
+		return nil, fmt.Errorf("the judge's answer is not the protocol's JSON (%v): %s", err, check.Clip(content, 200))
 	}
 	if a.Criteria == nil {
 		return nil, errors.New(`the judge's answer has no "criteria" list`)
@@ -135,7 +135,7 @@ func ground(r answerRow, hay string) Result {
 	for _, q := range r.Evidence {
 		n := normalise(q)
 		if len([]rune(n)) < MinQuote || !strings.Contains(hay, n) {
-			u := unable("evidence not found in the record: " + fmt.Sprintf("%q", clip(q, 200)))
+			u := unable("evidence not found in the record: " + fmt.Sprintf("%q", check.Clip(q, 200)))
 			u.Expected, u.Evidence = r.Expected, res.Evidence
 			return u
 		}
@@ -169,14 +169,4 @@ func normalise(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rookgo/rookgo/internal/check"
 )
 
 // The ways to ask for structured output, tried in this order: a server that refuses one
@@ -102,7 +104,7 @@ func (j *Judge) once(ctx context.Context, url string, body []byte) (*completion,
 		return nil, res.StatusCode, raw[:maxAnswer], fmt.Errorf("the judge's answer is over %d bytes", maxAnswer)
 	}
 	if res.StatusCode != http.StatusOK {
-		msg := fmt.Errorf("the judge answered HTTP %d: %s", res.StatusCode, clip(strings.TrimSpace(string(raw)), 300))
+		msg := fmt.Errorf("the judge answered HTTP %d: %s", res.StatusCode, check.Clip(strings.TrimSpace(string(raw)), 300))
 		if res.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(string(raw)), "response_format") {
 			return nil, res.StatusCode, raw, fmt.Errorf("%w: %v", errFormat, msg)
 		}
@@ -113,7 +115,7 @@ func (j *Judge) once(ctx context.Context, url string, body []byte) (*completion,
 	}
 	var c completion
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, res.StatusCode, raw, fmt.Errorf("the judge's answer is not a chat completion: %s", clip(string(raw), 200))
+		return nil, res.StatusCode, raw, fmt.Errorf("the judge's answer is not a chat completion: %s", check.Clip(string(raw), 200))
 	}
 	return &c, res.StatusCode, raw, nil
 }

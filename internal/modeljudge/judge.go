@@ -18,6 +18,9 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Config is how to reach the judge and how far to trust it.
@@ -88,23 +91,12 @@ func (j *Judge) Model() string { return j.cfg.Model }
 // URL is the judge server's base URL.
 func (j *Judge) URL() string { return j.cfg.URL }
 
-// Info says who decided a verdict, as verdict.yaml records it.
-type Info struct {
-	URL           string `yaml:"url" json:"url"`
-	Model         string `yaml:"model" json:"model"`
-	ReportedModel string `yaml:"reported_model,omitempty" json:"reported_model,omitempty"`
-	Protocol      string `yaml:"protocol" json:"protocol"`
-	PromptSHA256  string `yaml:"prompt_sha256" json:"prompt_sha256"`
-	Cached        bool   `yaml:"cached,omitempty" json:"cached,omitempty"`
-	// Cut says what of the record was left out of the prompt to keep within the budget.
-	Cut []string `yaml:"cut,omitempty" json:"cut,omitempty"`
-}
-
 // Decision is what the judge decided for one scenario attempt.
 type Decision struct {
 	// Results holds a Result for every criterion asked about.
 	Results map[string]Result
-	Info    Info
+	// Info says who decided, from which prompt, as verdict.yaml records it.
+	Info record.JudgeInfo
 	// Request and Response are the exchange as the records keep it (the request body
 	// sent, every answer received), to write as evidence/judge-request.json and
 	// evidence/judge-response.json. The API key is in neither: it travels in a header.
@@ -117,7 +109,7 @@ type Decision struct {
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	full, _ := recordText(c)
 	user, cut := prompt(c, j.cfg.Budget)
-	d := Decision{Info: Info{URL: j.cfg.URL, Model: j.cfg.Model, Protocol: ProtocolVersion,
+	d := Decision{Info: record.JudgeInfo{URL: j.cfg.URL, Model: j.cfg.Model, Protocol: ProtocolVersion,
 		PromptSHA256: hash(system, user), Cut: cut}}
 	all := func(why string) Decision {
 		d.Results = map[string]Result{}
@@ -198,7 +190,7 @@ func (j *Judge) ask(ctx context.Context, user string) (content, reported string,
 		ch := c.Choices[0]
 		switch {
 		case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
-			return "", c.Model, nil, nil, fmt.Errorf("the judge refused: %s", clip(*ch.Message.Refusal, 300))
+			return "", c.Model, nil, nil, fmt.Errorf("the judge refused: %s", check.Clip(*ch.Message.Refusal, 300))
 		case ch.FinishReason == "length":
 			return "", c.Model, nil, nil, errors.New("the judge's answer was cut off (finish_reason length): raise the server's output limit")
 		case ch.Message.Content == nil:

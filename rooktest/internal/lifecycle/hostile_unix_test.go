@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/judge"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // Files a hook names as evidence are hostile input: /dev/zero, a FIFO and a symlink each

@@ -66,8 +66,7 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 			row.Status, row.Reason = check.UnableToVerify, check.Undecidable
 		}
 	}
-	info := record.JudgeInfo(d.Info)
-	return &info, errors.Join(errs...)
+	return &d.Info, errors.Join(errs...)
 }
 
 // rookContext is what of the scenario file's other keys tells a judge what the criteria
