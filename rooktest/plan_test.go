@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -62,4 +63,13 @@ func TestEnvTwins(t *testing.T) {
 	t.Setenv("ROOKTEST_STRICT", "maybe")
 	_, err = loadOptions()
 	assert.EqualError(t, err, `ROOKTEST_STRICT="maybe": want true or false`)
+}
+
+func TestUnknownOnly(t *testing.T) {
+	s := Suite{Agent: "helpdesk", Scenarios: []Scenario{{ID: "SC-001"}, {ID: "SC-002"}}}
+	assert.NoError(t, unknownOnly([]string{"SC-001"}, s))
+	err := unknownOnly([]string{"sc-001", "SC-999", "SC-002"}, s)
+	require.Error(t, err)
+	assert.Equal(t, "-rook.only names sc-001, which is no scenario of agent helpdesk; did you mean SC-001?\n"+
+		"-rook.only names SC-999, which is no scenario of agent helpdesk (its scenarios: SC-001, SC-002)", err.Error())
 }

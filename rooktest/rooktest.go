@@ -111,6 +111,9 @@ func start(t tb, s Suite) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := unknownOnly(opts.only, s); err != nil {
+		return nil, err
+	}
 	if err := prof.MissingEnv(os.LookupEnv); err != nil {
 		return nil, err
 	}

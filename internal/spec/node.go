@@ -169,6 +169,10 @@ func sorted(list []string) []string {
 	return out
 }
 
+// Nearest returns the known word closest to word when it is close enough to be a typo
+// (case aside), or "".
+func Nearest(word string, known []string) string { return nearest(word, known) }
+
 // nearest returns the known key closest to key when it is close enough to be a typo.
 func nearest(key string, known []string) string {
 	best, bestD := "", math.MaxInt
