@@ -17,6 +17,7 @@ var (
 	flagCategory    = flag.String("rook.category", "", "run only scenarios of these categories (comma-separated)")
 	flagDir         = flag.String("rook.dir", "", "records root (default .rook/runs at the module root)")
 	flagStrict      = flag.Bool("rook.strict", false, "fail, rather than skip, criteria that are Unable to Verify and scenarios that are unrunnable")
+	flagUndecided   = flag.Bool("rook.allow-undecided", false, "let a run that decided no criterion pass (by default it fails, saying why)")
 	flagConcurrency = flag.Int("rook.concurrency", 0, "scenarios in flight at once (overrides the profile's concurrency)")
 	flagPhases      = flag.String("rook.phases", "", "run only these lifecycle phases (comma-separated, sorted into lifecycle order)")
 	flagSkip        = flag.String("rook.skip", "", "run every phase except these (comma-separated); not combinable with -rook.phases")
@@ -28,7 +29,7 @@ var (
 type options struct {
 	only, tags, classes, categories []string
 	dir                             string
-	strict                          bool
+	strict, allowUndecided          bool
 	concurrency                     int
 	phases, skip                    string
 	run, resume                     string
@@ -49,23 +50,21 @@ func loadOptions() (options, error) {
 		classes:    list(get("rook.class", flagClass)),
 		categories: list(get("rook.category", flagCategory)),
 		dir:        get("rook.dir", flagDir),
-		strict:     *flagStrict,
-		phases:     get("rook.phases", flagPhases),
-		skip:       get("rook.skip", flagSkip),
-		run:        strings.TrimSpace(get("rook.run", flagRun)),
-		resume:     strings.TrimSpace(get("rook.resume", flagResume)),
+
+		phases: get("rook.phases", flagPhases),
+		skip:   get("rook.skip", flagSkip),
+		run:    strings.TrimSpace(get("rook.run", flagRun)),
+		resume: strings.TrimSpace(get("rook.resume", flagResume)),
 	}
 	if o.run != "" && o.resume != "" {
 		return o, fmt.Errorf("-rook.run=%s and -rook.resume=%s cannot be combined: continue a run in place, or start a new one from it", o.run, o.resume)
 	}
-	if !set["rook.strict"] {
-		if v := os.Getenv(envName("rook.strict")); v != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return o, fmt.Errorf("%s=%q: want true or false", envName("rook.strict"), v)
-			}
-			o.strict = b
-		}
+	var err error
+	if o.strict, err = boolFlag(set, "rook.strict", *flagStrict); err != nil {
+		return o, err
+	}
+	if o.allowUndecided, err = boolFlag(set, "rook.allow-undecided", *flagUndecided); err != nil {
+		return o, err
 	}
 	o.concurrency = *flagConcurrency
 	if !set["rook.concurrency"] {
@@ -81,6 +80,22 @@ func loadOptions() (options, error) {
 		return o, fmt.Errorf("-rook.concurrency=%d: want at least 1", o.concurrency)
 	}
 	return o, nil
+}
+
+// boolFlag is a boolean flag, or its environment twin when the flag was not given.
+func boolFlag(set map[string]bool, name string, v bool) (bool, error) {
+	if set[name] {
+		return v, nil
+	}
+	s := os.Getenv(envName(name))
+	if s == "" {
+		return v, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want true or false", envName(name), s)
+	}
+	return b, nil
 }
 
 // envName is the environment twin of a flag: rook.only is ROOKTEST_ONLY.

@@ -1,13 +1,16 @@
 package rooktest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -158,6 +161,7 @@ func (r *Run) finish() {
 	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d unjudged, %d not run, %d unrunnable, %d carried forward of %d planned; report in %s",
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"))
+	r.undecided(rep)
 	if len(jobs) > 0 {
 		// Reading back a file this run just wrote makes go test's result uncacheable, so
 		// that a plain go test calls the agent every time instead of replaying a pass.
@@ -181,4 +185,31 @@ func (r *Run) judging() bool {
 		}
 	}
 	return false
+}
+
+// undecided fails a run that judged and decided no criterion at all (every scenario
+// Unable to Verify, unrunnable or not run, or none planned): such a run must not print ok.
+// -rook.allow-undecided lets it pass.
+func (r *Run) undecided(rep *record.Report) {
+	t := rep.Totals
+	if !r.sel[spec.Judge] || t.Decided > 0 || rep.Metrics.CriteriaDecided > 0 || r.opts.allowUndecided {
+		return
+	}
+	var why []string
+	for _, c := range rep.Clusters {
+		if c.Kind == "unverifiable" {
+			why = append(why, fmt.Sprintf("%s: %d scenario(s)", c.Why, len(c.Scenarios)))
+		}
+	}
+	if t.Unrunnable > 0 {
+		why = append(why, fmt.Sprintf("unrunnable: %d scenario(s)", t.Unrunnable))
+	}
+	if t.NotRun > 0 {
+		why = append(why, fmt.Sprintf("not run: %d scenario(s)", t.NotRun))
+	}
+	if t.Planned == 0 && t.Unrunnable == 0 {
+		why = append(why, "no scenario was planned")
+	}
+	r.t.Errorf("rook run %s decided nothing: no criterion passed or failed (%s); pass -rook.allow-undecided to accept a run that decides nothing",
+		r.run.ID, strings.Join(why, "; "))
 }

@@ -64,4 +64,6 @@ type Metrics struct {
 	LatencyP50Ms int64 `yaml:"latency_p50_ms"`
 	LatencyP95Ms int64 `yaml:"latency_p95_ms"`
 	TurnsTotal   int   `yaml:"turns_total"`
+	// CriteriaDecided counts the criteria that passed or failed, over the run's verdicts.
+	CriteriaDecided int `yaml:"criteria_decided"`
 }

@@ -62,6 +62,7 @@ func (r *Run) Finish(now time.Time) (*record.Report, error) {
 		judged = append(judged, judgedScenario{dir: dir, verdict: v})
 		latencies = append(latencies, v.LatencyMs)
 		rep.Metrics.TurnsTotal += v.Turns
+		rep.Metrics.CriteriaDecided += v.PassCount + v.FailCount
 		if v.Usage != nil {
 			rep.Metrics.TokensIn += v.Usage.Input
 			rep.Metrics.TokensOut += v.Usage.Output
