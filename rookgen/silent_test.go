@@ -33,3 +33,29 @@ func TestUndecidedRunFails(t *testing.T) {
 	res, err = goTest(t, dir, env, "./scenarios/fake", "-rook.allow-undecided")
 	require.NoError(t, err, res.all)
 }
+
+// TestNearMissesAndCapabilities: a hook that prints OpenAI's spellings is judged on its
+// usage, gets a note naming "calls" for its tool_calls, and a profile declaring calls no
+// hook reports is warned about (a failure under -rook.strict).
+func TestNearMissesAndCapabilities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	out := `json:{"output": "done", "tool_calls": [{"name": "refund"}], "usage": {"prompt_tokens": 50, "completion_tokens": 7}}`
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: %q}\ncapabilities: {calls: true, usage: true}\n", os.Args[0], out))
+	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: usage, params: {total_max: 100}}\n  - {statement: s, check: not_called, params: {name: refund}}\n")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	env := []string{"GOFLAGS=-mod=mod"}
+	res, err := goTest(t, dir, env, "./scenarios/fake")
+	require.NoError(t, err, res.all)
+	assert.Equal(t, "pass", res.action["TestFake/SC-1/C1_usage"], "prompt_tokens and completion_tokens are usage")
+	assert.Contains(t, res.output["TestFake/SC-1"], `execute turn 1: note: "tool_calls" is not read: the hook contract's key is "calls"`)
+	assert.Equal(t, "skip", res.action["TestFake/SC-1/C2_not_called_refund"])
+	assert.Contains(t, res.output["TestFake"], "warning: profile fake declares capabilities.calls: true, but no hook reported calls in this run")
+
+	res, err = goTest(t, dir, env, "./scenarios/fake", "-rook.strict")
+	require.Error(t, err)
+	assert.Contains(t, res.output["TestFake"], "[failing under -rook.strict]")
+}

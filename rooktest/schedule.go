@@ -162,6 +162,7 @@ func (r *Run) finish() {
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"))
 	r.undecided(rep)
+	r.capabilities()
 	if len(jobs) > 0 {
 		// Reading back a file this run just wrote makes go test's result uncacheable, so
 		// that a plain go test calls the agent every time instead of replaying a pass.
@@ -212,4 +213,30 @@ func (r *Run) undecided(rep *record.Report) {
 	}
 	r.t.Errorf("rook run %s decided nothing: no criterion passed or failed (%s); pass -rook.allow-undecided to accept a run that decides nothing",
 		r.run.ID, strings.Join(why, "; "))
+}
+
+// capabilities warns, once per run, when the profile declares calls or usage that no hook
+// of this process reported: the checks that need them were Unable to Verify, not proven.
+// Under -rook.strict it fails.
+func (r *Run) capabilities() {
+	ran, calls, usage := r.run.Reported()
+	if !ran {
+		return
+	}
+	caps := r.profile.Capabilities
+	for _, c := range []struct {
+		declared, reported bool
+		key, want          string
+	}{{caps.Calls, calls, "calls", `"calls": [...] (or [] when none were made)`}, {caps.Usage, usage, "usage", `"usage": {input, output}`}} {
+		if !c.declared || c.reported {
+			continue
+		}
+		msg := fmt.Sprintf("profile %s declares capabilities.%s: true, but no hook reported %s in this run, so its %s checks could not be observed; return %s from execute or collect, or declare capabilities.%s: false",
+			r.profile.ID, c.key, c.key, c.key, c.want, c.key)
+		if r.opts.strict {
+			r.t.Error("rooktest: " + msg + " [failing under -rook.strict]")
+		} else {
+			r.t.Log("rooktest: warning: " + msg)
+		}
+	}
 }

@@ -34,6 +34,13 @@ func init() {
 	}})
 }
 
+func noCalls(ev *Evidence, why string) string {
+	if ev.NoCalls != "" {
+		return ev.NoCalls
+	}
+	return why
+}
+
 func callName(p Params) string {
 	if p.Require("name") {
 		return p.String("name")
@@ -92,7 +99,7 @@ func (c *Called) Expected() string {
 
 func (c *Called) Judge(ev *Evidence) Result {
 	if !ev.CallsObserved {
-		return unable(NotObservable, "no phase reported calls, so calls were not observable (return \"calls\" from execute or collect)")
+		return unable(NotObservable, noCalls(ev, "no phase reported calls, so calls were not observable (return \"calls\" from execute or collect)"))
 	}
 	matched := matchCalls(ev.Calls, c.Name, c.Arguments)
 	n := len(matched)
@@ -127,7 +134,7 @@ func (c *CallSequence) Expected() string {
 
 func (c *CallSequence) Judge(ev *Evidence) Result {
 	if !ev.CallsObserved {
-		return unable(NotObservable, "no phase reported calls, so the call sequence was not observable")
+		return unable(NotObservable, noCalls(ev, "no phase reported calls, so the call sequence was not observable"))
 	}
 	names := make([]string, len(ev.Calls))
 	for i, cl := range ev.Calls {

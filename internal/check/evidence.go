@@ -10,6 +10,9 @@ type Evidence struct {
 	// the session's); CallsObserved is false when no phase returned calls at all.
 	Calls         []hook.Call
 	CallsObserved bool
+	// NoCalls, when set, says why calls are not observable (the profile declares
+	// capabilities.calls: false).
+	NoCalls string
 	// Usage is the session's token usage; nil when no phase reported usage.
 	Usage *hook.Usage
 	// Collect is collect's data; nil when collect did not run or returned nothing.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
+	"strings"
 )
 
 // Output is what a hook reported on stdout.
@@ -24,6 +26,9 @@ type Output struct {
 	// none) from an absent key (not observable).
 	Calls         []Call
 	CallsObserved bool
+	// Notes name keys that look like a near miss of the contract (tool_calls for calls),
+	// which the runtime does not read.
+	Notes []string
 }
 
 // Usage is a token count.
@@ -86,6 +91,7 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 		}
 		out.Reply, out.HasReply = s, isStr
 	}
+	out.Notes = nearMisses(m, requireReply)
 	if requireReply && !out.HasReply && len(problems) == 0 {
 		problems = append(problems, fmt.Errorf("stdout has no \"output\" (or \"agent_reply\"); execute must return the agent's answer: %s", quote(mustJSON(m))))
 	}
@@ -115,6 +121,34 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 		}
 	}
 	return out, errors.Join(problems...)
+}
+
+// misses are keys hooks print that look like the contract's but are not it, and what the
+// contract calls them.
+var misses = map[string]string{
+	"tool_calls": `"calls" ([{name, arguments, output?}])`, "toolCalls": `"calls" ([{name, arguments, output?}])`,
+	"tool_uses": `"calls" ([{name, arguments, output?}])`, "function_calls": `"calls" ([{name, arguments, output?}])`,
+	"reply": `"output" (or "agent_reply")`, "response": `"output" (or "agent_reply")`, "answer": `"output" (or "agent_reply")`,
+	"tokens": `"usage" ({input, output})`, "token_usage": `"usage" ({input, output})`, "usageMetadata": `"usage" ({input, output})`,
+	"conversation_id": `"conversation"`, "thread_id": `"conversation"`, "session_id": `"conversation"`,
+}
+
+// nearMisses names the keys of m that look like a near miss of the contract, when the key
+// the contract expects is absent.
+func nearMisses(m map[string]any, execute bool) []string {
+	var notes []string
+	for k, want := range misses {
+		if _, ok := m[k]; !ok || (!execute && strings.HasPrefix(want, `"output"`)) {
+			continue // a reply matters in execute only
+		}
+		key := want[1 : strings.IndexByte(want[1:], '"')+1]
+		if _, has := m[key]; has {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%q is not read: the hook contract's key is %s", k, want))
+	}
+	sort.Strings(notes)
+	return notes
 }
 
 // MaxTokens bounds a token count a hook reports: a count beyond it is a bug or an attack,
@@ -178,11 +212,11 @@ func parseUsage(v any) (*Usage, error) {
 		}
 		return 0, false, nil
 	}
-	in, okIn, err := get("input", "input_tokens")
+	in, okIn, err := get("input", "input_tokens", "prompt_tokens")
 	if err != nil {
 		return nil, err
 	}
-	outN, okOut, err := get("output", "output_tokens")
+	outN, okOut, err := get("output", "output_tokens", "completion_tokens")
 	if err != nil {
 		return nil, err
 	}

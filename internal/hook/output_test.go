@@ -87,3 +87,14 @@ func TestParseOutputRefusesHostileShapes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &hook.Usage{Input: 1200, Output: 3}, out.Usage)
 }
+
+func TestUsageAliasesAndNearMisses(t *testing.T) {
+	out, err := hook.ParseOutput([]byte(`{"output": "hi", "usage": {"prompt_tokens": 120, "completion_tokens": 30}, "tool_calls": [{"name": "x"}]}`), true)
+	require.NoError(t, err)
+	assert.Equal(t, &hook.Usage{Input: 120, Output: 30}, out.Usage, "OpenAI's spellings are read as usage")
+	assert.False(t, out.CallsObserved)
+	assert.Equal(t, []string{`"tool_calls" is not read: the hook contract's key is "calls" ([{name, arguments, output?}])`}, out.Notes)
+	out, err = hook.ParseOutput([]byte(`{"output": "hi", "calls": [], "tool_calls": []}`), true)
+	require.NoError(t, err)
+	assert.Empty(t, out.Notes, "no near miss when the contract's key is there too")
+}

@@ -33,19 +33,21 @@ type HookPhases struct {
 
 // PhaseRecord is what one hook call did.
 type PhaseRecord struct {
-	Ran        bool           `json:"ran" yaml:"ran"`
-	OK         bool           `json:"ok" yaml:"ok"`
-	At         time.Time      `json:"at,omitzero" yaml:"at,omitempty"`
-	EndedAt    time.Time      `json:"ended_at,omitzero" yaml:"ended_at,omitempty"`
-	DurationMs int64          `json:"durationMs" yaml:"duration_ms"`
-	Script     string         `json:"script" yaml:"script"`
-	Turn       int            `json:"turn,omitempty" yaml:"turn,omitempty"`
-	ExitCode   int            `json:"exit_code" yaml:"exit_code"`
-	TimedOut   bool           `json:"timed_out,omitempty" yaml:"timed_out,omitempty"`
-	Stopped    bool           `json:"stopped,omitempty" yaml:"stopped,omitempty"`
-	Error      string         `json:"error,omitempty" yaml:"error,omitempty"`
-	Stderr     string         `json:"stderr,omitempty" yaml:"stderr,omitempty"`
-	Data       map[string]any `json:"data,omitempty" yaml:"data,omitempty"`
+	Ran        bool      `json:"ran" yaml:"ran"`
+	OK         bool      `json:"ok" yaml:"ok"`
+	At         time.Time `json:"at,omitzero" yaml:"at,omitempty"`
+	EndedAt    time.Time `json:"ended_at,omitzero" yaml:"ended_at,omitempty"`
+	DurationMs int64     `json:"durationMs" yaml:"duration_ms"`
+	Script     string    `json:"script" yaml:"script"`
+	Turn       int       `json:"turn,omitempty" yaml:"turn,omitempty"`
+	ExitCode   int       `json:"exit_code" yaml:"exit_code"`
+	TimedOut   bool      `json:"timed_out,omitempty" yaml:"timed_out,omitempty"`
+	Stopped    bool      `json:"stopped,omitempty" yaml:"stopped,omitempty"`
+	Error      string    `json:"error,omitempty" yaml:"error,omitempty"`
+	// Notes name keys of the hook's output that look like a near miss of the contract.
+	Notes  []string       `json:"notes,omitempty" yaml:"notes,omitempty"`
+	Stderr string         `json:"stderr,omitempty" yaml:"stderr,omitempty"`
+	Data   map[string]any `json:"data,omitempty" yaml:"data,omitempty"`
 	// Stdout is an execute turn's stdout as the hook printed it: response.json's
 	// raw_response.
 	Stdout string         `json:"stdout,omitempty" yaml:"-"`

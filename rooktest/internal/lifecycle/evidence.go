@@ -51,6 +51,12 @@ func (a *attemptRun) evidence() (*judge.Evidence, []record.Message, string) {
 			sessionEvidence(ev, out)
 		}
 	}
+	if !a.r.cfg.Profile.Capabilities.Calls {
+		// The profile says its hooks do not observe calls: whatever they print is not
+		// evidence of what was or was not called.
+		ev.Calls, ev.CallsObserved = nil, false
+		ev.NoCalls = fmt.Sprintf("profile %s declares capabilities.calls: false, so calls are not observed", a.r.cfg.Profile.ID)
+	}
 	return ev, transcript, raw
 }
 

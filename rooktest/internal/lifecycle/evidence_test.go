@@ -193,3 +193,16 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 		assert.Equal(t, "m", o.Verdict.Judge.Model)
 	}
 }
+
+// capabilities.calls: false means the hooks' calls are not evidence: call checks are
+// Unable to Verify, saying so, whatever the hooks print.
+func TestCallsFalseMeansNotObserved(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "ok", "calls": []}`}, "")
+	f.cfg.Profile.Capabilities.Calls = false
+	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: refund}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged())
+	row := o.Verdict.Criteria[0]
+	assert.Equal(t, judge.UnableToVerify, row.Status, "calls: [] from a profile that says it observes no calls proves nothing")
+	assert.Equal(t, "profile fake declares capabilities.calls: false, so calls are not observed", row.Achieved)
+}

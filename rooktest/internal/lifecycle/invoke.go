@@ -159,6 +159,15 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 			rec.Data = out.Data
 			r.relEvidenceFile(rec.Data)
 		}
+		if out != nil {
+			rec.Notes = out.Notes
+			for _, n := range out.Notes {
+				if log != nil {
+					log(label + ": note: " + n)
+				}
+			}
+			r.saw(out)
+		}
 		if inv.phase == spec.Execute {
 			rec.Stdout = string(res.Stdout)
 		}

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -72,6 +73,8 @@ type Run struct {
 	failedInARow int
 	// unlock releases the run folder's lock.
 	unlock func()
+	// sawCalls and sawUsage say whether any hook of this process reported calls or usage.
+	sawCalls, sawUsage, sawOutput bool
 }
 
 // HaltAfter is how many execute transport failures in a row halt a run, as Rook's do.
@@ -202,6 +205,23 @@ func (r *Run) Close() {
 	if r.unlock != nil {
 		r.unlock()
 	}
+}
+
+// saw notes what a hook's output reported, for the capability warnings.
+func (r *Run) saw(out *hook.Output) {
+	r.mu.Lock()
+	r.sawCalls = r.sawCalls || out.CallsObserved
+	r.sawUsage = r.sawUsage || out.Usage != nil
+	r.sawOutput = true
+	r.mu.Unlock()
+}
+
+// Reported says whether any hook this process ran printed output (ran), and whether any
+// reported calls, and usage.
+func (r *Run) Reported() (ran, calls, usage bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sawOutput, r.sawCalls, r.sawUsage
 }
 
 // markPhase adds ph to phases_run, writing run.yaml the first time.
