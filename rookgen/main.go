@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		for _, c := range changes {
 			fmt.Fprintf(stderr, "rookgen: %s is stale (%s)\n", c.path, c.what)
 		}
-		fmt.Fprintln(stderr, "rookgen: run go generate ./... (or go run ./rookgen) and commit the result")
+		fmt.Fprintf(stderr, "rookgen: run go generate ./... (or %s) and commit the result\n", workspace.GeneratorCommand(root))
 		return 1
 	}
 	for _, c := range changes {

@@ -23,7 +23,7 @@ import (
 
 // SupportsGenVersion1 is referenced by every file rookgen generates. A generated file that
 // does not compile against it was written by another version of rookgen: regenerate it
-// with go generate ./... (or go run <module>/rookgen).
+// with go generate ./... (or go tool rookgen).
 const SupportsGenVersion1 = true
 
 // Suite is what a generated test file knows about one profile and its agent's scenarios:
@@ -259,7 +259,7 @@ func testContext(t tb) (context.Context, context.CancelFunc) {
 
 // load reads the profile and scenarios and checks them against what was generated.
 func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
-	const fix = "the generated test is stale; run go generate ./... (or go run <module>/rookgen)"
+	fix := "the generated test is stale; run go generate ./... (or " + workspace.GeneratorCommand(root) + ")"
 	var problems []error
 	prof, err := spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
 	if err != nil {

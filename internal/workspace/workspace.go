@@ -44,3 +44,27 @@ func RootOfWorkingDir() (root, module string, err error) {
 func Rel(root string, err error) error {
 	return errors.New(strings.ReplaceAll(err.Error(), root+string(filepath.Separator), ""))
 }
+
+// GeneratorCommand is the command that runs rookgen in the module at root, as its user
+// would type it: go tool rookgen when go.mod has the tool line, go run ./rookgen in this
+// repository, else go run github.com/rookgo/rookgo/rookgen.
+func GeneratorCommand(root string) string {
+	const module = "github.com/rookgo/rookgo"
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "go run " + module + "/rookgen"
+	}
+	f, err := modfile.Parse("go.mod", data, nil) // ParseLax leaves tool lines out
+	if err != nil {
+		return "go run " + module + "/rookgen"
+	}
+	for _, t := range f.Tool {
+		if t.Path == module+"/rookgen" {
+			return "go tool rookgen"
+		}
+	}
+	if f.Module != nil && f.Module.Mod.Path == module {
+		return "go run ./rookgen"
+	}
+	return "go run " + module + "/rookgen"
+}

@@ -46,3 +46,15 @@ func TestRootReadsTheModulePathAsGoDoes(t *testing.T) {
 		assert.Equal(t, want, module, gomod)
 	}
 }
+
+func TestGeneratorCommand(t *testing.T) {
+	for gomod, want := range map[string]string{
+		"module github.com/rookgo/rookgo\n":                                            "go run ./rookgen",
+		"module example.com/m\n\ngo 1.26\n\ntool github.com/rookgo/rookgo/rookgen\n":   "go tool rookgen",
+		"module example.com/m\n\ngo 1.26\n\nrequire github.com/rookgo/rookgo v0.1.0\n": "go run github.com/rookgo/rookgo/rookgen",
+	} {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+		assert.Equal(t, want, workspace.GeneratorCommand(dir), gomod)
+	}
+}
