@@ -376,6 +376,7 @@ func TestMigratesOldFileNames(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 1, run([]string{"-root", dir, "-check"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "scenarios/a/rook_eu_arm64_test.go is stale (an earlier rookgen's name")
+	assert.Contains(t, stderr.String(), "run go generate ./... (or go run github.com/rookgo/rookgo/rookgen)", "a command that exists in the user's module")
 	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
 	assert.Contains(t, stdout.String(), "deleted scenarios/a/rook_eu_arm64_test.go")
 	assert.Contains(t, stdout.String(), "wrote scenarios/a/eu_arm64_rook_test.go")

@@ -3,8 +3,9 @@
 package helpdesk_test
 
 import (
-	"github.com/rookgo/rookgo/rooktest"
 	"testing"
+
+	"github.com/rookgo/rookgo/rooktest"
 )
 
 // This file needs the rooktest runtime of generator version 1; if it does not compile,

@@ -4,6 +4,7 @@ package gen
 
 import (
 	"bytes"
+	"go/format"
 	"fmt"
 	"path"
 	"sort"
@@ -115,7 +116,39 @@ func file(a Agent, p *spec.Profile, scenarios []*spec.Scenario) ([]byte, error) 
 	if err := f.Render(&buf); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return groupImports(buf.Bytes())
+}
+
+// groupImports puts the standard library's imports first, then the rest after a blank
+// line, as goimports does: jennifer writes them in one sorted block.
+func groupImports(src []byte) ([]byte, error) {
+	start := bytes.Index(src, []byte("import (\n"))
+	if start < 0 {
+		return src, nil
+	}
+	end := bytes.Index(src[start:], []byte("\n)\n"))
+	if end < 0 {
+		return src, nil
+	}
+	block := src[start+len("import (\n") : start+end]
+	var std, other []string
+	for _, line := range strings.Split(string(block), "\n") {
+		path := strings.Trim(strings.TrimSpace(line[strings.LastIndex(line, " ")+1:]), `"`)
+		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	lines := std
+	if len(std) > 0 && len(other) > 0 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, other...)
+	out := append([]byte(nil), src[:start+len("import (\n")]...)
+	out = append(out, strings.Join(lines, "\n")...)
+	out = append(out, src[start+end:]...)
+	return format.Source(out)
 }
 
 func fileLit(p, sum string) []jen.Code {
