@@ -4,8 +4,8 @@ package gen
 
 import (
 	"bytes"
-	"go/format"
 	"fmt"
+	"go/format"
 	"path"
 	"sort"
 	"strings"
