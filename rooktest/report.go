@@ -2,6 +2,7 @@ package rooktest
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/judge"
@@ -35,6 +36,7 @@ func (r *Run) report(t tb, j *job) {
 		t.Skip(r.show("not run: " + o.NotRun))
 	}
 	t.Attr("rook.records", o.Dir)
+	t.Attr("rook.duration_ms", strconv.FormatInt(j.took.Milliseconds(), 10))
 	if o.CarriedFrom != "" {
 		t.Attr("rook.carried_from", o.CarriedFrom)
 		t.Logf("carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)

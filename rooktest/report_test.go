@@ -35,6 +35,7 @@ type fakeT struct {
 func newFakeT(name string) *fakeT { return &fakeT{name: name, attrs: map[string]string{}} }
 
 func (f *fakeT) Helper()                           {}
+func (f *fakeT) Name() string                      { return f.name }
 func (f *fakeT) Parallel()                         {}
 func (f *fakeT) Cleanup(func())                    {}
 func (f *fakeT) Context() context.Context          { return context.Background() }

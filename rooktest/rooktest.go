@@ -173,8 +173,19 @@ func start(t tb, s Suite) (*Run, error) {
 	case opts.resume != "":
 		how = "new run resuming from " + opts.resume
 	}
-	t.Logf("rook run %s (%s; profile %s, %d scenario(s) planned, phases %s, concurrency %d): records in %s",
-		run.ID, how, prof.ID, len(included), sel, concurrency, run.Dir)
+	runs := runFilter(t.Name())
+	selected := 0
+	for _, e := range included {
+		if runs(r.scenarios[e.ScenarioID].Subtest()) {
+			selected++
+		}
+	}
+	plan := fmt.Sprintf("%d scenario(s) planned", selected)
+	if selected != len(included) {
+		plan = fmt.Sprintf("%d of %d planned scenario(s) selected by -run", selected, len(included))
+	}
+	t.Logf("rook run %s (%s; profile %s, %s, phases %s, concurrency %d): records in %s",
+		run.ID, how, prof.ID, plan, sel, concurrency, run.Dir)
 	if r.judge != nil {
 		t.Logf("judge: model %s at %s (llm_judge criteria; -rook.min-confidence=%s)", r.judge.Model(), r.judge.URL(), jopts.minConfidence)
 	}

@@ -12,13 +12,16 @@ import (
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // job is one scenario handed to the scheduler. Its progress lines wait in lines until the
 // scenario's subtest, running on its own goroutine, logs them.
 type job struct {
-	sc      *spec.Scenario
+	sc *spec.Scenario
+	// took is how long the scenario ran, its wait for a slot aside.
+	took    time.Duration
 	mu      sync.Mutex
 	lines   []string
 	notify  chan struct{}
@@ -122,7 +125,9 @@ func (r *Run) dispatch() {
 					return
 				}
 			}
+			start := time.Now()
 			j.outcome = r.run.Scenario(r.ctx, j.sc, j.log)
+			j.took = time.Since(start)
 			close(j.done)
 		}()
 	}
@@ -158,9 +163,9 @@ func (r *Run) finish() {
 		return
 	}
 	tt := rep.Totals
-	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d unjudged, %d not run, %d unrunnable, %d carried forward of %d planned; report in %s",
+	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d unjudged, %d not run, %d unrunnable, %d carried forward of %d planned; report in %s; continue it with: %s",
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
-		filepath.Join(r.run.Dir, "report.yaml"))
+		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
 	r.undecided(rep)
 	r.capabilities()
 	if len(jobs) > 0 {
@@ -239,4 +244,17 @@ func (r *Run) capabilities() {
 			r.t.Log("rooktest: warning: " + msg)
 		}
 	}
+}
+
+// continueCommand is the go test command line that continues this run.
+func (r *Run) continueCommand() string {
+	pkg := "."
+	if wd, err := os.Getwd(); err == nil {
+		if root, _, err := workspace.Root(wd); err == nil {
+			if rel, err := filepath.Rel(root, wd); err == nil {
+				pkg = "./" + filepath.ToSlash(rel)
+			}
+		}
+	}
+	return fmt.Sprintf("go test %s -run '^%s$' -rook.run=%s", pkg, r.t.Name(), r.run.ID)
 }

@@ -10,6 +10,7 @@ import (
 // wraps it; the core (start, the scheduler, the report mapping) works on tb, so that it is
 // tested in-process against a recording fake, as testscript's Run is a thin layer over RunT.
 type tb interface {
+	Name() string
 	Helper()
 	Log(args ...any)
 	Logf(format string, args ...any)
