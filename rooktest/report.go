@@ -23,23 +23,23 @@ func (r *Run) report(t tb, j *job) {
 			running = false
 		}
 		for _, line := range j.take() {
-			t.Log(r.show(line))
+			logln(t, r.show(line))
 		}
 	}
 	o := j.outcome
 	if o.Err != nil {
 		t.Attr("rook.status", "error")
-		t.Fatal(r.show(o.Err.Error()))
+		fatalln(t, r.show(o.Err.Error()))
 	}
 	if o.NotRun != "" {
 		t.Attr("rook.status", "not_run")
-		t.Skip(r.show("not run: " + o.NotRun))
+		skipln(t, r.show("not run: "+o.NotRun))
 	}
 	t.Attr("rook.records", o.Dir)
 	t.Attr("rook.duration_ms", strconv.FormatInt(j.took.Milliseconds(), 10))
 	if o.CarriedFrom != "" {
 		t.Attr("rook.carried_from", o.CarriedFrom)
-		t.Logf("carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)
+		logf(t, "carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)
 	}
 	if len(o.Attempts) == 1 {
 		r.attempt(t, o.Attempts[0])
@@ -52,7 +52,7 @@ func (r *Run) report(t tb, j *job) {
 	if v == nil {
 		if !t.Failed() && !t.Skipped() {
 			t.Attr("rook.status", "not_judged")
-			t.Skip(notJudged(o))
+			skipln(t, notJudged(o))
 		}
 		return
 	}
@@ -72,11 +72,11 @@ func (r *Run) report(t tb, j *job) {
 			flaky = "; flaky: the attempts disagree"
 			t.Attr("rook.flaky", "true")
 		}
-		t.Logf("pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
+		logf(t, "pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
 	}
-	t.Logf("%s: %s%s; records in %s", o.Scenario.ID, v.Status, reasonText(v.UnverifiableReason), o.Dir)
+	logf(t, "%s: %s%s; records in %s", o.Scenario.ID, v.Status, reasonText(v.UnverifiableReason), o.Dir)
 	if v.Status == judge.UnableToVerify && !t.Failed() {
-		t.Skipf("Unable to Verify (%s)", v.UnverifiableReason)
+		skipf(t, "Unable to Verify (%s)", v.UnverifiableReason)
 	}
 }
 
@@ -96,19 +96,19 @@ func notJudged(o *lifecycle.Outcome) string {
 func (r *Run) attempt(t tb, a *lifecycle.Attempt) {
 	t.Helper()
 	if a.Abandoned != "" {
-		t.Logf("earlier records of this attempt could not be continued; they are kept in %s", a.Abandoned)
+		logf(t, "earlier records of this attempt could not be continued; they are kept in %s", a.Abandoned)
 	}
 	if a.RecordErr != nil {
-		t.Errorf("records could not all be written or read: %v", a.RecordErr)
+		errorf(t, "records could not all be written or read: %v", a.RecordErr)
 	}
 	for _, pe := range a.Failures {
-		t.Error(r.show(phaseReport(pe)))
+		errorln(t, r.show(phaseReport(pe)))
 	}
 	for _, pe := range a.Problems {
-		t.Log(r.show("reported; the answer is kept and the scenario is judged: " + phaseReport(pe)))
+		logln(t, r.show("reported; the answer is kept and the scenario is judged: "+phaseReport(pe)))
 	}
 	if a.NotRun != "" && !t.Failed() {
-		t.Skip(r.show("not run: " + a.NotRun))
+		skipln(t, r.show("not run: "+a.NotRun))
 	}
 	if !a.Judged() {
 		return
@@ -145,16 +145,16 @@ func (r *Run) criterion(t tb, row record.Row) {
 	body = r.show(body)
 	switch row.Status {
 	case judge.Pass:
-		t.Log(r.show("Pass: " + row.Expected + "\n" + body))
+		logln(t, r.show("Pass: "+row.Expected+"\n"+body))
 	case judge.Fail:
-		t.Error(r.show("Fail: expected " + row.Expected + "\n" + body))
+		errorln(t, r.show("Fail: expected "+row.Expected+"\n"+body))
 	default:
 		msg := r.show(fmt.Sprintf("Unable to Verify (%s): %s", row.Reason, row.Achieved))
 		if r.opts.strict {
-			t.Error(msg + " [failing under -rook.strict]\n" + body)
+			errorln(t, msg+" [failing under -rook.strict]\n"+body)
 			return
 		}
-		t.Skip(msg)
+		skipln(t, msg)
 	}
 }
 
@@ -164,13 +164,13 @@ func (r *Run) forbidden(t tb, a *lifecycle.Attempt) {
 	if v.Turns == 0 {
 		msg := "Unable to Verify (agent_never_ran): no agent turn to search for forbidden text"
 		if r.opts.strict {
-			t.Error(msg + " [failing under -rook.strict]")
+			errorln(t, msg+" [failing under -rook.strict]")
 			return
 		}
-		t.Skip(msg)
+		skipln(t, msg)
 	}
 	if len(v.ForbiddenHits) == 0 {
-		t.Logf("Pass: none of %d forbidden text(s) appeared in %d agent turn(s)", len(sc.Forbidden), v.Turns)
+		logf(t, "Pass: none of %d forbidden text(s) appeared in %d agent turn(s)", len(sc.Forbidden), v.Turns)
 		return
 	}
 	var b strings.Builder
@@ -183,7 +183,7 @@ func (r *Run) forbidden(t tb, a *lifecycle.Attempt) {
 	for _, h := range v.ForbiddenHits {
 		fmt.Fprintf(&b, "\n    achieved:   %q appeared in turn %d\n    evidence:   %s", h.Text, h.Turn, h.Quote)
 	}
-	t.Error(r.show(b.String()))
+	errorln(t, r.show(b.String()))
 }
 
 // phaseReport is a hook failure as the failing test shows it: a first line that stands

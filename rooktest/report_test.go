@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -34,8 +35,25 @@ type fakeT struct {
 
 func newFakeT(name string) *fakeT { return &fakeT{name: name, attrs: map[string]string{}} }
 
-func (f *fakeT) Helper()                           {}
-func (f *fakeT) Name() string                      { return f.name }
+func (f *fakeT) Helper()           {}
+func (f *fakeT) Name() string      { return f.name }
+func (f *fakeT) Output() io.Writer { return fakeOut{f} }
+func (f *fakeT) Fail()             { f.fail(f.lastLine()) }
+func (f *fakeT) FailNow()          { f.Fail(); runtime.Goexit() }
+func (f *fakeT) SkipNow()          { f.skipNow(f.lastLine()) }
+
+// lastLine takes back the last line written to the output: what rooktest writes before
+// Fail or SkipNow is the error or the skip message.
+func (f *fakeT) lastLine() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.logs) == 0 {
+		return ""
+	}
+	last := f.logs[len(f.logs)-1]
+	f.logs = f.logs[:len(f.logs)-1]
+	return last
+}
 func (f *fakeT) Parallel()                         {}
 func (f *fakeT) Cleanup(func())                    {}
 func (f *fakeT) Context() context.Context          { return context.Background() }
@@ -225,4 +243,13 @@ func TestReportRepeatedScenario(t *testing.T) {
 	assert.True(t, ft.sub(t, "attempt_2").sub(t, "C1_contains_a").Failed())
 	assert.Contains(t, ft.logs, "pass^2: 1 of 2 attempts passed; flaky: the attempts disagree")
 	assert.Equal(t, "true", ft.attrs["rook.flaky"])
+}
+
+// fakeOut records what is written to a fakeT's output: a line is a log line; the last one
+// before Fail is an error, before SkipNow the skip message.
+type fakeOut struct{ f *fakeT }
+
+func (o fakeOut) Write(p []byte) (int, error) {
+	o.f.add(&o.f.logs, strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }

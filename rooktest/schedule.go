@@ -62,18 +62,18 @@ func (r *Run) scenario(t tb, id string) {
 	t.Helper()
 	sc, ok := r.scenarios[id]
 	if !ok {
-		t.Fatalf("rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
+		fatalf(t, "rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
 	}
 	t.Attr("rook.scenario", id)
 	switch p := r.plans[id]; p.decision {
 	case skip:
-		t.Skip(p.why)
+		skipln(t, p.why)
 	case unrunnable:
 		t.Attr("rook.status", "unrunnable")
 		if r.opts.strict {
-			t.Fatalf("unrunnable (failing under -rook.strict): %s", p.why)
+			fatalf(t, "unrunnable (failing under -rook.strict): %s", p.why)
 		}
-		t.Skipf("unrunnable: %s", p.why)
+		skipf(t, "unrunnable: %s", p.why)
 	}
 	j := r.enqueue(sc)
 	t.Parallel()
@@ -94,15 +94,15 @@ func (r *Run) enqueue(sc *spec.Scenario) *job {
 // flight whatever -parallel and GOMAXPROCS are.
 func (r *Run) dispatch() {
 	defer close(r.done)
-	perr := r.run.Prepare(r.ctx, func(line string) { r.t.Log(r.show(line)) })
+	perr := r.run.Prepare(r.ctx, func(line string) { logln(r.t, r.show(line)) })
 	if perr != nil {
-		r.t.Error(r.show(phaseReport(perr)))
+		errorln(r.t, r.show(phaseReport(perr)))
 	}
 	if perr == nil && r.judge != nil && r.judging() {
 		// Once, before the first judged criterion: a judge that cannot answer in the
 		// protocol is said here, not scenario after scenario.
 		if err := r.judge.Preflight(r.ctx); err != nil {
-			r.t.Log(r.show("rooktest: " + err.Error()))
+			logln(r.t, r.show("rooktest: "+err.Error()))
 		}
 	}
 	sem := make(chan struct{}, r.concurrency)
@@ -153,17 +153,17 @@ func (r *Run) finish() {
 		r.run.Narrow(started, "not selected: go test -run did not match its subtest")
 	}
 	if halted, why := r.run.Halted(); halted {
-		r.t.Errorf("rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
+		errorf(r.t, "rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
 			r.run.ID, r.show(why), r.run.ID)
 	}
 	defer r.run.Close()
 	rep, err := r.run.Finish(time.Now())
 	if err != nil {
-		r.t.Errorf("rooktest: write run records: %v", err)
+		errorf(r.t, "rooktest: write run records: %v", err)
 		return
 	}
 	tt := rep.Totals
-	r.t.Logf("rook run %s: %d passed, %d failed, %d unable to verify, %d unjudged, %d not run, %d unrunnable, %d carried forward of %d planned; report in %s; continue it with: %s",
+	logf(r.t, "rook run %s: %d passed, %d failed, %d unable to verify, %d unjudged, %d not run, %d unrunnable, %d carried forward of %d planned; report in %s; continue it with: %s",
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
 	r.undecided(rep)
@@ -216,7 +216,7 @@ func (r *Run) undecided(rep *record.Report) {
 	if t.Planned == 0 && t.Unrunnable == 0 {
 		why = append(why, "no scenario was planned")
 	}
-	r.t.Errorf("rook run %s decided nothing: no criterion passed or failed (%s); pass -rook.allow-undecided to accept a run that decides nothing",
+	errorf(r.t, "rook run %s decided nothing: no criterion passed or failed (%s); pass -rook.allow-undecided to accept a run that decides nothing",
 		r.run.ID, strings.Join(why, "; "))
 }
 
@@ -239,9 +239,9 @@ func (r *Run) capabilities() {
 		msg := fmt.Sprintf("profile %s declares capabilities.%s: true, but no hook reported %s in this run, so its %s checks could not be observed; return %s from execute or collect, or declare capabilities.%s: false",
 			r.profile.ID, c.key, c.key, c.key, c.want, c.key)
 		if r.opts.strict {
-			r.t.Error("rooktest: " + msg + " [failing under -rook.strict]")
+			errorln(r.t, "rooktest: "+msg+" [failing under -rook.strict]")
 		} else {
-			r.t.Log("rooktest: warning: " + msg)
+			logln(r.t, "rooktest: warning: "+msg)
 		}
 	}
 }

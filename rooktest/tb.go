@@ -2,6 +2,8 @@ package rooktest
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"testing"
 	"time"
 )
@@ -11,6 +13,10 @@ import (
 // tested in-process against a recording fake, as testscript's Run is a thin layer over RunT.
 type tb interface {
 	Name() string
+	Output() io.Writer
+	Fail()
+	FailNow()
+	SkipNow()
 	Helper()
 	Log(args ...any)
 	Logf(format string, args ...any)
@@ -37,3 +43,23 @@ type tshim struct{ *testing.T }
 func (t tshim) Run(name string, f func(tb)) bool {
 	return t.T.Run(name, func(t *testing.T) { f(tshim{t}) })
 }
+
+// What rooktest reports is about the scenario, not about rooktest's own files: it is
+// written to the test's output without a source location (t.Output), then the test is
+// failed or skipped as testing's Error, Skip and Fatal would.
+
+func logf(t tb, format string, args ...any) { fmt.Fprintf(t.Output(), format+"\n", args...) }
+
+func logln(t tb, args ...any) { fmt.Fprintln(t.Output(), fmt.Sprint(args...)) }
+
+func errorf(t tb, format string, args ...any) { logf(t, format, args...); t.Fail() }
+
+func errorln(t tb, args ...any) { logln(t, args...); t.Fail() }
+
+func skipf(t tb, format string, args ...any) { logf(t, format, args...); t.SkipNow() }
+
+func skipln(t tb, args ...any) { logln(t, args...); t.SkipNow() }
+
+func fatalf(t tb, format string, args ...any) { logf(t, format, args...); t.FailNow() }
+
+func fatalln(t tb, args ...any) { logln(t, args...); t.FailNow() }
