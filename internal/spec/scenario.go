@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -208,11 +210,22 @@ func requiresUsage(v any) bool {
 
 // Slug lowercases s and joins its letters and digits with underscores, at most max bytes,
 // cut at a word boundary.
+// latin folds accented Latin letters to ASCII, so that Café is cafe, not caf; letters of
+// other scripts are kept as they are.
+var latin = map[rune]string{
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'ā': "a", 'ç': "c", 'č': "c", 'ć': "c",
+	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ē': "e", 'ě': "e", 'ì': "i", 'í': "i", 'î': "i", 'ï': "i",
+	'ñ': "n", 'ń': "n", 'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'ő': "o", 'ù': "u",
+	'ú': "u", 'û': "u", 'ü': "u", 'ű': "u", 'ý': "y", 'ÿ': "y", 'ß': "ss", 'æ': "ae", 'œ': "oe",
+	'ł': "l", 'ś': "s", 'š': "s", 'ž': "z", 'ź': "z", 'ż': "z", 'ř': "r", 'đ': "d",
+}
+
 func Slug(s string, max int) string {
 	var b strings.Builder
 	pendingSep := false
 	for _, r := range strings.ToLower(s) {
-		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
+		folded, isLatin := latin[r]
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || isLatin || (r > 127 && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 		if !ok {
 			pendingSep = b.Len() > 0
 			continue
@@ -221,11 +234,18 @@ func Slug(s string, max int) string {
 			b.WriteByte('_')
 			pendingSep = false
 		}
-		b.WriteRune(r)
+		if isLatin {
+			b.WriteString(folded)
+		} else {
+			b.WriteRune(r)
+		}
 	}
 	out := b.String()
 	if len(out) > max {
 		out = out[:max]
+		for !utf8.ValidString(out) { // never cut inside a letter
+			out = out[:len(out)-1]
+		}
 		if i := strings.LastIndexByte(out, '_'); i > max/2 {
 			out = out[:i]
 		}

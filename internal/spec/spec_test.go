@@ -270,6 +270,9 @@ func TestSlug(t *testing.T) {
 	assert.Equal(t, "refund_over_limit", spec.Slug("  Refund -- over limit!  ", 60))
 	assert.Equal(t, "a_very_long", spec.Slug("a very long title indeed", 12))
 	assert.Equal(t, "", spec.Slug("???", 10))
+	assert.Equal(t, "cafe_creme_brulee", spec.Slug("Café crème brûlée", 60), "accents folded, not dropped")
+	assert.Equal(t, "заказ_42", spec.Slug("Заказ 42", 60), "other scripts kept")
+	assert.Equal(t, "зака", spec.Slug("Заказ", 9), "never cut inside a letter")
 }
 
 func TestHashIgnoresLineEndings(t *testing.T) {
