@@ -95,9 +95,6 @@ func notJudged(o *lifecycle.Outcome) string {
 // attempt reports one attempt: its hook failures, then its criteria and forbidden text.
 func (r *Run) attempt(t tb, a *lifecycle.Attempt) {
 	t.Helper()
-	if a.Abandoned != "" {
-		logf(t, "earlier records of this attempt could not be continued; they are kept in %s", a.Abandoned)
-	}
 	if a.RecordErr != nil {
 		errorf(t, "records could not all be written or read: %v", a.RecordErr)
 	}
@@ -105,7 +102,11 @@ func (r *Run) attempt(t tb, a *lifecycle.Attempt) {
 		errorln(t, r.show(phaseReport(pe)))
 	}
 	for _, pe := range a.Problems {
-		logln(t, r.show("reported; the answer is kept and the scenario is judged: "+phaseReport(pe)))
+		kept := "reported; the answer is kept and the scenario is judged: "
+		if len(a.Failures) > 0 {
+			kept = "reported as well: "
+		}
+		logln(t, r.show(kept+phaseReport(pe)))
 	}
 	if a.NotRun != "" && !t.Failed() {
 		skipln(t, r.show("not run: "+a.NotRun))

@@ -253,3 +253,16 @@ func (o fakeOut) Write(p []byte) (int, error) {
 	o.f.add(&o.f.logs, strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
+
+// A close that followed a failed open is reported as well, not as if an answer were kept.
+func TestReportCloseAfterFailedOpen(t *testing.T) {
+	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n")
+	v := verdict(judge.Fail, "")
+	a := &lifecycle.Attempt{ScenarioID: "SC-1", N: 1, Verdict: v,
+		Failures: []*lifecycle.PhaseError{{Phase: spec.Open, Scenario: "SC-1", Script: "h", ExitCode: 1, Err: errors.New("exited with status 1")}},
+		Problems: []*lifecycle.PhaseError{{Phase: spec.Close, Scenario: "SC-1", Script: "h", ExitCode: 1, Err: errors.New("exited with status 1")}}}
+	ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{a}, Verdict: v}, false)
+	all := strings.Join(ft.logs, "\n")
+	assert.Contains(t, all, "reported as well: close hook failed")
+	assert.NotContains(t, all, "the answer is kept")
+}

@@ -264,7 +264,8 @@ func testContext(t tb) (context.Context, context.CancelFunc) {
 		return ctx, stop
 	}
 	grace := max(time.Until(deadline)/20, 100*time.Millisecond)
-	ctx, cancel := context.WithDeadline(ctx, deadline.Add(-2*grace))
+	ctx, cancel := context.WithDeadlineCause(ctx, deadline.Add(-2*grace),
+		fmt.Errorf("go test's -timeout is running out (the test binary ends at %s); raise it, for example go test -timeout 30m", deadline.Format(time.TimeOnly)))
 	return ctx, func() { cancel(); stop() }
 }
 

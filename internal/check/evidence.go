@@ -15,8 +15,10 @@ type Evidence struct {
 	NoCalls string
 	// Usage is the session's token usage; nil when no phase reported usage.
 	Usage *hook.Usage
-	// Collect is collect's data; nil when collect did not run or returned nothing.
-	Collect map[string]any
+	// Collect is collect's data; nil when collect did not run or returned nothing, and
+	// NoCollect then says why, when it knows (the profile has no collect hook).
+	Collect   map[string]any
+	NoCollect string
 	// AgentRan is false when no turn produced a reply (execute failed or never ran).
 	AgentRan bool
 }

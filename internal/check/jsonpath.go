@@ -169,7 +169,11 @@ func (c *JSONPathCheck) Judge(ev *Evidence) Result {
 	var doc any
 	if c.In == "collect" {
 		if ev.Collect == nil {
-			return unable(NotObservable, "collect returned no data")
+			why := "collect returned no data"
+			if ev.NoCollect != "" {
+				why = ev.NoCollect
+			}
+			return unable(NotObservable, why)
 		}
 		doc = ev.Collect
 	} else {

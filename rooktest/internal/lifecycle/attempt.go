@@ -58,6 +58,11 @@ type attemptRun struct {
 // it asks Next what comes next after every phase, until it judges or stops.
 func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger) *Attempt {
 	dir := attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), n, sc.Repeat)
+	if log != nil && sc.Repeat > 1 {
+		// With repeat, every progress line says which attempt it is about.
+		inner := log
+		log = func(line string) { inner(fmt.Sprintf("attempt %d: %s", n, line)) }
+	}
 	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: record.Hooks{Version: 1}}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
 	if err := a.load(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // evidence is what the judge may read, rebuilt from the records alone.
@@ -50,6 +51,9 @@ func (a *attemptRun) evidence() (*judge.Evidence, []record.Message, string) {
 		if out, err := hook.FromData(h.Collect.Data, false); err == nil {
 			sessionEvidence(ev, out)
 		}
+	}
+	if _, ok := a.r.cfg.Profile.Hooks[spec.Collect]; !ok {
+		ev.NoCollect = fmt.Sprintf("profile %s has no collect hook, so there is no collect data", a.r.cfg.Profile.ID)
 	}
 	if !a.r.cfg.Profile.Capabilities.Calls {
 		// The profile says its hooks do not observe calls: whatever they print is not

@@ -206,3 +206,14 @@ func TestCallsFalseMeansNotObserved(t *testing.T) {
 	assert.Equal(t, judge.UnableToVerify, row.Status, "calls: [] from a profile that says it observes no calls proves nothing")
 	assert.Equal(t, "profile fake declares capabilities.calls: false, so calls are not observed", row.Achieved)
 }
+
+// Messages say what happened: no collect hook is not "collect returned no data", and a
+// repeated scenario's progress lines name their attempt.
+func TestMessagesSayWhatHappened(t *testing.T) {
+	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n")
+	sc := scenario(t, "goal: g\nrepeat: 2\nacceptance_criteria:\n  - {statement: s, check: json_path, params: {in: collect, path: $.x, exists: true}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged())
+	assert.Equal(t, "profile fake has no collect hook, so there is no collect data", o.Attempts[0].Verdict.Criteria[0].Achieved)
+	assert.Contains(t, f.logs.all(), "attempt 2: execute turn 1: ok in")
+}
