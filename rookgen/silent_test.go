@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/rookgo/rookgo/internal/fakehook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -58,4 +60,60 @@ func TestNearMissesAndCapabilities(t *testing.T) {
 	res, err = goTest(t, dir, env, "./scenarios/fake", "-rook.strict")
 	require.Error(t, err)
 	assert.Contains(t, res.output["TestFake"], "[failing under -rook.strict]")
+}
+
+// TestRunFlagsAcrossProfiles: a run id belongs to one profile, and the package's other
+// profile tests skip saying so; latest picks the newest run; a resume that carries every
+// verdict runs no prepare; -rook.failed runs only what did not pass.
+func TestRunFlagsAcrossProfiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	hookLog := filepath.Join(t.TempDir(), "calls.jsonl")
+	for _, p := range []string{"a", "b"} {
+		write(t, dir, "profiles/fake/"+p+".yaml", fmt.Sprintf("id: %s\nhooks:\n  prepare: {command: [%q]}\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_LOG: %q}\n",
+			p, os.Args[0], os.Args[0], hookLog))
+	}
+	write(t, dir, "scenarios/fake/SC-OK.yaml", "id: SC-OK\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	write(t, dir, "scenarios/fake/SC-BAD.yaml", "id: SC-BAD\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: goodbye}}\n")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	env := []string{"GOFLAGS=-mod=mod"}
+	prepares := func() int {
+		calls, err := fakehook.ReadLog(hookLog)
+		require.NoError(t, err)
+		n := 0
+		for _, c := range calls {
+			if c.Phase == "prepare" {
+				n++
+			}
+		}
+		return n
+	}
+
+	res, _ := goTest(t, dir, env, "./scenarios/fake", "-run", "TestA")
+	id := runIDFrom(t, res.output["TestA"])
+
+	res, _ = goTest(t, dir, env, "./scenarios/fake", "-rook.run="+id)
+	assert.Equal(t, "skip", res.action["TestB"])
+	assert.Contains(t, res.output["TestB"], "-rook.run="+id+" is a run of profile a, not of b")
+
+	res, _ = goTest(t, dir, env, "./scenarios/fake", "-run", "TestA", "-rook.run=latest", "-rook.phases=judge")
+	assert.Contains(t, res.output["TestA"], "rook run "+id+" (continuing in place")
+
+	before := prepares()
+	res, _ = goTest(t, dir, env, "./scenarios/fake", "-run", "TestA", "-rook.resume=latest", "-rook.only=SC-OK")
+	assert.Equal(t, "pass", res.action["TestA/SC-OK"])
+	assert.Contains(t, res.output["TestA/SC-OK"], "carried forward from run")
+	assert.Equal(t, before, prepares(), "every verdict was carried: prepare did not run")
+
+	res, _ = goTest(t, dir, env, "./scenarios/fake", "-run", "TestA", "-rook.failed="+id)
+	assert.Equal(t, "skip", res.action["TestA/SC-OK"])
+	assert.Contains(t, res.output["TestA/SC-OK"], "it passed in run "+id+" (-rook.failed)")
+	assert.Equal(t, "fail", res.action["TestA/SC-BAD"], "what failed runs again")
+
+	res, err := goTest(t, dir, env, "./scenarios/fake", "-run", "TestA", "-rook.run=no-such-run")
+	require.Error(t, err)
+	assert.Contains(t, res.output["TestA"], "-rook.run=no-such-run: there is no such run under")
 }

@@ -22,7 +22,8 @@ var (
 	flagPhases      = flag.String("rook.phases", "", "run only these lifecycle phases (comma-separated, sorted into lifecycle order)")
 	flagSkip        = flag.String("rook.skip", "", "run every phase except these (comma-separated); not combinable with -rook.phases")
 	flagRun         = flag.String("rook.run", "", "continue this run in place: phases its records show completed are not run again")
-	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward")
+	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward (latest: the profile's newest)")
+	flagFailed      = flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
 )
 
 // options are the flags as they apply to this run.
@@ -32,7 +33,9 @@ type options struct {
 	strict, allowUndecided          bool
 	concurrency                     int
 	phases, skip                    string
-	run, resume                     string
+	run, resume, failed             string
+	// rerun is what -rook.failed runs again; nil without it.
+	rerun map[string]bool
 }
 
 func loadOptions() (options, error) {
@@ -50,11 +53,14 @@ func loadOptions() (options, error) {
 		classes:    list(get("rook.class", flagClass)),
 		categories: list(get("rook.category", flagCategory)),
 		dir:        get("rook.dir", flagDir),
-
-		phases: get("rook.phases", flagPhases),
-		skip:   get("rook.skip", flagSkip),
-		run:    strings.TrimSpace(get("rook.run", flagRun)),
-		resume: strings.TrimSpace(get("rook.resume", flagResume)),
+		phases:     get("rook.phases", flagPhases),
+		skip:       get("rook.skip", flagSkip),
+		run:        strings.TrimSpace(get("rook.run", flagRun)),
+		resume:     strings.TrimSpace(get("rook.resume", flagResume)),
+		failed:     strings.TrimSpace(get("rook.failed", flagFailed)),
+	}
+	if o.failed != "" && (o.run != "" || o.resume != "") {
+		return o, fmt.Errorf("-rook.failed starts a new run; it cannot be combined with -rook.run or -rook.resume")
 	}
 	if o.run != "" && o.resume != "" {
 		return o, fmt.Errorf("-rook.run=%s and -rook.resume=%s cannot be combined: continue a run in place, or start a new one from it", o.run, o.resume)

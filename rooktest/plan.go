@@ -27,9 +27,11 @@ func decide(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]bo
 	switch {
 	case planned != nil && !planned[sc.ID]:
 		return skip, fmt.Sprintf("not planned by run %s, which keeps the plan it started with", o.run)
+	case o.rerun != nil && !o.rerun[sc.ID]:
+		return skip, fmt.Sprintf("not selected: it passed in run %s (-rook.failed)", o.failed)
 	case len(o.only) > 0 && !named:
 		return skip, "not selected: not named by -rook.only"
-	case sc.Excluded && !named && planned == nil:
+	case sc.Excluded && !named && planned == nil && o.rerun == nil:
 		return skip, "excluded (excluded: true); name it in -rook.only to run it"
 	case len(o.tags) > 0 && !overlaps(o.tags, sc.Tags):
 		return skip, fmt.Sprintf("not selected: it has none of the tags %s", strings.Join(o.tags, ", "))

@@ -86,6 +86,10 @@ type plan struct {
 func Start(t *testing.T, s Suite) *Run {
 	t.Helper()
 	r, err := start(tshim{t}, s)
+	var skip skipTest
+	if errors.As(err, &skip) {
+		t.Skipf("rooktest: %s", skip)
+	}
 	if err != nil {
 		t.Fatalf("rooktest: %v", err)
 	}
@@ -113,6 +117,20 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	if err := unknownOnly(opts.only, s); err != nil {
 		return nil, err
+	}
+	records := recordsRoot(root, opts.dir)
+	for _, f := range []struct {
+		name string
+		id   *string
+	}{{"-rook.run", &opts.run}, {"-rook.resume", &opts.resume}, {"-rook.failed", &opts.failed}} {
+		if *f.id, err = resolveRun(f.name, *f.id, records, s.Agent, prof.ID); err != nil {
+			return nil, err
+		}
+	}
+	if opts.failed != "" {
+		if opts.rerun, err = toRerun(records, s.Agent, opts.failed); err != nil {
+			return nil, err
+		}
 	}
 	if err := prof.MissingEnv(os.LookupEnv); err != nil {
 		return nil, err

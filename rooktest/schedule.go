@@ -94,41 +94,51 @@ func (r *Run) enqueue(sc *spec.Scenario) *job {
 // flight whatever -parallel and GOMAXPROCS are.
 func (r *Run) dispatch() {
 	defer close(r.done)
-	perr := r.run.Prepare(r.ctx, func(line string) { logln(r.t, r.show(line)) })
-	if perr != nil {
-		errorln(r.t, r.show(phaseReport(perr)))
+	// Prepare runs once, before the first scenario that calls the agent: a resumed run
+	// whose every verdict is carried forward never runs it.
+	var once sync.Once
+	var perr *lifecycle.PhaseError
+	prepare := func() *lifecycle.PhaseError {
+		once.Do(func() {
+			if perr = r.run.Prepare(r.ctx, func(line string) { logln(r.t, r.show(line)) }); perr != nil {
+				errorln(r.t, r.show(phaseReport(perr)))
+				return
+			}
+			if r.judge != nil && r.judging() {
+				// Once, before the first judged criterion: a judge that cannot answer in
+				// the protocol is said here, not scenario after scenario.
+				if err := r.judge.Preflight(r.ctx); err != nil {
+					logln(r.t, r.show("rooktest: "+err.Error()))
+				}
+			}
+		})
+		return perr
 	}
-	if perr == nil && r.judge != nil && r.judging() {
-		// Once, before the first judged criterion: a judge that cannot answer in the
-		// protocol is said here, not scenario after scenario.
-		if err := r.judge.Preflight(r.ctx); err != nil {
-			logln(r.t, r.show("rooktest: "+err.Error()))
-		}
+	if r.prior == nil {
+		prepare()
 	}
 	sem := make(chan struct{}, r.concurrency)
 	var wg sync.WaitGroup
 	for j := range r.queue {
-		if perr != nil {
-			j.outcome = lifecycle.NotRun(j.sc, "prepare failed: "+perr.Error())
-			close(j.done)
-			continue
-		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer close(j.done)
 			if r.prior != nil {
 				if o, ok := r.run.Carry(r.prior, j.sc); ok {
 					j.outcome = o
-					close(j.done)
 					return
 				}
+			}
+			if perr := prepare(); perr != nil {
+				j.outcome = lifecycle.NotRun(j.sc, "prepare failed: "+perr.Error())
+				return
 			}
 			start := time.Now()
 			j.outcome = r.run.Scenario(r.ctx, j.sc, j.log)
 			j.took = time.Since(start)
-			close(j.done)
 		}()
 	}
 	wg.Wait()

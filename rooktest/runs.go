@@ -1,0 +1,80 @@
+package rooktest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// skipTest is a reason for a profile's test to skip rather than fail: the run a flag names
+// belongs to another profile or agent of the package.
+type skipTest string
+
+func (s skipTest) Error() string { return string(s) }
+
+// resolveRun turns the id a run flag names into a run of this profile: latest is the
+// newest one; a run of another profile or agent makes this test skip, saying whose it is;
+// an id that names no run anywhere under the records root is an error.
+func resolveRun(flagName, id, root, agent, profile string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	if id == "latest" {
+		dirs, _ := filepath.Glob(filepath.Join(root, agent, "*", "run.yaml"))
+		sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // run ids are times: newest first
+		for _, f := range dirs {
+			var run record.Run
+			if record.ReadYAML(f, &run) == nil && run.Pins.ProfileID == profile {
+				return filepath.Base(filepath.Dir(f)), nil
+			}
+		}
+		return "", fmt.Errorf("%s=latest: profile %s of agent %s has no run under %s yet", flagName, profile, agent, root)
+	}
+	store, err := record.OpenRun(root, agent, id)
+	if err == nil {
+		run, err := store.Run()
+		if err != nil {
+			return "", fmt.Errorf("%s=%s: %w", flagName, id, err)
+		}
+		if run.Pins.ProfileID != profile {
+			return "", skipTest(fmt.Sprintf("%s=%s is a run of profile %s, not of %s", flagName, id, run.Pins.ProfileID, profile))
+		}
+		return id, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%s=%s: %w", flagName, id, err)
+	}
+	if other, _ := filepath.Glob(filepath.Join(root, "*", id, "run.yaml")); len(other) > 0 {
+		return "", skipTest(fmt.Sprintf("%s=%s is a run of agent %s, not of %s", flagName, id, filepath.Base(filepath.Dir(filepath.Dir(other[0]))), agent))
+	}
+	return "", fmt.Errorf("%s=%s: there is no such run under %s", flagName, id, root)
+}
+
+// toRerun is what -rook.failed runs again: the scenarios run id planned that did not pass
+// (failed, Unable to Verify, not judged or not run).
+func toRerun(root, agent, id string) (map[string]bool, error) {
+	store, err := record.OpenRun(root, agent, id)
+	if err != nil {
+		return nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
+	}
+	run, err := store.Run()
+	if err != nil {
+		return nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
+	}
+	rerun := map[string]bool{}
+	for _, e := range run.Included {
+		v, err := record.ReadVerdict(store.ScenarioDir(e.ScenarioID))
+		if err != nil || v.Status != judge.Pass {
+			rerun[e.ScenarioID] = true
+		}
+	}
+	if len(rerun) == 0 {
+		return nil, skipTest(fmt.Sprintf("-rook.failed=%s: every scenario of that run passed; nothing to run again", id))
+	}
+	return rerun, nil
+}
