@@ -258,11 +258,37 @@ func runIDFrom(t *testing.T, out string) string {
 
 // TestRepositoryIsUpToDate is rookgen -check on this repository.
 func TestRepositoryIsUpToDate(t *testing.T) {
-	changes, err := plan("..")
+	changes, warnings, err := plan("..")
 	require.NoError(t, err)
 	for _, c := range changes {
 		t.Errorf("%s is stale (%s); run go generate ./...", c.path, c.what)
 	}
+	assert.Empty(t, warnings, "the repository's own files draw no warning")
+}
+
+// TestLintWarnsAboutIgnoredInput: what rookgen would otherwise ignore without a word is a
+// warning, and an error under -strict.
+func TestLintWarnsAboutIgnoredInput(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "profiles/a/p.yaml", "id: p\nhooks: {execute: hook.mjs}\n")
+	write(t, dir, "profiles/a/hook.mjs", "")
+	write(t, dir, "profiles/a/q.yml", "id: q\n")
+	write(t, dir, "scenarios/a/SC-1.yaml", "id: SC-1\ngoal: g\nforbidden_text: [Paris]\n")
+	write(t, dir, "scenarios/SC-9.yaml", "id: SC-9\ngoal: g\n")
+	write(t, dir, "scenarios/b/SC-2.yaml", "id: SC-2\ngoal: g\n")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	for _, w := range []string{
+		`warning: scenarios/a/SC-1.yaml:3:1: unknown key "forbidden_text" in scenario is kept in the snapshot but read by nothing; did you mean "forbidden"?`,
+		"warning: profiles/a/q.yml is ignored: rookgen reads .yaml files; rename it to q.yaml",
+		"warning: scenarios/SC-9.yaml is ignored: a scenario goes in scenarios/<agent>/",
+		"warning: scenarios/b has scenarios but profiles/b has no profile: they are not run",
+	} {
+		assert.Contains(t, stderr.String(), w)
+	}
+	stderr.Reset()
+	require.Equal(t, 1, run([]string{"-root", dir, "-strict"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "-strict: fix the files above")
 }
 
 // TestConcurrencyStrictAndUnrunnable runs latency-bound hooks with concurrency 3 under

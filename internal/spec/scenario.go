@@ -43,6 +43,9 @@ type Scenario struct {
 	File   string
 	Source []byte
 	SHA256 string
+	// Warnings name keys that are neither this project's nor Rook's: kept in the snapshot,
+	// read by nothing, so likely a mistake (forbidden_text for forbidden).
+	Warnings []string
 }
 
 // Turns is the number of execute calls the scenario makes.
@@ -78,6 +81,18 @@ var scenarioKeys = []string{
 	"input", "expectation", "name", "description",
 }
 
+// related finds a known key the unknown one contains or is contained in (forbidden_text,
+// criteria), for a warning's suggestion.
+func related(key string, known []string) string {
+	k := strings.ToLower(key)
+	for _, w := range known {
+		if len(w) >= 4 && (strings.Contains(k, w) || (len(k) >= 4 && strings.Contains(w, k))) {
+			return w
+		}
+	}
+	return ""
+}
+
 // LoadScenario reads and validates the scenario at file.
 func LoadScenario(file string) (*Scenario, error) {
 	data, err := os.ReadFile(file)
@@ -99,6 +114,13 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 	var idNode, goalNode *yaml.Node
 	var calls []Criterion
 	for _, f := range fields(e, root, "scenario", scenarioKeys, false) {
+		if !contains(scenarioKeys, f.key) {
+			msg := fmt.Sprintf("unknown key %q in scenario is kept in the snapshot but read by nothing", f.key)
+			if near := related(f.key, scenarioKeys); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			s.Warnings = append(s.Warnings, (&PosError{File: file, Line: f.kNode.Line, Column: f.kNode.Column, Msg: msg}).Error())
+		}
 		switch f.key {
 		case "id":
 			id, idNode = str(e, f), f.v
