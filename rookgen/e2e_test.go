@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/fakehook"
+	"github.com/rookgo/rookgo/internal/record"
 	// The generated packages these tests build and run call rooktest; importing it makes
 	// go test's cache rerun them when rooktest changes.
 	_ "github.com/rookgo/rookgo/rooktest"
@@ -483,4 +484,31 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	reports, err := filepath.Glob(filepath.Join(records, "fake", "*", "report.yaml"))
 	require.NoError(t, err)
 	assert.Len(t, reports, 1, "report.yaml is written")
+}
+
+// TestPrune keeps the newest runs of each profile, and never one another process holds.
+func TestPrune(t *testing.T) {
+	root := t.TempDir()
+	mk := func(agent, id, profile string) string {
+		d := filepath.Join(root, agent, id)
+		write(t, d, "run.yaml", "version: 1\nid: "+id+"\npins: {profile_id: "+profile+"}\n")
+		return d
+	}
+	old1 := mk("a", "2026-01-01T00-00-00Z", "p")
+	old2 := mk("a", "2026-01-02T00-00-00Z", "p")
+	held := mk("a", "2026-01-03T00-00-00Z", "p")
+	newest := mk("a", "2026-01-04T00-00-00Z", "p")
+	only := mk("a", "2026-01-01T00-00-00Z-2", "q")
+	unlock, err := record.Lock(held)
+	require.NoError(t, err)
+	defer unlock()
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"prune", "-keep", "1", "-dir", root}, &stdout, &stderr), stderr.String())
+	assert.NoDirExists(t, old1)
+	assert.NoDirExists(t, old2)
+	assert.DirExists(t, held, "a run another process holds is kept")
+	assert.Contains(t, stderr.String(), "is being written by another process")
+	assert.DirExists(t, newest, "the newest run of a profile is kept")
+	assert.DirExists(t, only, "so is the only run of another profile")
+	assert.Equal(t, 2, run([]string{"prune", "-keep", "0", "-dir", root}, &stdout, &stderr))
 }

@@ -35,13 +35,16 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "prune" {
+		return prune(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("rookgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	check := fs.Bool("check", false, "write nothing; exit 1 naming the generated files that are stale")
 	strict := fs.Bool("strict", false, "treat warnings (ignored files and keys) as errors")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-root dir]")
+		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-root dir]\n       rookgen prune [-keep N] [-dir records] [-n]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

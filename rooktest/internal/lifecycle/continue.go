@@ -33,7 +33,7 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 		cfg.Selection = All()
 	}
 	r := newRun(cfg, id, dir, now)
-	if r.unlock, err = lock(dir); err != nil {
+	if r.unlock, err = record.Lock(dir); err != nil {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
 	r.file = *f

@@ -103,7 +103,7 @@ func New(cfg Config, now time.Time) (*Run, error) {
 		cfg.Selection = All()
 	}
 	r := newRun(cfg, id, dir, now)
-	unlock, err := lock(dir)
+	unlock, err := record.Lock(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lifecycle
+package record
 
 import (
 	"errors"
@@ -12,10 +12,10 @@ import (
 	"syscall"
 )
 
-// lock takes the run folder for this process alone: two processes writing one run (two
+// Lock takes the run folder for this process alone: two processes writing one run (two
 // -rook.run=<id> at once) would run its hooks twice and mix their records. The second is
 // refused, naming the holder's pid. The lock goes with the process, however it ends.
-func lock(dir string) (release func(), err error) {
+func Lock(dir string) (release func(), err error) {
 	path := filepath.Join(dir, "run.lock")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/workspace"
+)
+
+// prune removes old run folders: for each agent and profile, all but the newest keep runs
+// go, never the newest one, and never one another process holds (its run.lock).
+func prune(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rookgen prune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	keep := fs.Int("keep", 10, "runs to keep per profile (at least 1)")
+	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
+	dry := fs.Bool("n", false, "say what would be removed, remove nothing")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *keep < 1 {
+		fmt.Fprintln(stderr, "rookgen prune: -keep must be at least 1: the newest run of a profile is always kept")
+		return 2
+	}
+	root := *dir
+	if root == "" {
+		mod, _, err := workspace.RootOfWorkingDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "rookgen prune: %v\n", err)
+			return 1
+		}
+		root = filepath.Join(mod, ".rook", "runs")
+	}
+	runs, _ := filepath.Glob(filepath.Join(root, "*", "*", "run.yaml"))
+	byProfile := map[string][]string{}
+	for _, f := range runs {
+		var run record.Run
+		if record.ReadYAML(f, &run) != nil {
+			continue // not a whole run: left for a person to look at
+		}
+		agent := filepath.Base(filepath.Dir(filepath.Dir(f)))
+		byProfile[agent+"/"+run.Pins.ProfileID] = append(byProfile[agent+"/"+run.Pins.ProfileID], filepath.Dir(f))
+	}
+	status := 0
+	keys := make([]string, 0, len(byProfile))
+	for k := range byProfile {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		dirs := byProfile[k]
+		sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // run ids are times: newest first
+		if len(dirs) <= *keep {
+			continue
+		}
+		for _, d := range dirs[*keep:] {
+			unlock, err := record.Lock(d)
+			if err != nil {
+				fmt.Fprintf(stderr, "rookgen prune: kept %s: %v\n", d, err)
+				continue
+			}
+			if *dry {
+				unlock()
+				fmt.Fprintf(stdout, "rookgen prune: would remove %s\n", d)
+				continue
+			}
+			err = os.RemoveAll(d)
+			unlock()
+			if err != nil {
+				fmt.Fprintf(stderr, "rookgen prune: %v\n", err)
+				status = 1
+				continue
+			}
+			fmt.Fprintf(stdout, "rookgen prune: removed %s (%s)\n", d, k)
+		}
+	}
+	return status
+}
