@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/dave/jennifer v1.7.1
+	github.com/fsnotify/fsnotify v1.9.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/mod v0.27.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -13,7 +14,6 @@ require (
 	github.com/bitfield/gotestdox v0.2.2 // indirect
 	github.com/dnephin/pflag v1.0.7 // indirect
 	github.com/fatih/color v1.18.0 // indirect
-	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
 	github.com/mattn/go-colorable v0.1.13 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect

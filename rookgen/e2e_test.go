@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/fakehook"
 	"github.com/rookgo/rookgo/internal/record"
+
 	// The generated packages these tests build and run call rooktest; importing it makes
 	// go test's cache rerun them when rooktest changes.
 	_ "github.com/rookgo/rookgo/rooktest"
@@ -512,3 +515,36 @@ func TestPrune(t *testing.T) {
 	assert.DirExists(t, only, "so is the only run of another profile")
 	assert.Equal(t, 2, run([]string{"prune", "-keep", "0", "-dir", root}, &stdout, &stderr))
 }
+
+// TestWatchRegenerates: with -watch, a new or edited scenario is generated at once.
+func TestWatchRegenerates(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "profiles/a/p.yaml", "id: p\nhooks: {execute: hook.mjs}\n")
+	write(t, dir, "profiles/a/hook.mjs", "")
+	write(t, dir, "scenarios/a/SC-1.yaml", "id: SC-1\ngoal: g\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- watch(ctx, dir, &stdout, &stderr) }()
+	file := filepath.Join(dir, "scenarios/a/p_rook_test.go")
+	require.Eventually(t, func() bool { _, err := os.Stat(file); return err == nil }, 5*time.Second, 20*time.Millisecond)
+	write(t, dir, "scenarios/a/SC-2.yaml", "id: SC-2\ngoal: g\n")
+	assert.Eventually(t, func() bool {
+		b, _ := os.ReadFile(file)
+		return strings.Contains(string(b), `"SC-2"`)
+	}, 5*time.Second, 20*time.Millisecond, "the new scenario is generated: %s", stderr.String())
+	cancel()
+	require.NoError(t, <-done)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }

@@ -17,13 +17,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"syscall"
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -42,9 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	check := fs.Bool("check", false, "write nothing; exit 1 naming the generated files that are stale")
 	strict := fs.Bool("strict", false, "treat warnings (ignored files and keys) as errors")
+	watchFlag := fs.Bool("watch", false, "after generating, regenerate whenever a profile or scenario changes")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-root dir]\n       rookgen prune [-keep N] [-dir records] [-n]")
+		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-watch] [-root dir]\n       rookgen prune [-keep N] [-dir records] [-n]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -89,8 +93,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen: run go generate ./... (or %s) and commit the result\n", workspace.GeneratorCommand(root))
 		return 1
 	}
+	if err := apply(root, changes, stdout); err != nil {
+		fmt.Fprintf(stderr, "rookgen: %v\n", err)
+		return 1
+	}
+	if *watchFlag {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := watch(ctx, root, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "rookgen: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// apply writes and deletes the generated files plan decided on.
+func apply(root string, changes []change, stdout io.Writer) error {
 	for _, c := range changes {
 		full := filepath.Join(root, filepath.FromSlash(c.path))
+		var err error
 		if c.data == nil {
 			err = os.Remove(full)
 		} else {
@@ -98,12 +120,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = record.WriteFile(full, c.data)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "rookgen: %v\n", err)
-			return 1
+			return err
 		}
 		fmt.Fprintf(stdout, "rookgen: %s %s\n", c.verb(), c.path)
 	}
-	return 0
+	return nil
 }
 
 type change struct {
