@@ -115,7 +115,7 @@ func (r *Run) dispatch() {
 		return perr
 	}
 	if r.prior == nil {
-		prepare()
+		_ = prepare() // its failure is reported, and each scenario says it was not run
 	}
 	sem := make(chan struct{}, r.concurrency)
 	var wg sync.WaitGroup
