@@ -1,6 +1,11 @@
 package record
 
-import "time"
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
 
 // Report is report.yaml.
 type Report struct {
@@ -66,4 +71,38 @@ type Metrics struct {
 	TurnsTotal   int   `yaml:"turns_total"`
 	// CriteriaDecided counts the criteria that passed or failed, over the run's verdicts.
 	CriteriaDecided int `yaml:"criteria_decided"`
+}
+
+// Check holds the invariants Rook's CI recipe checks on every report: planned == executed
+// + not_run; executed == passed + failed + unverifiable + unjudged; decided == passed +
+// failed; pass_rate == passed / decided (0 when nothing was decided); no count negative.
+func (t Totals) Check() error {
+	var problems []string
+	for name, n := range map[string]int{"planned": t.Planned, "executed": t.Executed, "passed": t.Passed, "failed": t.Failed,
+		"unverifiable": t.Unverifiable, "unjudged": t.Unjudged, "not_run": t.NotRun, "unrunnable": t.Unrunnable,
+		"decided": t.Decided, "carried_forward": t.CarriedForward} {
+		if n < 0 {
+			problems = append(problems, fmt.Sprintf("%s is negative (%d)", name, n))
+		}
+	}
+	if t.Planned != t.Executed+t.NotRun {
+		problems = append(problems, fmt.Sprintf("planned %d != executed %d + not_run %d", t.Planned, t.Executed, t.NotRun))
+	}
+	if t.Executed != t.Passed+t.Failed+t.Unverifiable+t.Unjudged {
+		problems = append(problems, fmt.Sprintf("executed %d != passed %d + failed %d + unverifiable %d + unjudged %d", t.Executed, t.Passed, t.Failed, t.Unverifiable, t.Unjudged))
+	}
+	if t.Decided != t.Passed+t.Failed {
+		problems = append(problems, fmt.Sprintf("decided %d != passed %d + failed %d", t.Decided, t.Passed, t.Failed))
+	}
+	want := 0.0
+	if t.Decided > 0 {
+		want = float64(t.Passed) / float64(t.Decided)
+	}
+	if math.Abs(t.PassRate-want) > 1e-9 {
+		problems = append(problems, fmt.Sprintf("pass_rate %v != passed / decided %v", t.PassRate, want))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("report totals break their invariants: %s", strings.Join(problems, "; "))
+	}
+	return nil
 }

@@ -77,6 +77,7 @@ func (r *Run) Finish(now time.Time) (*record.Report, error) {
 	rep.Metrics.LatencyP50Ms = percentile(latencies, 50)
 	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)
 	rep.Clusters = clusters(judged)
+	problems = append(problems, t.Check()) // every run the tests make checks them
 	r.mu.Lock()
 	r.file.Finished = now.UTC()
 	r.mu.Unlock()
