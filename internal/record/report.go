@@ -48,29 +48,29 @@ type ClusterScenario struct {
 // Totals counts scenarios. planned == executed + not_run; executed == passed + failed +
 // unverifiable + unjudged; unrunnable is outside planned.
 type Totals struct {
-	Planned        int     `yaml:"planned"`
-	Executed       int     `yaml:"executed"`
-	Passed         int     `yaml:"passed"`
-	Failed         int     `yaml:"failed"`
-	Unverifiable   int     `yaml:"unverifiable"`
-	Unjudged       int     `yaml:"unjudged"`
-	NotRun         int     `yaml:"not_run"`
-	Unrunnable     int     `yaml:"unrunnable"`
-	Decided        int     `yaml:"decided"`
-	PassRate       float64 `yaml:"pass_rate"`
-	CarriedForward int     `yaml:"carried_forward"`
+	Planned        int     `yaml:"planned" json:"planned"`
+	Executed       int     `yaml:"executed" json:"executed"`
+	Passed         int     `yaml:"passed" json:"passed"`
+	Failed         int     `yaml:"failed" json:"failed"`
+	Unverifiable   int     `yaml:"unverifiable" json:"unverifiable"`
+	Unjudged       int     `yaml:"unjudged" json:"unjudged"`
+	NotRun         int     `yaml:"not_run" json:"not_run"`
+	Unrunnable     int     `yaml:"unrunnable" json:"unrunnable"`
+	Decided        int     `yaml:"decided" json:"decided"`
+	PassRate       float64 `yaml:"pass_rate" json:"pass_rate"`
+	CarriedForward int     `yaml:"carried_forward" json:"carried_forward"`
 }
 
 // Metrics are measured over the run.
 type Metrics struct {
-	DurationMs   int64 `yaml:"duration_ms"`
-	TokensIn     int64 `yaml:"tokens_in"`
-	TokensOut    int64 `yaml:"tokens_out"`
-	LatencyP50Ms int64 `yaml:"latency_p50_ms"`
-	LatencyP95Ms int64 `yaml:"latency_p95_ms"`
-	TurnsTotal   int   `yaml:"turns_total"`
+	DurationMs   int64 `yaml:"duration_ms" json:"duration_ms"`
+	TokensIn     int64 `yaml:"tokens_in" json:"tokens_in"`
+	TokensOut    int64 `yaml:"tokens_out" json:"tokens_out"`
+	LatencyP50Ms int64 `yaml:"latency_p50_ms" json:"latency_p50_ms"`
+	LatencyP95Ms int64 `yaml:"latency_p95_ms" json:"latency_p95_ms"`
+	TurnsTotal   int   `yaml:"turns_total" json:"turns_total"`
 	// CriteriaDecided counts the criteria that passed or failed, over the run's verdicts.
-	CriteriaDecided int `yaml:"criteria_decided"`
+	CriteriaDecided int `yaml:"criteria_decided" json:"criteria_decided"`
 }
 
 // Check holds the invariants Rook's CI recipe checks on every report: planned == executed

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -82,7 +84,22 @@ func (r *Run) Finish(now time.Time) (*record.Report, error) {
 	r.file.Finished = now.UTC()
 	r.mu.Unlock()
 	problems = append(problems, r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
+	problems = append(problems, writeHTML(r.Dir))
 	return rep, errors.Join(problems...)
+}
+
+// writeHTML writes report.html beside report.yaml: the run as a page, compared with the
+// profile's previous run.
+func writeHTML(dir string) error {
+	page, err := report.Build(dir, report.Previous(dir))
+	if err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	var b bytes.Buffer
+	if err := page.HTML(&b); err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	return record.WriteFile(filepath.Join(dir, "report.html"), b.Bytes())
 }
 
 // prepareSummary says what became of prepare; r.mu is held.

@@ -1,0 +1,144 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// Changes is what changed since the baseline run, by scenario id. Newly failing, fixed and
+// still failing compare statuses; redefined means the scenario or the profile changed;
+// flaky means the status flipped between Pass and Fail although neither changed.
+type Changes struct {
+	NewlyFailing   []string `json:"newly_failing" yaml:"newly_failing"`
+	Fixed          []string `json:"fixed" yaml:"fixed"`
+	StillFailing   []string `json:"still_failing" yaml:"still_failing"`
+	Flaky          []string `json:"flaky" yaml:"flaky"`
+	Redefined      []string `json:"redefined" yaml:"redefined"`
+	Added          []string `json:"added" yaml:"added"`
+	Removed        []string `json:"removed" yaml:"removed"`
+	ProfileChanged bool     `json:"profile_changed" yaml:"profile_changed"`
+}
+
+// compare fills in Changes against the run in base.
+func (r *Report) compare(dir, base string) error {
+	old, err := Build(base, "")
+	if err != nil {
+		return fmt.Errorf("read the baseline run: %w", err)
+	}
+	r.Base = old.RunID
+	c := &Changes{}
+	r.Changes = c
+	if a, b := profileSHA(dir), profileSHA(base); a != b {
+		c.ProfileChanged = true
+	}
+	before := map[string]Scenario{}
+	for _, s := range old.Scenarios {
+		before[s.ID] = s
+	}
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		prev, ok := before[s.ID]
+		delete(before, s.ID)
+		if !ok {
+			s.Change, c.Added = "added", append(c.Added, s.ID)
+			continue
+		}
+		// The lists may overlap: a redefined scenario can also be newly failing.
+		var labels []string
+		note := func(list *[]string, label string) {
+			*list = append(*list, s.ID)
+			labels = append(labels, label)
+		}
+		redefined := prev.Snapshot != s.Snapshot || c.ProfileChanged
+		switch {
+		case s.Status == "Fail" && prev.Status == "Fail":
+			note(&c.StillFailing, "still failing")
+		case s.Status == "Fail":
+			note(&c.NewlyFailing, "newly failing")
+		case prev.Status == "Fail" && s.Status == "Pass":
+			note(&c.Fixed, "fixed")
+		}
+		if redefined {
+			note(&c.Redefined, "redefined")
+		} else if flipped(prev.Status, s.Status) {
+			note(&c.Flaky, "flaky")
+		}
+		s.Change = strings.Join(labels, ", ")
+	}
+	for id := range before {
+		c.Removed = append(c.Removed, id)
+	}
+	sort.Strings(c.Removed)
+	return nil
+}
+
+// flipped is a decided status that turned into the other one on an unchanged scenario.
+func flipped(a, b string) bool {
+	return (a == "Pass" && b == "Fail") || (a == "Fail" && b == "Pass")
+}
+
+func profileSHA(dir string) string {
+	p, err := (record.Store{Dir: dir}).Profile()
+	if err != nil {
+		return ""
+	}
+	return p.SHA256
+}
+
+// Previous is the newest run of the same agent and profile older than the run in dir,
+// or "" when there is none.
+func Previous(dir string) string {
+	run, err := (record.Store{Dir: dir}).Run()
+	if err != nil {
+		return ""
+	}
+	runs, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "*", "run.yaml"))
+	sort.Sort(sort.Reverse(sort.StringSlice(runs)))
+	for _, f := range runs {
+		other := filepath.Dir(f)
+		if filepath.Base(other) >= filepath.Base(dir) {
+			continue
+		}
+		var o record.Run
+		if record.ReadYAML(f, &o) == nil && o.Pins.ProfileID == run.Pins.ProfileID {
+			return other
+		}
+	}
+	return ""
+}
+
+// Newest is the newest run under records root, of agent and profile when they are given.
+func Newest(root, agent, profile string) (string, error) {
+	pattern := filepath.Join(root, "*", "*", "run.yaml")
+	if agent != "" {
+		pattern = filepath.Join(root, agent, "*", "run.yaml")
+	}
+	runs, _ := filepath.Glob(pattern)
+	best := ""
+	for _, f := range runs {
+		var o record.Run
+		if record.ReadYAML(f, &o) != nil || (profile != "" && o.Pins.ProfileID != profile) {
+			continue
+		}
+		if d := filepath.Dir(f); best == "" || filepath.Base(d) > filepath.Base(best) {
+			best = d
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("no run under %s", root)
+	}
+	return best, nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

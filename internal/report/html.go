@@ -1,0 +1,102 @@
+package report
+
+import (
+	"embed"
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+//go:embed assets
+var assets embed.FS
+
+var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	"class":     statusClass,
+	"highlight": highlight,
+}).ParseFS(assets, "assets/page.html"))
+
+// HTML writes the report as one self-contained page: no network, no CDN, readable from
+// file://. Every byte an agent or a hook wrote is escaped by html/template; the quoted
+// evidence is marked in place in the conversation.
+func (r *Report) HTML(w io.Writer) error {
+	css, err := assets.ReadFile("assets/page.css")
+	if err != nil {
+		return err
+	}
+	js, err := assets.ReadFile("assets/page.js")
+	if err != nil {
+		return err
+	}
+	rate := "n/a"
+	if r.Totals.Decided > 0 {
+		rate = fmt.Sprintf("%.0f%%", r.Totals.PassRate*100)
+	}
+	return page.Execute(w, struct {
+		*Report
+		Rate   string
+		Quotes []string
+		CSS    template.CSS
+		JS     template.JS
+	}{r, rate, r.quotes(), template.CSS(css), template.JS(js)})
+}
+
+func statusClass(v any) string {
+	switch fmt.Sprint(v) {
+	case "Pass":
+		return "pass"
+	case "Fail":
+		return "fail"
+	case "Unable to Verify":
+		return "utv"
+	}
+	return "other"
+}
+
+var quotedRE = regexp.MustCompile(`"((?:[^"\\]|\\.){8,})"`)
+
+// quotes are the evidence quotes of every criterion, to mark in the conversation.
+func (r *Report) quotes() []string {
+	var out []string
+	for _, s := range r.Scenarios {
+		if s.Detail == nil {
+			continue
+		}
+		for _, row := range s.Detail.Verdict.Criteria {
+			for _, m := range quotedRE.FindAllStringSubmatch(row.Evidence, -1) {
+				q := strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\\`, `\`).Replace(m[1])
+				if len(q) >= 8 {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// highlight escapes text and marks where the quotes occur in it.
+func highlight(text string, quotes []string) template.HTML {
+	type span struct{ at, end int }
+	var marks []span
+	for _, q := range quotes {
+		if i := strings.Index(text, q); i >= 0 {
+			marks = append(marks, span{i, i + len(q)})
+		}
+	}
+	sort.Slice(marks, func(i, j int) bool { return marks[i].at < marks[j].at })
+	var b strings.Builder
+	pos := 0
+	for _, m := range marks {
+		if m.at < pos {
+			continue
+		}
+		b.WriteString(html.EscapeString(text[pos:m.at]))
+		b.WriteString("<mark>" + html.EscapeString(text[m.at:m.end]) + "</mark>")
+		pos = m.end
+	}
+	b.WriteString(html.EscapeString(text[pos:]))
+	return template.HTML(b.String()) // every piece above is escaped
+}

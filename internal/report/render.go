@@ -1,0 +1,97 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/check"
+)
+
+// JSON writes the report for machines.
+func (r *Report) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// YAML writes the report for machines.
+func (r *Report) YAML(w io.Writer) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// Markdown writes the report for people: a CI step summary, a pull request comment.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	t := r.Totals
+	fmt.Fprintf(&b, "## rook run %s: %s / %s\n\n", r.RunID, r.Agent, r.Profile)
+	b.WriteString("| planned | passed | failed | Unable to Verify | unrunnable | not run | pass rate (decided) |\n|---|---|---|---|---|---|---|\n")
+	rate := "n/a"
+	if t.Decided > 0 {
+		rate = fmt.Sprintf("%.0f%% (%d of %d)", t.PassRate*100, t.Passed, t.Decided)
+	}
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %s |\n\n", t.Planned, t.Passed, t.Failed, t.Unverifiable, t.Unrunnable, t.NotRun, rate)
+	if c := r.Changes; c != nil {
+		fmt.Fprintf(&b, "### What changed since %s\n\n", r.Base)
+		for _, l := range []struct {
+			name string
+			ids  []string
+		}{{"newly failing", c.NewlyFailing}, {"fixed", c.Fixed}, {"still failing", c.StillFailing}, {"flaky", c.Flaky},
+			{"redefined", c.Redefined}, {"added", c.Added}, {"removed", c.Removed}} {
+			if len(l.ids) > 0 {
+				fmt.Fprintf(&b, "- **%s**: %s\n", l.name, strings.Join(l.ids, ", "))
+			}
+		}
+		if c.ProfileChanged {
+			b.WriteString("- the profile changed: every scenario counts as redefined\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Failed) > 0 {
+		b.WriteString("### Failed criteria\n\n")
+		for _, f := range r.Failed {
+			fmt.Fprintf(&b, "- %s %s: expected %s; achieved %s; evidence %s\n", f.ScenarioID, f.CriterionID, md(f.Expected), md(f.Achieved), md(f.Evidence))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Unable) > 0 {
+		b.WriteString("### Unable to Verify\n\n")
+		for _, u := range r.Unable {
+			fmt.Fprintf(&b, "- %s: %d (%s): %s\n", u.Reason, u.Count, strings.Join(u.Scenarios, ", "), u.Remedy)
+		}
+		b.WriteString("\n")
+	}
+	var repeats []string
+	for _, s := range r.Scenarios {
+		if s.Repeat != nil {
+			flaky := ""
+			if s.Repeat.Flaky {
+				flaky = ", flaky"
+			}
+			repeats = append(repeats, fmt.Sprintf("- %s: %d of %d passed (pass^k %v), pass rate 95%% interval %.0f%%–%.0f%%%s",
+				s.ID, s.Repeat.Passed, s.Repeat.Attempts, s.Repeat.PassK, s.Repeat.Low*100, s.Repeat.High*100, flaky))
+		}
+	}
+	if len(repeats) > 0 {
+		b.WriteString("### Repeats\n\n" + strings.Join(repeats, "\n") + "\n\n")
+	}
+	m := r.Metrics
+	fmt.Fprintf(&b, "Duration %d ms; tokens %d in, %d out; latency p50 %d ms, p95 %d ms; %d turns. Records: `%s`\n",
+		m.DurationMs, m.TokensIn, m.TokensOut, m.LatencyP50Ms, m.LatencyP95Ms, m.TurnsTotal, r.Dir)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// md keeps agent-written text from breaking a markdown list or running as HTML.
+func md(s string) string {
+	s = strings.NewReplacer("\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "|", "\\|").Replace(s)
+	return check.Clip(s, 300)
+}

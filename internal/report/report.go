@@ -1,0 +1,238 @@
+// Package report reads a run's records, and only its records, into the facts a team acts
+// on: the results table, the failed criteria with their evidence, Unable to Verify grouped
+// by reason with what would make it checkable, repeat statistics, metrics, and what changed
+// since a baseline run. It renders them as markdown, JSON, YAML or one HTML page; it never
+// calls a hook.
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// Version is the version of the machine-readable report.
+const Version = 1
+
+// Report is one run as a team reads it.
+type Report struct {
+	Version   int            `json:"version" yaml:"version"`
+	RunID     string         `json:"run_id" yaml:"run_id"`
+	Agent     string         `json:"agent_id" yaml:"agent_id"`
+	Profile   string         `json:"profile" yaml:"profile"`
+	Dir       string         `json:"dir" yaml:"dir"`
+	Totals    record.Totals  `json:"totals" yaml:"totals"`
+	Metrics   record.Metrics `json:"metrics" yaml:"metrics"`
+	Unable    []Reason       `json:"unable_to_verify" yaml:"unable_to_verify"`
+	Failed    []Failure      `json:"failed_criteria" yaml:"failed_criteria"`
+	Scenarios []Scenario     `json:"scenarios" yaml:"scenarios"`
+	// Changes compares the run with Base, the previous run of the same agent and profile
+	// (or the one -base named); nil without one.
+	Base    string   `json:"base,omitempty" yaml:"base,omitempty"`
+	Changes *Changes `json:"changes,omitempty" yaml:"changes,omitempty"`
+}
+
+// Reason is one reason scenarios were Unable to Verify, how many, and what would make
+// them checkable.
+type Reason struct {
+	Reason    string   `json:"reason" yaml:"reason"`
+	Count     int      `json:"count" yaml:"count"`
+	Remedy    string   `json:"remedy" yaml:"remedy"`
+	Scenarios []string `json:"scenarios" yaml:"scenarios"`
+}
+
+// Failure is one failed criterion.
+type Failure struct {
+	ScenarioID  string `json:"scenario_id" yaml:"scenario_id"`
+	CriterionID string `json:"criterion_id" yaml:"criterion_id"`
+	Expected    string `json:"expected" yaml:"expected"`
+	Achieved    string `json:"achieved" yaml:"achieved"`
+	Evidence    string `json:"evidence" yaml:"evidence"`
+}
+
+// Scenario is one planned scenario's outcome.
+type Scenario struct {
+	ID     string       `json:"scenario_id" yaml:"scenario_id"`
+	Title  string       `json:"title" yaml:"title"`
+	Status string       `json:"status" yaml:"status"` // Pass, Fail, Unable to Verify, not judged, not run
+	Reason string       `json:"reason,omitempty" yaml:"reason,omitempty"`
+	Repeat *RepeatStats `json:"repeat,omitempty" yaml:"repeat,omitempty"`
+	Change string       `json:"change,omitempty" yaml:"change,omitempty"`
+	// Snapshot is the SHA-256 of snapshot.yaml: a changed one means a redefined scenario.
+	Snapshot string `json:"snapshot_sha256,omitempty" yaml:"snapshot_sha256,omitempty"`
+
+	// Detail is what the HTML page shows; not in the machine formats.
+	Detail *Detail `json:"-" yaml:"-"`
+}
+
+// RepeatStats are a repeated scenario's attempts: k passes of n, pass^k, and a Wilson 95%
+// interval on its pass rate (3 of 3 is not proof of a 90% agent).
+type RepeatStats struct {
+	Passed   int     `json:"passed" yaml:"passed"`
+	Attempts int     `json:"attempts" yaml:"attempts"`
+	PassK    bool    `json:"pass_k" yaml:"pass_k"`
+	Low      float64 `json:"wilson_low" yaml:"wilson_low"`
+	High     float64 `json:"wilson_high" yaml:"wilson_high"`
+	Flaky    bool    `json:"flaky" yaml:"flaky"`
+}
+
+// Detail is a scenario's records, for reading.
+type Detail struct {
+	Verdict    *record.Verdict
+	Transcript []record.Message
+	Calls      []Call
+	Phases     []Phase
+}
+
+// Call is a tool call as the page shows it.
+type Call struct {
+	Name, Arguments, Output string
+}
+
+// Phase is a hook's record as the page shows it.
+type Phase struct {
+	Name       string
+	OK         bool
+	DurationMs int64
+	Stderr     string
+}
+
+// remedies say what would make a reason checkable.
+var remedies = map[string]string{
+	check.AgentNeverRan: "the agent never replied: fix the execute hook or the agent (its stderr is in hooks.json)",
+	check.NotObservable: "return \"calls\" (or usage) from execute or collect, or give the check the data it reads",
+	check.Undecidable:   "configure a judge model (ROOK_JUDGE_URL, ROOK_JUDGE_MODEL) for llm_judge criteria, or see each row's reason",
+}
+
+// Build reads the run in dir (a run folder) and, when base is not "", compares it with the
+// run in base.
+func Build(dir, base string) (*Report, error) {
+	store := record.Store{Dir: dir}
+	run, err := store.Run()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := store.Report()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	r := &Report{Version: Version, RunID: run.ID, Agent: run.Agent, Profile: run.Pins.ProfileID, Dir: dir}
+	if rep != nil {
+		r.Totals, r.Metrics = rep.Totals, rep.Metrics
+	}
+	reasons := map[string]*Reason{}
+	for _, e := range run.Included {
+		sc := Scenario{ID: e.ScenarioID, Status: "not run"}
+		sdir := store.ScenarioDir(e.ScenarioID)
+		if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
+			sum := sha256.Sum256(snap)
+			sc.Snapshot = hex.EncodeToString(sum[:])
+			var head struct {
+				Title string `yaml:"title"`
+			}
+			_ = yaml.Unmarshal(snap, &head) // a title is a nicety
+			sc.Title = head.Title
+			sc.Status = "not judged"
+		}
+		if v, err := record.ReadVerdict(sdir); err == nil && v.Status != "" {
+			sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
+			sc.Detail = detail(sdir, v)
+			if len(v.Attempts) > 0 {
+				sc.Repeat = repeatStats(v)
+			}
+			for _, row := range v.Criteria {
+				if row.Status == check.Fail {
+					r.Failed = append(r.Failed, Failure{ScenarioID: sc.ID, CriterionID: row.CriterionID, Expected: row.Expected,
+						Achieved: row.Achieved, Evidence: row.Evidence})
+				}
+			}
+			if v.Status == check.UnableToVerify {
+				rs := reasons[v.UnverifiableReason]
+				if rs == nil {
+					rs = &Reason{Reason: v.UnverifiableReason, Remedy: remedies[v.UnverifiableReason]}
+					reasons[v.UnverifiableReason] = rs
+				}
+				rs.Count++
+				rs.Scenarios = append(rs.Scenarios, sc.ID)
+			}
+		}
+		r.Scenarios = append(r.Scenarios, sc)
+	}
+	for _, rs := range reasons {
+		r.Unable = append(r.Unable, *rs)
+	}
+	sort.Slice(r.Unable, func(i, j int) bool { return r.Unable[i].Count > r.Unable[j].Count })
+	if base != "" {
+		if err := r.compare(dir, base); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func repeatStats(v *record.Verdict) *RepeatStats {
+	s := &RepeatStats{Attempts: len(v.Attempts), Flaky: v.Flaky}
+	for _, a := range v.Attempts {
+		if a.Status == check.Pass {
+			s.Passed++
+		}
+	}
+	s.PassK = s.Passed == s.Attempts
+	s.Low, s.High = wilson(s.Passed, s.Attempts)
+	return s
+}
+
+// wilson is the Wilson score 95% interval of k successes in n trials.
+func wilson(k, n int) (float64, float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.959964
+	p, nf := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/nf
+	mid := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return math.Max(0, mid-half), math.Min(1, mid+half)
+}
+
+// detail reads what the page shows of a scenario: the transcript, calls and phases.
+func detail(dir string, v *record.Verdict) *Detail {
+	d := &Detail{Verdict: v}
+	var resp record.Response
+	if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil && record.DecodeJSON(data, &resp) == nil {
+		d.Transcript = resp.Transcript
+		if resp.Calls != nil {
+			for _, c := range *resp.Calls {
+				d.Calls = append(d.Calls, Call{Name: c.Name, Arguments: jsonText(c.Arguments), Output: jsonText(c.Output)})
+			}
+		}
+	}
+	if h, err := record.ReadHooks(dir); err == nil {
+		for _, p := range []struct {
+			name string
+			rec  *record.PhaseRecord
+		}{{"open", h.Phases.Open}, {"execute", h.Phases.Execute}, {"close", h.Phases.Close}, {"collect", h.Phases.Collect}} {
+			if p.rec != nil {
+				d.Phases = append(d.Phases, Phase{Name: p.name, OK: p.rec.OK, DurationMs: p.rec.DurationMs, Stderr: p.rec.Stderr})
+			}
+		}
+	}
+	return d
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return ""
+	}
+	return mustJSON(v)
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/workspace"
+)
+
+// reportCmd renders a run's records; it never calls a hook. In GitHub Actions
+// (GITHUB_STEP_SUMMARY set) the markdown is also appended to the step's summary.
+func reportCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rookgen report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runID := fs.String("run", "", "the run (default: the newest)")
+	agent := fs.String("agent", "", "the newest run of this agent")
+	profile := fs.String("profile", "", "the newest run of this profile (with -agent)")
+	base := fs.String("base", "", "compare with this run (default: the profile's previous run)")
+	format := fs.String("format", "md", "md, json, yaml or html")
+	out := fs.String("o", "", "write to this file (default: standard output)")
+	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "rookgen report: %v\n", err)
+		return 1
+	}
+	root := *dir
+	if root == "" {
+		mod, _, err := workspace.RootOfWorkingDir()
+		if err != nil {
+			return fail(err)
+		}
+		root = filepath.Join(mod, ".rook", "runs")
+	}
+	var runDir string
+	var err error
+	if *runID != "" {
+		matches, _ := filepath.Glob(filepath.Join(root, "*", *runID, "run.yaml"))
+		if *agent != "" {
+			matches, _ = filepath.Glob(filepath.Join(root, *agent, *runID, "run.yaml"))
+		}
+		if !record.ValidRunID(*runID) || len(matches) != 1 {
+			return fail(fmt.Errorf("-run=%s names no single run under %s (give -agent too?)", *runID, root))
+		}
+		runDir = filepath.Dir(matches[0])
+	} else if runDir, err = report.Newest(root, *agent, *profile); err != nil {
+		return fail(err)
+	}
+	baseDir := report.Previous(runDir)
+	if *base != "" {
+		baseDir = filepath.Join(filepath.Dir(runDir), *base)
+		if _, err := os.Stat(filepath.Join(baseDir, "run.yaml")); !record.ValidRunID(*base) || err != nil {
+			return fail(fmt.Errorf("-base=%s names no run of this agent", *base))
+		}
+	}
+	r, err := report.Build(runDir, baseDir)
+	if err != nil {
+		return fail(err)
+	}
+	var b bytes.Buffer
+	switch *format {
+	case "md":
+		err = r.Markdown(&b)
+	case "json":
+		err = r.JSON(&b)
+	case "yaml":
+		err = r.YAML(&b)
+	case "html":
+		err = r.HTML(&b)
+	default:
+		return fail(fmt.Errorf("-format=%s: want md, json, yaml or html", *format))
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
+		if err := appendSummary(summary, r); err != nil {
+			return fail(err)
+		}
+	}
+	if *out == "" {
+		_, err = stdout.Write(b.Bytes())
+	} else {
+		err = record.WriteFile(*out, b.Bytes())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+func appendSummary(path string, r *report.Report) error {
+	var md bytes.Buffer
+	if err := r.Markdown(&md); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+	}
+	_, werr := f.Write(md.Bytes())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", werr)
+	}
+	return nil
+}

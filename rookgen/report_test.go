@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReportWhatChanged runs a suite twice, with one scenario edited and the agent changed
+// in between, and reads the second run back: what failed anew, what was fixed, what was
+// redefined; the JSON has report.yaml's totals; the step summary is appended; the HTML page
+// escapes a hostile reply.
+func TestReportWhatChanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package twice")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\ncapabilities: {calls: true}\n", os.Args[0]))
+	scenario := func(id, want string) {
+		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello <script>window.pwned=1</script>\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: "+want+"}}\n")
+	}
+	scenario("SC-FIXED", "hello")
+	scenario("SC-BROKEN", "hello")
+	scenario("SC-EDITED", "hello")
+	scenario("SC-STILL", "goodbye")
+	gen := func() {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	}
+	gen()
+	records := filepath.Join(t.TempDir(), "runs")
+	first := []string{"GOFLAGS=-mod=mod", `FAKEHOOK_EXECUTE_SC_FIXED=json:{"output": "nothing", "calls": []}`}
+	_, err := goTest(t, dir, first, "./scenarios/fake", "-rook.dir="+records)
+	require.Error(t, err)
+	scenario("SC-EDITED", "hel")
+	gen()
+	second := []string{"GOFLAGS=-mod=mod", `FAKEHOOK_EXECUTE_SC_BROKEN=json:{"output": "nothing", "calls": []}`}
+	_, err = goTest(t, dir, second, "./scenarios/fake", "-rook.dir="+records)
+	require.Error(t, err)
+
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"report", "-dir", records, "-format", "md"}, &stdout, &stderr), stderr.String())
+	md := stdout.String()
+	t.Log("\n" + md)
+	assert.Contains(t, md, "- **newly failing**: SC-BROKEN")
+	assert.Contains(t, md, "- **fixed**: SC-FIXED")
+	assert.Contains(t, md, "- **still failing**: SC-STILL")
+	assert.Contains(t, md, "- **redefined**: SC-EDITED")
+	assert.Contains(t, md, "- **flaky**: SC-BROKEN, SC-FIXED", "they flipped although neither they nor the profile changed")
+	assert.Contains(t, md, "| 4 | 2 | 2 | 0 | 0 | 0 | 50% (2 of 4) |")
+	assert.Contains(t, md, "- SC-BROKEN C1: expected the reply contains \"hello\"")
+	assert.NotContains(t, md, "<script>", "agent text cannot run as HTML in a summary")
+	got, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Equal(t, md, string(got), "the step summary holds the markdown")
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"report", "-dir", records, "-format", "json"}, &stdout, &stderr), stderr.String())
+	var doc struct {
+		Version int            `json:"version"`
+		Dir     string         `json:"dir"`
+		Totals  map[string]any `json:"totals"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &doc))
+	assert.Equal(t, 1, doc.Version)
+	yamlTotals := readYAMLFile(t, filepath.Join(doc.Dir, "report.yaml"))["totals"].(map[string]any)
+	for k, v := range yamlTotals {
+		assert.EqualValues(t, v, doc.Totals[k], k)
+	}
+
+	page, err := os.ReadFile(filepath.Join(doc.Dir, "report.html"))
+	require.NoError(t, err, "every run writes report.html beside report.yaml")
+	assert.Contains(t, string(page), "hello &lt;script&gt;window.pwned=1&lt;/script&gt;")
+	assert.False(t, strings.Contains(string(page), "<script>window.pwned"), "a hostile reply is text, never script")
+}
