@@ -1,0 +1,137 @@
+package report_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
+)
+
+// hostile is a reply that would run script if the page did not escape it.
+const hostile = `<img src=x onerror="window.pwned=1"><script>window.pwned=1</script> refund issued`
+
+// writeRun writes the records of a small run: a Pass, a Fail quoting a hostile reply, and
+// an Unable to Verify.
+func writeRun(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "runs", "agent", "2026-12-03T10-00-00Z")
+	red := record.NewRedactor(nil)
+	run := record.Run{Version: 1, ID: filepath.Base(dir), Agent: "agent", Pins: record.Pins{ProfileID: "p"},
+		Included: []record.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}, {ScenarioID: "SC-3"}}}
+	require.NoError(t, red.YAML(filepath.Join(dir, "run.yaml"), run))
+	require.NoError(t, red.YAML(filepath.Join(dir, "profile.yaml"), record.Profile{ID: "p", SHA256: "abc"}))
+	totals := record.Totals{Planned: 3, Executed: 3, Passed: 1, Failed: 1, Unverifiable: 1, Decided: 2, PassRate: 0.5}
+	require.NoError(t, totals.Check())
+	require.NoError(t, red.YAML(filepath.Join(dir, "report.yaml"), record.Report{RunID: run.ID, Totals: totals, Clusters: []record.Cluster{}}))
+	for i, sc := range []struct {
+		reply  string
+		status check.Status
+		row    record.Row
+	}{
+		{"Your order ships Friday.", check.Pass, record.Row{CriterionID: "C1", Status: check.Pass, Expected: `the reply contains "Friday"`, Evidence: `"Your order ships Friday."`}},
+		{hostile, check.Fail, record.Row{CriterionID: "C1", Status: check.Fail, Expected: "no refund is issued", Achieved: "a refund was issued", Evidence: `"` + hostile[len(hostile)-14:] + `"`}},
+		{"I cannot tell.", check.UnableToVerify, record.Row{CriterionID: "C1", Status: check.UnableToVerify, Reason: check.Undecidable, Achieved: check.NoJudgeModel}},
+	} {
+		sdir := filepath.Join(dir, "scenarios", "SC-"+strconv.Itoa(i+1))
+		require.NoError(t, record.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: SC-"+strconv.Itoa(i+1)+"\ntitle: case "+strconv.Itoa(i+1)+"\ngoal: g\n")))
+		v := record.Verdict{ScenarioID: "SC-" + strconv.Itoa(i+1), Status: sc.status, Criteria: []record.Row{sc.row}, ForbiddenHits: []record.ForbiddenHit{}}
+		if sc.status == check.UnableToVerify {
+			v.UnverifiableReason = check.Undecidable
+		}
+		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
+		calls := []hook.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}
+		require.NoError(t, red.JSON(filepath.Join(sdir, "response.json"), record.Response{ScenarioID: v.ScenarioID,
+			Transcript: []record.Message{{Role: "user", Content: "g"}, {Role: "agent", Content: sc.reply}}, Calls: &calls}))
+	}
+	return dir
+}
+
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("ROOK_REQUIRE_BROWSER") != "" {
+		t.Fatal("ROOK_REQUIRE_BROWSER is set but no Chromium is on PATH")
+	}
+	t.Skip("no Chromium installed (apt-get install chromium; .ci/run does): the report page is not opened in a browser")
+	return ""
+}
+
+// TestReportPageInABrowser opens the HTML report headless: the tiles match report.yaml,
+// filtering to failures shows only failures, a hostile reply ran nothing, and a screenshot
+// is saved.
+func TestReportPageInABrowser(t *testing.T) {
+	browser := chromium(t)
+	dir := writeRun(t)
+	r, err := report.Build(dir, "")
+	require.NoError(t, err)
+	page := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(page)
+	require.NoError(t, err)
+	require.NoError(t, r.HTML(f))
+	require.NoError(t, f.Close())
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	text := func(sel string) string {
+		v, err := chromedp.Run(ctx, chromedp.Text(sel))
+		require.NoError(t, err, sel)
+		return v
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+page)))
+	passed, failed, utv := text("#tile-passed b"), text("#tile-failed b"), text("#tile-unverifiable b")
+	pwned, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.pwned === 1`))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue("#filter", "Fail"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('filter').dispatchEvent(new Event('change'))`)))
+	visible, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll('#scenarios tr.row')).filter(r => !r.classList.contains('hidden')).map(r => r.dataset.status)`))
+	require.NoError(t, err)
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	rep := readTotals(t, dir)
+	assert.Equal(t, strconv.Itoa(rep.Passed), passed)
+	assert.Equal(t, strconv.Itoa(rep.Failed), failed)
+	assert.Equal(t, strconv.Itoa(rep.Unverifiable), utv)
+	assert.False(t, pwned, "the hostile reply ran no script")
+	assert.Equal(t, []string{"Fail"}, visible, "filtering to failures shows only failures")
+	dirPNG := t.TempDir()
+	if d := os.Getenv("ROOK_SCREENSHOT_DIR"); d != "" {
+		dirPNG = d
+	}
+	png := filepath.Join(dirPNG, "report.png")
+	require.NoError(t, os.WriteFile(png, shot, 0o644))
+	t.Logf("screenshot: %s (%d bytes)", png, len(shot))
+}
+
+func readTotals(t *testing.T, dir string) record.Totals {
+	t.Helper()
+	rep, err := (record.Store{Dir: dir}).Report()
+	require.NoError(t, err)
+	b, _ := json.Marshal(rep.Totals)
+	var tt record.Totals
+	require.NoError(t, json.Unmarshal(b, &tt))
+	return tt
+}
