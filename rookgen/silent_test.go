@@ -117,3 +117,56 @@ func TestRunFlagsAcrossProfiles(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, res.output["TestA"], "-rook.run=no-such-run: there is no such run under")
 }
+
+// TestTimeoutNear: when go test's -timeout leaves too little time, no scenario starts (nor
+// prepare); each says so, report.yaml counts them not run, the test fails, and continuing
+// the run without the short timeout runs them. A scenario in flight at the cutoff finishes.
+func TestTimeoutNear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	hookLog := filepath.Join(t.TempDir(), "calls.jsonl")
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  prepare: {command: [%q]}\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_LOG: %q}\n",
+		os.Args[0], os.Args[0], hookLog))
+	for _, id := range []string{"SC-1", "SC-2"} {
+		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	env := []string{"GOFLAGS=-mod=mod"}
+	records := filepath.Join(t.TempDir(), "runs")
+
+	// Less than the least start margin: nothing may start.
+	res, err := goTest(t, dir, env, "./scenarios/fake", "-timeout=3s", "-rook.dir="+records)
+	require.Error(t, err)
+	id := runIDFrom(t, res.output["TestFake"])
+	assert.Equal(t, "fail", res.action["TestFake"])
+	for _, sc := range []string{"TestFake/SC-1", "TestFake/SC-2"} {
+		assert.Equal(t, "skip", res.action[sc], sc)
+		assert.Contains(t, res.output[sc], "go test's -timeout is near", sc)
+		assert.Contains(t, res.output[sc], "continue with -rook.run="+id, sc)
+	}
+	_, statErr := os.Stat(hookLog)
+	assert.ErrorIs(t, statErr, os.ErrNotExist, "no hook ran, not even prepare")
+	rep := readYAMLFile(t, filepath.Join(records, "fake", id, "report.yaml"))
+	totals := rep["totals"].(map[string]any)
+	assert.EqualValues(t, 2, totals["planned"])
+	assert.EqualValues(t, 2, totals["not_run"])
+
+	res, err = goTest(t, dir, env, "./scenarios/fake", "-rook.dir="+records, "-rook.run="+id)
+	require.NoError(t, err, res.all)
+	assert.Equal(t, "pass", res.action["TestFake/SC-1"])
+	assert.Equal(t, "pass", res.action["TestFake/SC-2"])
+
+	// With 8 s, scenarios start for 3 s: SC-1 starts and, in flight, finishes its 4 s
+	// execute (hooks are stopped only after 7.2 s); SC-2, next in line, does not start.
+	slow := append(env, "FAKEHOOK_EXECUTE_SC_1=sleep:4s")
+	res, err = goTest(t, dir, slow, "./scenarios/fake", "-timeout=8s", "-rook.dir="+records, "-rook.concurrency=1")
+	require.Error(t, err)
+	assert.Equal(t, "pass", res.action["TestFake/SC-1"], res.output["TestFake/SC-1"])
+	assert.Equal(t, "skip", res.action["TestFake/SC-2"])
+	assert.Contains(t, res.output["TestFake/SC-2"], "go test's -timeout is near")
+	assert.Equal(t, "fail", res.action["TestFake"], "a run cut short by the deadline does not print ok")
+	assert.Contains(t, res.output["TestFake"], "1 scenario(s) were not started because go test's -timeout was near")
+}

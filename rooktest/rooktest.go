@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -65,6 +66,9 @@ type Run struct {
 	prior     *lifecycle.Prior
 	ctx       context.Context
 	cancel    context.CancelFunc
+	startBy   time.Time // no scenario starts after it: go test's -timeout is near
+	// notStarted counts the scenarios that did not start because startBy had passed.
+	notStarted atomic.Int64
 
 	startOnce   sync.Once
 	queue       chan *job
@@ -183,7 +187,7 @@ func start(t tb, s Suite) (*Run, error) {
 	run := r.run
 	included := cfg.Included
 	r.queue = make(chan *job, len(scenarios))
-	r.ctx, r.cancel = testContext(t)
+	r.ctx, r.cancel, r.startBy = testContext(t)
 	how := "new run"
 	switch {
 	case opts.run != "":
@@ -272,19 +276,34 @@ func recordsRoot(root, dir string) string {
 
 // testContext is the run's context. It ends with the test, on Ctrl-C or SIGTERM (every
 // live hook's process group then gets SIGTERM, and SIGKILL a grace period later; close
-// hooks still run, to release what open took), and two grace periods before the test
-// binary's deadline, so that a hung hook fails its own phase rather than panicking the
-// whole binary.
-func testContext(t tb) (context.Context, context.CancelFunc) {
+// hooks still run, to release what open took), and shortly before the test binary's
+// deadline, so that a hung hook fails its own phase rather than go test killing the
+// binary with every in-flight result. startBy, zero without a deadline, is when the run
+// stops starting scenarios, so that those in flight can finish first.
+func testContext(t tb) (ctx context.Context, cancel context.CancelFunc, startBy time.Time) {
 	ctx, stop := signal.NotifyContext(t.Context(), os.Interrupt, syscall.SIGTERM)
 	deadline, ok := t.Deadline()
 	if !ok {
-		return ctx, stop
+		return ctx, stop, time.Time{}
 	}
-	grace := max(time.Until(deadline)/20, 100*time.Millisecond)
-	ctx, cancel := context.WithDeadlineCause(ctx, deadline.Add(-2*grace),
+	startBy, stopAt := cutoffs(time.Now(), deadline)
+	ctx, end := context.WithDeadlineCause(ctx, stopAt,
 		fmt.Errorf("go test's -timeout is running out (the test binary ends at %s); raise it, for example go test -timeout 30m", deadline.Format(time.TimeOnly)))
-	return ctx, func() { cancel(); stop() }
+	return ctx, func() { end(); stop() }, startBy
+}
+
+// minStartMargin is the least time left before go test's deadline in which a scenario
+// still starts.
+const minStartMargin = 5 * time.Second
+
+// cutoffs says, for a test binary that ends at deadline, when the run stops starting
+// scenarios (a fifth of the time left before it, at least minStartMargin) and when it
+// stops the hooks still running (a tenth before it), leaving the rest to write the
+// records and report.yaml. With go test's default -timeout of 10 minutes that is after 8
+// and after 9 minutes.
+func cutoffs(now, deadline time.Time) (startBy, stopAt time.Time) {
+	grace := max(deadline.Sub(now)/20, 100*time.Millisecond)
+	return deadline.Add(-max(4*grace, minStartMargin)), deadline.Add(-2 * grace)
 }
 
 // load reads the profile and scenarios and checks them against what was generated.

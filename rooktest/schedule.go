@@ -114,7 +114,7 @@ func (r *Run) dispatch() {
 		})
 		return perr
 	}
-	if r.prior == nil {
+	if r.prior == nil && !r.late() {
 		_ = prepare() // its failure is reported, and each scenario says it was not run
 	}
 	sem := make(chan struct{}, r.concurrency)
@@ -132,6 +132,12 @@ func (r *Run) dispatch() {
 					return
 				}
 			}
+			if r.late() {
+				r.notStarted.Add(1)
+				j.outcome = lifecycle.NotRun(j.sc, fmt.Sprintf("go test's -timeout is near (no scenario starts after %s): continue with -rook.run=%s, and give a suite this long go test -timeout 0 or a generous one",
+					r.startBy.Format(time.TimeOnly), r.run.ID))
+				return
+			}
 			if perr := prepare(); perr != nil {
 				j.outcome = lifecycle.NotRun(j.sc, "prepare failed: "+perr.Error())
 				return
@@ -143,6 +149,9 @@ func (r *Run) dispatch() {
 	}
 	wg.Wait()
 }
+
+// late reports whether go test's deadline is too near to start another scenario.
+func (r *Run) late() bool { return !r.startBy.IsZero() && time.Now().After(r.startBy) }
 
 // finish runs when the test and its subtests have ended: it writes report.yaml and the
 // final run.yaml and logs the totals.
@@ -165,6 +174,11 @@ func (r *Run) finish() {
 	if halted, why := r.run.Halted(); halted {
 		errorf(r.t, "rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
 			r.run.ID, r.show(why), r.run.ID)
+	}
+	if n := r.notStarted.Load(); n > 0 {
+		// The subtests that were not started skip; the run must not print ok for them.
+		errorf(r.t, "rook run %s: %d scenario(s) were not started because go test's -timeout was near; everything recorded is kept: continue with %s, and give a suite this long go test -timeout 0 or a generous one",
+			r.run.ID, n, r.continueCommand())
 	}
 	defer r.run.Close()
 	rep, err := r.run.Finish(time.Now())
