@@ -170,3 +170,56 @@ func TestTimeoutNear(t *testing.T) {
 	assert.Equal(t, "fail", res.action["TestFake"], "a run cut short by the deadline does not print ok")
 	assert.Contains(t, res.output["TestFake"], "1 scenario(s) were not started because go test's -timeout was near")
 }
+
+// TestShards: three shards in three go test processes run every scenario exactly once.
+func TestShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\n", os.Args[0]))
+	var all []string
+	for i := 1; i <= 9; i++ {
+		id := fmt.Sprintf("SC-%d", i)
+		all = append(all, "TestFake/"+id)
+		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	records := filepath.Join(t.TempDir(), "runs")
+	ran := map[string]string{}
+	for k := 1; k <= 3; k++ {
+		shard := fmt.Sprintf("%d/3", k)
+		env := []string{"GOFLAGS=-mod=mod", "ROOKTEST_SHARD=" + shard}
+		if k == 3 {
+			env = env[:1] // the flag as well as its twin
+		}
+		args := []string{"./scenarios/fake", "-rook.dir=" + records}
+		if k == 3 {
+			args = append(args, "-rook.shard="+shard)
+		}
+		res, err := goTest(t, dir, env, args...)
+		require.NoError(t, err, res.all)
+		assert.Contains(t, res.output["TestFake"], "in shard "+shard)
+		for _, sc := range all {
+			switch res.action[sc] {
+			case "pass":
+				assert.Empty(t, ran[sc], "%s ran in shards %s and %s", sc, ran[sc], shard)
+				ran[sc] = shard
+			case "skip":
+				assert.Contains(t, res.output[sc], "runs it (-rook.shard="+shard+")")
+			default:
+				t.Errorf("%s in shard %s: %q", sc, shard, res.action[sc])
+			}
+		}
+	}
+	for _, sc := range all {
+		assert.NotEmpty(t, ran[sc], "%s ran in no shard", sc)
+	}
+	t.Logf("shards: %v", ran)
+
+	// A shard holding none of the nine scenarios passes, saying so.
+	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/fake", "-rook.dir="+records, "-rook.shard=1/1000")
+	require.NoError(t, err, res.all)
+	assert.Contains(t, res.output["TestFake"], "shard 1/1000 holds no scenario of this suite")
+}

@@ -24,6 +24,7 @@ var (
 	flagRun         = flag.String("rook.run", "", "continue this run in place: phases its records show completed are not run again")
 	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward (latest: the profile's newest)")
 	flagFailed      = flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
+	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id; for CI matrices")
 )
 
 // options are the flags as they apply to this run.
@@ -36,6 +37,7 @@ type options struct {
 	run, resume, failed             string
 	// rerun is what -rook.failed runs again; nil without it.
 	rerun map[string]bool
+	shard shard
 }
 
 func loadOptions() (options, error) {
@@ -66,6 +68,9 @@ func loadOptions() (options, error) {
 		return o, fmt.Errorf("-rook.run=%s and -rook.resume=%s cannot be combined: continue a run in place, or start a new one from it", o.run, o.resume)
 	}
 	var err error
+	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard)); err != nil {
+		return o, err
+	}
 	if o.strict, err = boolFlag(set, "rook.strict", *flagStrict); err != nil {
 		return o, err
 	}

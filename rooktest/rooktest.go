@@ -206,6 +206,9 @@ func start(t tb, s Suite) (*Run, error) {
 	if selected != len(included) {
 		plan = fmt.Sprintf("%d of %d planned scenario(s) selected by -run", selected, len(included))
 	}
+	if opts.shard.n > 1 {
+		plan += fmt.Sprintf(" in shard %s", opts.shard)
+	}
 	t.Logf("rook run %s (%s; profile %s, %s, phases %s, concurrency %d): records in %s",
 		run.ID, how, prof.ID, plan, sel, concurrency, run.Dir)
 	if r.judge != nil {
@@ -230,7 +233,7 @@ func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (include
 		case include:
 			included = append(included, record.Entry{ScenarioID: sc.ID, Why: "selected"})
 		case skip:
-			if gap := unrunnableWhy(r.profile, sc); gap != "" && !sc.NotExecutable {
+			if gap := unrunnableWhy(r.profile, sc); gap != "" && !sc.NotExecutable && !r.opts.shard.excludes(sc.ID) {
 				unrun = append(unrun, record.Entry{ScenarioID: sc.ID, Why: gap})
 				continue
 			}

@@ -1,0 +1,71 @@
+package rooktest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+func TestParseShard(t *testing.T) {
+	for in, want := range map[string]shard{"": {}, "1/1": {1, 1}, "2/3": {2, 3}, " 3 / 3 ": {3, 3}} {
+		got, err := parseShard("-rook.shard", in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"0/3", "4/3", "1/0", "2", "a/b", "1/2/3", "-1/2"} {
+		_, err := parseShard("-rook.shard", in)
+		assert.EqualError(t, err, fmt.Sprintf("-rook.shard=%q: want K/N with 1 <= K <= N, for example 2/3", in))
+	}
+	t.Setenv("ROOKTEST_SHARD", "5/2")
+	_, err := loadOptions()
+	assert.EqualError(t, err, `-rook.shard="5/2": want K/N with 1 <= K <= N, for example 2/3`)
+}
+
+// TestShardsPartitionTheSuite: every scenario is in exactly one of N shards, the shards
+// are near even, and adding scenarios moves none that was there.
+func TestShardsPartitionTheSuite(t *testing.T) {
+	const n = 3
+	ids := make([]string, 600)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("SC-%03d", i)
+	}
+	owner := map[string]int{}
+	sizes := make([]int, n+1)
+	for k := 1; k <= n; k++ {
+		for _, id := range ids {
+			if !(shard{k, n}).excludes(id) {
+				_, twice := owner[id]
+				require.False(t, twice, "%s is in shards %d and %d", id, owner[id], k)
+				owner[id] = k
+				sizes[k]++
+			}
+		}
+	}
+	assert.Len(t, owner, len(ids), "the shards together are the whole suite")
+	for k := 1; k <= n; k++ {
+		assert.InDelta(t, len(ids)/n, sizes[k], float64(len(ids))/n*0.2, "shard %d holds %d of %d", k, sizes[k], len(ids))
+	}
+	for _, id := range append(ids, "SC-NEW-1", "SC-NEW-2") {
+		if k, ok := owner[id]; ok {
+			assert.Equal(t, k, shard{1, n}.of(id), "%s stays in its shard", id)
+		}
+	}
+	assert.False(t, shard{}.excludes("SC-1"), "no shard runs everything")
+	assert.False(t, shard{1, 1}.excludes("SC-1"), "1/1 runs everything")
+}
+
+func TestDecideShard(t *testing.T) {
+	p := &spec.Profile{ID: "p"}
+	sc := &spec.Scenario{ID: "SC-1"}
+	mine := shard{1, 2}.of("SC-1")
+	d, why := decide(options{shard: shard{mine, 2}}, p, sc, nil)
+	assert.Equal(t, include, d, why)
+	other := 3 - mine
+	d, why = decide(options{shard: shard{other, 2}}, p, sc, nil)
+	assert.Equal(t, skip, d)
+	assert.Equal(t, fmt.Sprintf("not selected: shard %d/2 runs it (-rook.shard=%d/2)", mine, other), why)
+}
