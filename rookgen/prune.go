@@ -36,15 +36,11 @@ func prune(args []string, stdout, stderr io.Writer) int {
 		}
 		root = filepath.Join(mod, ".rook", "runs")
 	}
-	runs, _ := filepath.Glob(filepath.Join(root, "*", "*", "run.yaml"))
+	// Newest first; a folder that is not a whole run is left for a person to look at.
 	byProfile := map[string][]string{}
-	for _, f := range runs {
-		var run record.Run
-		if record.ReadYAML(f, &run) != nil {
-			continue // not a whole run: left for a person to look at
-		}
-		agent := filepath.Base(filepath.Dir(filepath.Dir(f)))
-		byProfile[agent+"/"+run.Pins.ProfileID] = append(byProfile[agent+"/"+run.Pins.ProfileID], filepath.Dir(f))
+	for _, run := range record.ListRuns(root, "") {
+		k := run.Agent + "/" + run.ProfileID
+		byProfile[k] = append(byProfile[k], run.Dir)
 	}
 	status := 0
 	keys := make([]string, 0, len(byProfile))
@@ -54,7 +50,6 @@ func prune(args []string, stdout, stderr io.Writer) int {
 	sort.Strings(keys)
 	for _, k := range keys {
 		dirs := byProfile[k]
-		sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // run ids are times: newest first
 		if len(dirs) <= *keep {
 			continue
 		}

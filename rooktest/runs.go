@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
@@ -25,12 +24,9 @@ func resolveRun(flagName, id, root, agent, profile string) (string, error) {
 		return "", nil
 	}
 	if id == "latest" {
-		dirs, _ := filepath.Glob(filepath.Join(root, agent, "*", "run.yaml"))
-		sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // run ids are times: newest first
-		for _, f := range dirs {
-			var run record.Run
-			if record.ReadYAML(f, &run) == nil && run.Pins.ProfileID == profile {
-				return filepath.Base(filepath.Dir(f)), nil
+		for _, run := range record.ListRuns(root, agent) {
+			if run.ProfileID == profile {
+				return run.ID, nil
 			}
 		}
 		return "", fmt.Errorf("%s=latest: profile %s of agent %s has no run under %s yet", flagName, profile, agent, root)

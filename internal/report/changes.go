@@ -97,16 +97,9 @@ func Previous(dir string) string {
 	if err != nil {
 		return ""
 	}
-	runs, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "*", "run.yaml"))
-	sort.Sort(sort.Reverse(sort.StringSlice(runs)))
-	for _, f := range runs {
-		other := filepath.Dir(f)
-		if filepath.Base(other) >= filepath.Base(dir) {
-			continue
-		}
-		var o record.Run
-		if record.ReadYAML(f, &o) == nil && o.Pins.ProfileID == run.Pins.ProfileID {
-			return other
+	for _, o := range record.ListRuns(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir))) {
+		if o.ID < filepath.Base(dir) && o.ProfileID == run.Pins.ProfileID {
+			return o.Dir
 		}
 	}
 	return ""
@@ -114,25 +107,12 @@ func Previous(dir string) string {
 
 // Newest is the newest run under records root, of agent and profile when they are given.
 func Newest(root, agent, profile string) (string, error) {
-	pattern := filepath.Join(root, "*", "*", "run.yaml")
-	if agent != "" {
-		pattern = filepath.Join(root, agent, "*", "run.yaml")
-	}
-	runs, _ := filepath.Glob(pattern)
-	best := ""
-	for _, f := range runs {
-		var o record.Run
-		if record.ReadYAML(f, &o) != nil || (profile != "" && o.Pins.ProfileID != profile) {
-			continue
-		}
-		if d := filepath.Dir(f); best == "" || filepath.Base(d) > filepath.Base(best) {
-			best = d
+	for _, o := range record.ListRuns(root, agent) {
+		if profile == "" || o.ProfileID == profile {
+			return o.Dir, nil
 		}
 	}
-	if best == "" {
-		return "", fmt.Errorf("no run under %s", root)
-	}
-	return best, nil
+	return "", fmt.Errorf("no run under %s", root)
 }
 
 func mustJSON(v any) string {
