@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,8 +129,5 @@ func readTotals(t *testing.T, dir string) record.Totals {
 	t.Helper()
 	rep, err := (record.Store{Dir: dir}).Report()
 	require.NoError(t, err)
-	b, _ := json.Marshal(rep.Totals)
-	var tt record.Totals
-	require.NoError(t, json.Unmarshal(b, &tt))
-	return tt
+	return rep.Totals
 }
