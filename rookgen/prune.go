@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/rookgo/rookgo/internal/record"
@@ -27,14 +26,10 @@ func prune(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rookgen prune: -keep must be at least 1: the newest run of a profile is always kept")
 		return 2
 	}
-	root := *dir
-	if root == "" {
-		mod, _, err := workspace.RootOfWorkingDir()
-		if err != nil {
-			fmt.Fprintf(stderr, "rookgen prune: %v\n", err)
-			return 1
-		}
-		root = filepath.Join(mod, ".rook", "runs")
+	root, err := recordsRoot(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen prune: %v\n", err)
+		return 1
 	}
 	// Newest first; a folder that is not a whole run is left for a person to look at.
 	byProfile := map[string][]string{}
@@ -75,4 +70,17 @@ func prune(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// recordsRoot is the records root a subcommand's -dir names: dir as given (relative to the
+// working directory), or .rook/runs at the module root.
+func recordsRoot(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	mod, _, err := workspace.RootOfWorkingDir()
+	if err != nil {
+		return "", err
+	}
+	return workspace.RecordsRoot(mod, ""), nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // reportCmd renders a run's records; it never calls a hook. In GitHub Actions
@@ -32,16 +31,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen report: %v\n", err)
 		return 1
 	}
-	root := *dir
-	if root == "" {
-		mod, _, err := workspace.RootOfWorkingDir()
-		if err != nil {
-			return fail(err)
-		}
-		root = filepath.Join(mod, ".rook", "runs")
+	root, err := recordsRoot(*dir)
+	if err != nil {
+		return fail(err)
 	}
 	var runDir string
-	var err error
 	if *runID != "" {
 		matches, _ := filepath.Glob(filepath.Join(root, "*", *runID, "run.yaml"))
 		if *agent != "" {

@@ -122,7 +122,7 @@ func start(t tb, s Suite) (*Run, error) {
 	if err := unknownOnly(opts.only, s); err != nil {
 		return nil, err
 	}
-	records := recordsRoot(root, opts.dir)
+	records := workspace.RecordsRoot(root, opts.dir)
 	for _, f := range []struct {
 		name string
 		id   *string
@@ -170,7 +170,7 @@ func start(t tb, s Suite) (*Run, error) {
 		concurrency = opts.concurrency
 	}
 	cfg := lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
-		RecordsRoot: recordsRoot(root, opts.dir), Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
+		RecordsRoot: records, Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
 		Selection: sel, MinConfidence: jopts.minConfidence}
 	cfg.Judge = jopts.judgeFor(cfg.RecordsRoot)
 	r.judge = cfg.Judge
@@ -264,17 +264,6 @@ func (r *Run) open(cfg lifecycle.Config) error {
 		r.run, err = lifecycle.New(cfg, time.Now())
 	}
 	return err
-}
-
-// recordsRoot is -rook.dir, relative to the module root, or .rook/runs there.
-func recordsRoot(root, dir string) string {
-	switch {
-	case dir == "":
-		return filepath.Join(root, ".rook", "runs")
-	case filepath.IsAbs(dir):
-		return dir
-	}
-	return filepath.Join(root, dir)
 }
 
 // testContext is the run's context. It ends with the test, on Ctrl-C or SIGTERM (every

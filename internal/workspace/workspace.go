@@ -40,6 +40,18 @@ func RootOfWorkingDir() (root, module string, err error) {
 	return Root(dir)
 }
 
+// RecordsRoot is the records root dir names in the module at root: .rook/runs there when
+// dir is "", dir itself when it is absolute, else dir under root.
+func RecordsRoot(root, dir string) string {
+	switch {
+	case dir == "":
+		return filepath.Join(root, ".rook", "runs")
+	case filepath.IsAbs(dir):
+		return dir
+	}
+	return filepath.Join(root, dir)
+}
+
 // Rel shows the paths in err relative to root, as users name their files.
 func Rel(root string, err error) error {
 	return errors.New(strings.ReplaceAll(err.Error(), root+string(filepath.Separator), ""))
