@@ -76,7 +76,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
-		if err := appendSummary(summary, r); err != nil {
+		md := b.Bytes()
+		if *format != "md" {
+			var mb bytes.Buffer
+			if err := r.Markdown(&mb); err != nil {
+				return fail(err)
+			}
+			md = mb.Bytes()
+		}
+		if err := appendSummary(summary, md); err != nil {
 			return fail(err)
 		}
 	}
@@ -91,16 +99,13 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func appendSummary(path string, r *report.Report) error {
-	var md bytes.Buffer
-	if err := r.Markdown(&md); err != nil {
-		return err
-	}
+// appendSummary appends the markdown md to GitHub's step summary file at path.
+func appendSummary(path string, md []byte) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 	}
-	_, werr := f.Write(md.Bytes())
+	_, werr := f.Write(md)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
