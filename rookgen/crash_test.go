@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -43,8 +42,7 @@ concurrency: 2
 	write(t, dir, "scenarios/crash/SC-2.yaml", "id: SC-2\ngoal: two\nsetup_messages: [first, second]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: two}}\n  - {statement: s, check: turns, params: {max: 3}}\n")
 	write(t, dir, "scenarios/crash/SC-3.yaml", "id: SC-3\ngoal: three\nacceptance_criteria:\n  - {statement: s, check: not_contains, params: {text: three}}\n")
 	write(t, dir, "scenarios/crash/SC-4.yaml", "id: SC-4\ngoal: four\nforbidden: [nothing]\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: refund}}\n")
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	bin := filepath.Join(t.TempDir(), "crash.test")
 	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/crash")
 	build.Dir, build.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod")

@@ -96,6 +96,20 @@ func newModule(t *testing.T) string {
 	return dir
 }
 
+// helloScenario writes scenario id of agent fake: its goal is hello, and its one
+// criterion wants hello in the reply (the fake execute hook echoes the goal).
+func helloScenario(t *testing.T, dir, id string) {
+	t.Helper()
+	write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+}
+
+// rookgen runs the generator over the module at dir.
+func rookgen(t *testing.T, dir string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+}
+
 func write(t *testing.T, root, path, body string) {
 	t.Helper()
 	full := filepath.Join(root, path)
@@ -335,8 +349,7 @@ hook_env:
 		write(t, dir, "scenarios/halt/"+id+".yaml", "id: "+id+"\ngoal: hi\n")
 	}
 	write(t, dir, "scenarios/prep/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 
 	env := []string{"GOFLAGS=-mod=mod"}
 	records := filepath.Join(t.TempDir(), "records")
@@ -435,10 +448,9 @@ hook_env:
 capabilities: {multi_turn: true, calls: true, usage: true}
 `, os.Args[0], hookLog, pidfile))
 	for _, id := range []string{"SC-1", "SC-2"} {
-		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+		helloScenario(t, dir, id)
 	}
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	bin := filepath.Join(t.TempDir(), "fake.test")
 	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/fake")
 	build.Dir = dir

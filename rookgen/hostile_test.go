@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,8 +43,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	for _, id := range []string{"SC-ECHO", "SC-DAEMON"} {
 		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: say $TOK_SECRET\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: say}}\n")
 	}
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	env := []string{"GOFLAGS=-mod=mod"}
 	for k, v := range secrets {
 		env = append(env, k+"="+v)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -75,8 +74,7 @@ concurrency: 4
 	sample, err := os.ReadFile(filepath.Join(rookSamples, "scenarios", "SC-103.yaml"))
 	require.NoError(t, err)
 	write(t, dir, "scenarios/fake/SC-103.yaml", string(sample))
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	return dir, hookLog
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/xml"
 	"net/http/httptest"
 	"os"
@@ -44,8 +43,7 @@ func bankModule(t *testing.T) (dir string, env []string, bank *bankdemo.Server) 
 		require.NoError(t, err)
 		write(t, dir, filepath.Join("scenarios", "bank", filepath.Base(f)), string(data))
 	}
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 
 	bank = bankdemo.New(bankToken)
 	srv := httptest.NewServer(bank)

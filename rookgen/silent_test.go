@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,8 +21,7 @@ func TestUndecidedRunFails(t *testing.T) {
 	dir := newModule(t)
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\n", os.Args[0]))
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: The agent is kind., check: llm_judge}\n")
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	env := []string{"GOFLAGS=-mod=mod"}
 
 	res, err := goTest(t, dir, env, "./scenarios/fake")
@@ -47,8 +45,7 @@ func TestNearMissesAndCapabilities(t *testing.T) {
 	out := `json:{"output": "done", "tool_calls": [{"name": "refund"}], "usage": {"prompt_tokens": 50, "completion_tokens": 7}}`
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: %q}\ncapabilities: {calls: true, usage: true}\n", os.Args[0], out))
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: usage, params: {total_max: 100}}\n  - {statement: s, check: not_called, params: {name: refund}}\n")
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	env := []string{"GOFLAGS=-mod=mod"}
 	res, err := goTest(t, dir, env, "./scenarios/fake")
 	require.NoError(t, err, res.all)
@@ -75,10 +72,9 @@ func TestRunFlagsAcrossProfiles(t *testing.T) {
 		write(t, dir, "profiles/fake/"+p+".yaml", fmt.Sprintf("id: %s\nhooks:\n  prepare: {command: [%q]}\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_LOG: %q}\n",
 			p, os.Args[0], os.Args[0], hookLog))
 	}
-	write(t, dir, "scenarios/fake/SC-OK.yaml", "id: SC-OK\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	helloScenario(t, dir, "SC-OK")
 	write(t, dir, "scenarios/fake/SC-BAD.yaml", "id: SC-BAD\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: goodbye}}\n")
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	env := []string{"GOFLAGS=-mod=mod"}
 	prepares := func() int {
 		calls, err := fakehook.ReadLog(hookLog)
@@ -130,10 +126,9 @@ func TestTimeoutNear(t *testing.T) {
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  prepare: {command: [%q]}\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_LOG: %q}\n",
 		os.Args[0], os.Args[0], hookLog))
 	for _, id := range []string{"SC-1", "SC-2"} {
-		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+		helloScenario(t, dir, id)
 	}
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	env := []string{"GOFLAGS=-mod=mod"}
 	records := filepath.Join(t.TempDir(), "runs")
 
@@ -182,10 +177,9 @@ func TestShards(t *testing.T) {
 	for i := 1; i <= 9; i++ {
 		id := fmt.Sprintf("SC-%d", i)
 		all = append(all, "TestFake/"+id)
-		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+		helloScenario(t, dir, id)
 	}
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	rookgen(t, dir)
 	records := filepath.Join(t.TempDir(), "runs")
 	ran := map[string]string{}
 	for k := 1; k <= 3; k++ {
