@@ -127,26 +127,13 @@ func run() int {
 		return 0
 	case "escape":
 		// A descendant that leaves the hook's process group, as a daemon would.
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), "FAKEHOOK_SLEEPER=1")
-		cmd.SysProcAttr = escapeAttr()
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		if err := os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		if err := startSleeper(escapeAttr()); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		return reply("left a daemon behind")
 	case "hang-child":
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), "FAKEHOOK_SLEEPER=1")
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		if err := os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		if err := startSleeper(nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -231,4 +218,16 @@ func ReadLog(path string) ([]Call, error) {
 		calls = append(calls, c)
 	}
 	return calls, nil
+}
+
+// startSleeper starts this binary as a child that sleeps, with attr, and writes its pid
+// to FAKEHOOK_PIDFILE.
+func startSleeper(attr *syscall.SysProcAttr) error {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "FAKEHOOK_SLEEPER=1")
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 }
