@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/rookgo/rookgo/internal/merge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 )
@@ -24,19 +26,47 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "md", "md, json, yaml or html")
 	out := fs.String("o", "", "write to this file (default: standard output)")
 	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
-	if err := fs.Parse(args); err != nil {
+	doMerge := fs.Bool("merge", false, "merge the shards of one run (the run folders under the DIR arguments, such as CI artifacts) into the records root, then report it")
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
 		return 2
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "rookgen report: %v\n", err)
 		return 1
 	}
+	if len(dirs) > 0 && !*doMerge {
+		fmt.Fprintf(stderr, "rookgen report: unexpected arguments %q (folders to merge go with -merge)\n", dirs)
+		return 2
+	}
 	root, err := recordsRoot(*dir)
 	if err != nil {
 		return fail(err)
 	}
 	var runDir string
-	if *runID != "" {
+	if *doMerge {
+		if len(dirs) == 0 {
+			fmt.Fprintln(stderr, "rookgen report: -merge needs the folders of the shards, for example rookgen report -merge shards/*")
+			return 2
+		}
+		groups, err := merge.Find(dirs, *runID)
+		if err != nil {
+			return fail(err)
+		}
+		var merged []string
+		for _, shards := range groups {
+			if runDir, err = merge.Merge(shards, root, time.Now()); err != nil {
+				return fail(err)
+			}
+			fmt.Fprintf(stderr, "rookgen report: merged %d shards into %s\n", len(shards), runDir)
+			merged = append(merged, runDir)
+		}
+		if len(merged) > 1 {
+			// Several runs (agents, or profiles of one): each is a whole run now, with its
+			// report.yaml and report.html; the step summary gets each one's markdown.
+			return reportEach(merged, stdout, fail)
+		}
+	} else if *runID != "" {
 		matches, _ := filepath.Glob(filepath.Join(root, "*", *runID, "run.yaml"))
 		if *agent != "" {
 			matches, _ = filepath.Glob(filepath.Join(root, *agent, *runID, "run.yaml"))
@@ -97,6 +127,45 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// reportEach lists merged runs and appends each one's markdown to GitHub's step summary.
+func reportEach(dirs []string, stdout io.Writer, fail func(error) int) int {
+	for _, d := range dirs {
+		fmt.Fprintf(stdout, "%s (report.html beside it; rookgen report -agent %s -run %s renders it)\n", d, filepath.Base(filepath.Dir(d)), filepath.Base(d))
+		summary := os.Getenv("GITHUB_STEP_SUMMARY")
+		if summary == "" {
+			continue
+		}
+		r, err := report.Build(d, report.Previous(d))
+		if err != nil {
+			return fail(err)
+		}
+		var mb bytes.Buffer
+		if err := r.Markdown(&mb); err != nil {
+			return fail(err)
+		}
+		if err := appendSummary(summary, mb.Bytes()); err != nil {
+			return fail(err)
+		}
+	}
+	return 0
+}
+
+// parseInterleaved parses flags that may come before, between or after the positional
+// arguments (rookgen report -merge a b -format html), and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // appendSummary appends the markdown md to GitHub's step summary file at path.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Flags of go test, each with a ROOKTEST_* environment twin for IDE runners. A flag given
@@ -25,6 +27,7 @@ var (
 	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward (latest: the profile's newest)")
 	flagFailed      = flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
 	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id; for CI matrices")
+	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
 )
 
 // options are the flags as they apply to this run.
@@ -35,6 +38,7 @@ type options struct {
 	concurrency                     int
 	phases, skip                    string
 	run, resume, failed             string
+	runID                           string
 	// rerun is what -rook.failed runs again; nil without it.
 	rerun map[string]bool
 	shard shard
@@ -60,12 +64,21 @@ func loadOptions() (options, error) {
 		run:        strings.TrimSpace(get("rook.run", flagRun)),
 		resume:     strings.TrimSpace(get("rook.resume", flagResume)),
 		failed:     strings.TrimSpace(get("rook.failed", flagFailed)),
+		runID:      strings.TrimSpace(get("rook.run-id", flagRunID)),
 	}
 	if o.failed != "" && (o.run != "" || o.resume != "") {
 		return o, fmt.Errorf("-rook.failed starts a new run; it cannot be combined with -rook.run or -rook.resume")
 	}
 	if o.run != "" && o.resume != "" {
 		return o, fmt.Errorf("-rook.run=%s and -rook.resume=%s cannot be combined: continue a run in place, or start a new one from it", o.run, o.resume)
+	}
+	if o.runID != "" {
+		if o.run != "" {
+			return o, fmt.Errorf("-rook.run-id=%s names a new run; -rook.run=%s continues one: give one of them", o.runID, o.run)
+		}
+		if err := record.CheckNewRunID(o.runID); err != nil {
+			return o, fmt.Errorf("-rook.run-id: %w", err)
+		}
 	}
 	var err error
 	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard)); err != nil {
@@ -111,7 +124,7 @@ func boolFlag(set map[string]bool, name string, v bool) (bool, error) {
 
 // envName is the environment twin of a flag: rook.only is ROOKTEST_ONLY.
 func envName(flagName string) string {
-	return "ROOKTEST_" + strings.ToUpper(strings.TrimPrefix(flagName, "rook."))
+	return "ROOKTEST_" + strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(flagName, "rook."), "-", "_"))
 }
 
 func list(s string) []string {

@@ -63,6 +63,38 @@ func TestEnvTwins(t *testing.T) {
 	t.Setenv("ROOKTEST_STRICT", "maybe")
 	_, err = loadOptions()
 	assert.EqualError(t, err, `ROOKTEST_STRICT="maybe": want true or false`)
+	t.Setenv("ROOKTEST_STRICT", "")
+
+	// A dash in a flag's name is an underscore in its twin's, which a shell can set.
+	t.Setenv("ROOKTEST_ALLOW_UNDECIDED", "1")
+	t.Setenv("ROOKTEST_RUN_ID", "ci-42")
+	o, err = loadOptions()
+	require.NoError(t, err)
+	assert.True(t, o.allowUndecided)
+	assert.Equal(t, "ci-42", o.runID)
+}
+
+func TestRunIDFlag(t *testing.T) {
+	for id, want := range map[string]string{
+		"gh-1234-1":  "",
+		"2026.12.03": "",
+		"latest":     `-rook.run-id: "latest" cannot name a run`,
+		"../x":       `-rook.run-id: "../x" cannot name a run`,
+		"-x":         `-rook.run-id: "-x" cannot name a run`,
+		"a b":        `-rook.run-id: "a b" cannot name a run`,
+	} {
+		t.Setenv("ROOKTEST_RUN_ID", id)
+		_, err := loadOptions()
+		if want == "" {
+			assert.NoError(t, err, id)
+		} else if assert.Error(t, err, id) {
+			assert.Contains(t, err.Error(), want)
+		}
+	}
+	t.Setenv("ROOKTEST_RUN_ID", "ci-42")
+	t.Setenv("ROOKTEST_RUN", "2026-12-03T10-00-00Z")
+	_, err := loadOptions()
+	assert.EqualError(t, err, "-rook.run-id=ci-42 names a new run; -rook.run=2026-12-03T10-00-00Z continues one: give one of them")
 }
 
 func TestUnknownOnly(t *testing.T) {

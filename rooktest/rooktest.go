@@ -136,6 +136,7 @@ func start(t tb, s Suite) (*Run, error) {
 			return nil, err
 		}
 	}
+	opts.runID = runIDFor(root, s.Agent, prof.ID, opts.runID)
 	if err := prof.MissingEnv(os.LookupEnv); err != nil {
 		return nil, err
 	}
@@ -171,7 +172,7 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	cfg := lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
 		RecordsRoot: records, Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
-		Selection: sel, MinConfidence: jopts.minConfidence}
+		Selection: sel, MinConfidence: jopts.minConfidence, RunID: opts.runID, Shard: opts.shard.record(s)}
 	cfg.Judge = jopts.judgeFor(cfg.RecordsRoot)
 	r.judge = cfg.Judge
 	var planned map[string]bool

@@ -74,3 +74,16 @@ func toRerun(root, agent, id string) (map[string]bool, error) {
 	}
 	return rerun, nil
 }
+
+// runIDFor is the folder name of the run -rook.run-id=id names for profile: id itself, or
+// id-<profile> when the agent has several profiles, since the runs of one agent share a
+// folder and every profile's test starts a run of its own.
+func runIDFor(root, agent, profile, id string) string {
+	if id == "" {
+		return ""
+	}
+	if profiles, _ := filepath.Glob(filepath.Join(root, "profiles", agent, "*.yaml")); len(profiles) > 1 {
+		return id + "-" + profile
+	}
+	return id
+}

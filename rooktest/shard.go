@@ -1,10 +1,13 @@
 package rooktest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // shard is -rook.shard=K/N: this process runs the scenarios whose id hashes to K of N.
@@ -26,16 +29,24 @@ func parseShard(name, s string) (shard, error) {
 	return shard{k, n}, nil
 }
 
-// of is the shard, 1 to n, that runs scenario id. It depends on the id alone, so the
-// shards are disjoint, together they are the whole suite, and adding or removing a
-// scenario moves no other.
-func (s shard) of(id string) int {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(id)) // a hash's Write never fails
-	return int(h.Sum64()%uint64(s.n)) + 1
-}
+// of is the shard, 1 to n, that runs scenario id (record.ShardOf).
+func (s shard) of(id string) int { return record.ShardOf(id, s.n) }
 
 // excludes reports whether another shard runs scenario id.
 func (s shard) excludes(id string) bool { return s.n > 1 && s.of(id) != s.k }
 
 func (s shard) String() string { return fmt.Sprintf("%d/%d", s.k, s.n) }
+
+// record is the shard as run.yaml keeps it, nil for the zero shard. Its suite revision
+// hashes every scenario id and file hash of the suite, so that the shards of a CI run are
+// known to have run one suite.
+func (s shard) record(suite Suite) *record.Shard {
+	if s.n == 0 {
+		return nil
+	}
+	h := sha256.New()
+	for _, sc := range suite.Scenarios {
+		fmt.Fprintf(h, "%s %s\n", sc.ID, sc.SHA256)
+	}
+	return &record.Shard{Index: s.k, Count: s.n, SuiteRevision: "sha256:" + hex.EncodeToString(h.Sum(nil))}
+}

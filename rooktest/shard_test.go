@@ -2,6 +2,8 @@ package rooktest
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,4 +70,15 @@ func TestDecideShard(t *testing.T) {
 	d, why = decide(options{shard: shard{other, 2}}, p, sc, nil)
 	assert.Equal(t, skip, d)
 	assert.Equal(t, fmt.Sprintf("not selected: shard %d/2 runs it (-rook.shard=%d/2)", mine, other), why)
+}
+
+func TestRunIDFor(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "profiles", "bank"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "profiles", "bank", "good.yaml"), nil, 0o644))
+	assert.Equal(t, "", runIDFor(root, "bank", "good", ""))
+	assert.Equal(t, "ci-42", runIDFor(root, "bank", "good", "ci-42"), "one profile: the id as given")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "profiles", "bank", "broken.yaml"), nil, 0o644))
+	assert.Equal(t, "ci-42-good", runIDFor(root, "bank", "good", "ci-42"), "several profiles: one run each")
+	assert.Equal(t, "ci-42-broken", runIDFor(root, "bank", "broken", "ci-42"))
 }

@@ -20,6 +20,8 @@
 //	scenarios/<id>/attempts/<n>/    with repeat: each attempt's request, hooks,
 //	                                response, verdict and state; the scenario's
 //	                                verdict.yaml lists them as AttemptStatus
+//	shards/<k>/                     in a merged run: shard k's run.yaml, report,
+//	                                profile and prepare records
 //
 // Store and the Read functions read a run back (the engine, a continuation, reports);
 // WriteFile writes every file atomically, readable by others (0644), and a Redactor

@@ -1,6 +1,9 @@
 package record
 
-import "time"
+import (
+	"hash/fnv"
+	"time"
+)
 
 // Run is run.yaml: the run's plan and what became of it.
 type Run struct {
@@ -25,6 +28,20 @@ type Run struct {
 	// the earlier ones kept in prepare/abandoned/<n>/.
 	Prepare         *PhaseRecord `yaml:"prepare,omitempty"`
 	PrepareAttempts int          `yaml:"prepare_attempts,omitempty"`
+	// Shard is set when the run is one shard of a suite (-rook.shard), or several shards
+	// merged into one run (rookgen report -merge).
+	Shard *Shard `yaml:"shard,omitempty"`
+}
+
+// Shard says which part of a suite a run holds. Index is K of -rook.shard=K/N, 0 in a
+// merged run, whose Merged lists the shards it holds. SuiteRevision is the SHA-256 of the
+// suite's scenario files (ids and hashes), so that shards of different suites are never
+// merged.
+type Shard struct {
+	Index         int    `yaml:"index,omitempty"`
+	Count         int    `yaml:"count"`
+	SuiteRevision string `yaml:"suite_revision"`
+	Merged        []int  `yaml:"merged,omitempty"`
 }
 
 // Pins name the profile a run ran with: its id, and its file's SHA-256 as
@@ -52,4 +69,31 @@ type Profile struct {
 	HookEnv      map[string]string         `yaml:"hook_env,omitempty"`
 	Capabilities map[string]bool           `yaml:"capabilities"`
 	Concurrency  int                       `yaml:"concurrency"`
+}
+
+// PrepareSummary says what became of the run's prepare, for report.yaml; defined says
+// whether the profile has a prepare hook.
+func (r Run) PrepareSummary(defined bool) PrepareSummary {
+	s := PrepareSummary{Status: "not_run", Attempts: r.PrepareAttempts}
+	switch {
+	case !defined:
+		s.Status = "not_defined"
+	case r.Prepare != nil && r.Prepare.OK:
+		s.Status = "ok"
+	case r.Prepare != nil:
+		s.Status = "failed"
+	}
+	if s.Attempts == 0 && r.Prepare != nil {
+		s.Attempts = 1
+	}
+	return s
+}
+
+// ShardOf is the shard, 1 to n, that runs scenario id when a suite is split in n
+// (-rook.shard=K/n). It depends on the id alone (FNV-1a), so the shards are disjoint,
+// together they are the whole suite, and adding or removing a scenario moves no other.
+func ShardOf(id string, n int) int {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id)) // a hash's Write never fails
+	return int(h.Sum64()%uint64(n)) + 1
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"gopkg.in/yaml.v3"
 
@@ -38,6 +39,19 @@ func OpenRun(root, agent, id string) (Store, error) {
 // ValidRunID reports whether id can name a run folder.
 func ValidRunID(id string) bool {
 	return id != "" && id != "." && id != ".." && filepath.Base(id) == id
+}
+
+// runIDPattern is what a run id given by a person (-rook.run-id) may look like: a name
+// that is one folder on every system and never a flag's keyword.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// CheckNewRunID says why id cannot name a new run: it must be 1 to 64 letters, digits,
+// dots, dashes and underscores, start with a letter or digit, and not be "latest".
+func CheckNewRunID(id string) error {
+	if !runIDPattern.MatchString(id) || id == "latest" {
+		return fmt.Errorf("%q cannot name a run: use 1 to 64 letters, digits, '.', '-' and '_', starting with a letter or digit (not \"latest\")", id)
+	}
+	return nil
 }
 
 // Run reads run.yaml.

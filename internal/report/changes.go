@@ -97,8 +97,9 @@ func Previous(dir string) string {
 	if err != nil {
 		return ""
 	}
+	this := record.RunDir{ID: filepath.Base(dir), Created: run.Created}
 	for _, o := range record.ListRuns(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir))) {
-		if o.ID < filepath.Base(dir) && o.ProfileID == run.Pins.ProfileID {
+		if this.Newer(o) && o.ProfileID == run.Pins.ProfileID {
 			return o.Dir
 		}
 	}

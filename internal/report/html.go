@@ -1,14 +1,18 @@
 package report
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"html"
 	"html/template"
 	"io"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 //go:embed assets
@@ -99,4 +103,18 @@ func highlight(text string, quotes []string) template.HTML {
 	}
 	b.WriteString(html.EscapeString(text[pos:]))
 	return template.HTML(b.String()) // every piece above is escaped
+}
+
+// WriteHTML writes report.html into the run folder dir: the run as a page, compared with
+// the profile's previous run.
+func WriteHTML(dir string) error {
+	page, err := Build(dir, Previous(dir))
+	if err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	var b bytes.Buffer
+	if err := page.HTML(&b); err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	return record.WriteFile(filepath.Join(dir, "report.html"), b.Bytes())
 }

@@ -206,7 +206,7 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if err := copyTree(ps.dir, tmp); err != nil {
+	if err := record.CopyTree(ps.dir, tmp, nil); err != nil {
 		_ = os.RemoveAll(tmp) // the scenario runs afresh; a leftover would only take space
 		return nil, false
 	}
@@ -244,28 +244,4 @@ func (r *Run) SetResumeFrom(id string) error {
 	r.file.ResumeFrom = &id
 	r.mu.Unlock()
 	return r.writeRunFile()
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil // a hook's symlink or FIFO in its state folder is not carried
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return record.WriteFile(target, data)
-	})
 }

@@ -50,6 +50,10 @@ type Config struct {
 	// configured"). MinConfidence turns judged rows below it into Unable to Verify.
 	Judge         *modeljudge.Judge
 	MinConfidence string
+	// RunID names a new run (-rook.run-id); "" names it by its start time.
+	RunID string
+	// Shard is the part of the suite the run holds (-rook.shard), nil for all of it.
+	Shard *record.Shard
 }
 
 // Run is one run: one profile, one record folder.
@@ -86,18 +90,9 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return nil, fmt.Errorf("create records folder: %w", err)
 	}
-	id := now.UTC().Format("2006-01-02T15-04-05Z")
-	dir := filepath.Join(base, id)
-	for i := 2; ; i++ {
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) || i > 1000 {
-			return nil, fmt.Errorf("create run folder: %w", err)
-		}
-		id = fmt.Sprintf("%s-%d", now.UTC().Format("2006-01-02T15-04-05Z"), i)
-		dir = filepath.Join(base, id)
+	id, dir, err := makeRunDir(base, cfg.RunID, now)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Selection == nil {
 		cfg.Selection = All()
@@ -114,7 +109,7 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	r.file = record.Run{Version: 1, ID: id, Agent: cfg.Agent, Pins: record.Pins{ProfileID: cfg.Profile.ID, ProfileRevision: "sha256:" + cfg.Profile.SHA256},
 		Created: now.UTC(), Concurrency: cfg.Concurrency,
 		Included: nonNil(cfg.Included), Skipped: nonNil(cfg.Skipped), Unrunnable: nonNil(cfg.Unrunnable),
-		PhasesRun: []string{}, Carried: []string{}}
+		PhasesRun: []string{}, Carried: []string{}, Shard: cfg.Shard}
 	if err := cfg.Redactor.YAML(filepath.Join(dir, "profile.yaml"), r.profileSnapshot()); err != nil {
 		return nil, err
 	}
@@ -122,6 +117,36 @@ func New(cfg Config, now time.Time) (*Run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// makeRunDir creates the new run's folder under base: named id when one is given (a run id
+// names one run, so an existing folder is an error), else by the time now, with -2, -3...
+// after it when runs start in the same second.
+func makeRunDir(base, id string, now time.Time) (string, string, error) {
+	if id != "" {
+		dir := filepath.Join(base, id)
+		err := os.Mkdir(dir, 0o755)
+		if errors.Is(err, os.ErrExist) {
+			return "", "", fmt.Errorf("run %s already exists in %s: a run id names one run; continue it with -rook.run=%s, or give another id", id, base, id)
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("create run folder: %w", err)
+		}
+		return id, dir, nil
+	}
+	id = now.UTC().Format("2006-01-02T15-04-05Z")
+	dir := filepath.Join(base, id)
+	for i := 2; ; i++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return id, dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) || i > 1000 {
+			return "", "", fmt.Errorf("create run folder: %w", err)
+		}
+		id = fmt.Sprintf("%s-%d", now.UTC().Format("2006-01-02T15-04-05Z"), i)
+		dir = filepath.Join(base, id)
+	}
 }
 
 func newRun(cfg Config, id, dir string, now time.Time) *Run {

@@ -1,0 +1,119 @@
+package merge
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// writeShard writes a shard's run.yaml and profile.yaml under root/<name>/fake/<id>/, the
+// scenarios it owns of ids included, and returns the run folder.
+func writeShard(t *testing.T, root, name, id string, k, n int, ids []string, edit func(*record.Run)) string {
+	t.Helper()
+	dir := filepath.Join(root, name, "fake", id)
+	run := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "fake", ProfileRevision: "sha256:p"},
+		Created: time.Date(2026, 12, 3, 10, k, 0, 0, time.UTC), Finished: time.Date(2026, 12, 3, 10, k+1, 0, 0, time.UTC),
+		PhasesRun: []string{"execute", "judge"}, Shard: &record.Shard{Index: k, Count: n, SuiteRevision: "sha256:s"}}
+	for _, sc := range ids {
+		if record.ShardOf(sc, n) == k {
+			run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
+			require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(dir, "scenarios", sc, "verdict.yaml"),
+				record.Verdict{ScenarioID: sc, Status: "Pass"}))
+		} else {
+			run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: "not selected: another shard runs it"})
+		}
+	}
+	if edit != nil {
+		edit(&run)
+	}
+	require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(dir, "run.yaml"), run))
+	require.NoError(t, record.WriteFile(filepath.Join(dir, "profile.yaml"), []byte("id: fake\nhooks: {}\n")))
+	return dir
+}
+
+var suite = []string{"SC-1", "SC-2", "SC-3", "SC-4", "SC-5", "SC-6", "SC-7"}
+
+func TestMerge(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for k := 1; k <= 3; k++ {
+		dirs = append(dirs, writeShard(t, root, filepath.Join("art", fmt.Sprintf("shard-%d", k), ".rook", "runs"), "ci-7", k, 3, suite, nil))
+	}
+	groups, err := Find([]string{filepath.Join(root, "art")}, "")
+	require.NoError(t, err)
+	require.Len(t, groups, 1)
+	found := groups[0]
+	assert.ElementsMatch(t, dirs, found)
+
+	out := filepath.Join(root, "out")
+	dest, err := Merge(found, out, time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(out, "fake", "ci-7"), dest)
+	run, err := record.Store{Dir: dest}.Run()
+	require.NoError(t, err)
+	var ids []string
+	for _, e := range run.Included {
+		ids = append(ids, e.ScenarioID)
+	}
+	assert.Equal(t, suite, ids, "every scenario once, in suite order")
+	assert.Empty(t, run.Skipped, "a scenario another shard ran is not skipped in the merged run")
+	assert.Equal(t, &record.Shard{Count: 3, SuiteRevision: "sha256:s", Merged: []int{1, 2, 3}}, run.Shard)
+	rep, err := record.Store{Dir: dest}.Report()
+	require.NoError(t, err)
+	assert.Equal(t, 7, rep.Totals.Passed)
+	assert.Equal(t, int64(3*time.Minute/time.Millisecond), rep.Metrics.DurationMs, "first start to last finish")
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary folder is left beside the merged run")
+}
+
+func TestMergeRefuses(t *testing.T) {
+	for name, c := range map[string]struct {
+		edit func(*record.Run)
+		want string
+	}{
+		"another suite":   {func(r *record.Run) { r.Shard.SuiteRevision = "sha256:other" }, "scenario files (suite revision) sha256:s"},
+		"another profile": {func(r *record.Run) { r.Pins.ProfileRevision = "sha256:q" }, "profile revision sha256:p"},
+		"another split":   {func(r *record.Run) { r.Shard.Count = 4 }, "shard count 3"},
+		"not its own": {func(r *record.Run) {
+			r.Included = append(r.Included, record.Entry{ScenarioID: "SC-1"}, record.Entry{ScenarioID: "SC-2"}, record.Entry{ScenarioID: "SC-3"})
+		}, "which shard"},
+		"merged already": {func(r *record.Run) { r.Shard.Index = 0 }, "is a merged run already"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			dirs := []string{writeShard(t, root, "a", "ci-7", 1, 3, suite, nil), writeShard(t, root, "b", "ci-7", 2, 3, suite, nil),
+				writeShard(t, root, "c", "ci-7", 3, 3, suite, c.edit)}
+			_, err := Merge(dirs, filepath.Join(root, "out"), time.Now())
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			_, err = os.Stat(filepath.Join(root, "out", "fake"))
+			assert.ErrorIs(t, err, os.ErrNotExist, "nothing written")
+		})
+	}
+}
+
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	a := writeShard(t, root, "a", "ci-7", 1, 2, suite, nil)
+	a6 := writeShard(t, root, "a", "ci-6", 1, 2, suite, nil)
+	b := writeShard(t, root, "b", "ci-7", 2, 2, suite, nil)
+	groups, err := Find([]string{filepath.Join(root, "a"), filepath.Join(root, "b")}, "")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{a6}, {a, b}}, groups, "one group per run, by agent and id")
+	groups, err = Find([]string{filepath.Join(root, "a")}, "ci-7")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{a}}, groups)
+	_, err = Find([]string{filepath.Join(root, "a"), root + "/none"}, "ci-7")
+	assert.ErrorContains(t, err, "find shards in "+root+"/none")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty"), 0o755))
+	_, err = Find([]string{filepath.Join(root, "empty")}, "ci-7")
+	assert.EqualError(t, err, filepath.Join(root, "empty")+" holds no folder of run ci-7 (a run folder holds run.yaml)")
+}

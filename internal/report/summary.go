@@ -1,0 +1,155 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// Summarize computes report.yaml for the run in dir from its records: run's plan, and the
+// verdict of every scenario it planned. prepare says what became of the run's prepare;
+// took is the run's wall time. A run continued over several processes, or merged from
+// shards, is summarized whole. A verdict that does not read counts as not judged, and is
+// returned as an error beside the report.
+func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took time.Duration, now time.Time) (*record.Report, error) {
+	rep := &record.Report{RunID: run.ID, Agent: run.Agent, Profile: run.Pins.ProfileID, Generated: now.UTC(),
+		Prepare: prepare, Clusters: []record.Cluster{}}
+	t := &rep.Totals
+	t.Unrunnable = len(run.Unrunnable)
+	t.CarriedForward = len(run.Carried)
+	t.Planned = len(run.Included)
+	var latencies []int64
+	var problems []error
+	var judged []judgedScenario
+	for _, e := range run.Included {
+		dir := filepath.Join(dir, "scenarios", e.ScenarioID)
+		if _, err := os.Stat(dir); err != nil {
+			continue // not run
+		}
+		t.Executed++
+		vp, err := record.ReadVerdict(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			t.Unjudged++
+			continue
+		}
+		if err != nil {
+			problems = append(problems, err)
+			t.Unjudged++
+			continue
+		}
+		v := *vp
+		switch v.Status {
+		case judge.Pass:
+			t.Passed++
+		case judge.Fail:
+			t.Failed++
+		case judge.UnableToVerify:
+			t.Unverifiable++
+		default:
+			t.Unjudged++
+		}
+		judged = append(judged, judgedScenario{dir: dir, verdict: v})
+		latencies = append(latencies, v.LatencyMs)
+		rep.Metrics.TurnsTotal += v.Turns
+		rep.Metrics.CriteriaDecided += v.PassCount + v.FailCount
+		if v.Usage != nil {
+			rep.Metrics.TokensIn += v.Usage.Input
+			rep.Metrics.TokensOut += v.Usage.Output
+		}
+	}
+	t.NotRun = t.Planned - t.Executed
+	t.Decided = t.Passed + t.Failed
+	if t.Decided > 0 {
+		t.PassRate = float64(t.Passed) / float64(t.Decided)
+	}
+	rep.Metrics.DurationMs = took.Milliseconds()
+	rep.Metrics.LatencyP50Ms = percentile(latencies, 50)
+	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)
+	rep.Clusters = clusters(judged)
+	return rep, errors.Join(problems...)
+}
+
+// percentile is the nearest-rank percentile of xs.
+func percentile(xs []int64, p int) int64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]int64(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	rank := (p*len(s) + 99) / 100
+	return s[max(rank, 1)-1]
+}
+
+type judgedScenario struct {
+	dir     string
+	verdict record.Verdict
+}
+
+// clusters groups the scenarios that did not pass by what they share, as Rook's reports
+// do: failed ones by feature and first failing criterion (or forbidden text, or the hook
+// that failed), Unable to Verify ones by reason. Clusters are numbered CL-01... in plan
+// order; the report always has the list, empty when every judged scenario passed.
+func clusters(judged []judgedScenario) []record.Cluster {
+	out := []record.Cluster{}
+	index := map[string]int{}
+	for _, j := range judged {
+		v := j.verdict
+		var snap struct {
+			Title     string `yaml:"title"`
+			FeatureID string `yaml:"feature_id"`
+		}
+		if data, err := os.ReadFile(filepath.Join(j.dir, "snapshot.yaml")); err == nil {
+			_ = yaml.Unmarshal(data, &snap) // a snapshot that does not parse leaves the title empty
+		}
+		kind, why, summary := clusterOf(v, snap.FeatureID)
+		if kind == "" {
+			continue
+		}
+		key := kind + "\x00" + why
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, record.Cluster{ID: fmt.Sprintf("CL-%02d", i+1), Kind: kind, Why: why, FeatureID: snap.FeatureID})
+		}
+		out[i].Scenarios = append(out[i].Scenarios, record.ClusterScenario{ScenarioID: v.ScenarioID, Title: snap.Title, Summary: summary})
+	}
+	return out
+}
+
+// clusterOf says which cluster a verdict belongs to, and a one-line summary of it.
+func clusterOf(v record.Verdict, feature string) (kind, why, summary string) {
+	in := ""
+	if feature != "" {
+		in = " in " + feature
+	}
+	switch v.Status {
+	case judge.Fail:
+		for _, row := range v.Criteria {
+			if row.Status == judge.Fail {
+				return "failed", fmt.Sprintf("the same criterion failed%s (%s)", in, row.CriterionID), row.Achieved
+			}
+		}
+		if len(v.ForbiddenHits) > 0 {
+			return "failed", "forbidden text appeared" + in, fmt.Sprintf("%q appeared in turn %d", v.ForbiddenHits[0].Text, v.ForbiddenHits[0].Turn)
+		}
+		return "failed", "a hook failed" + in, v.Failure
+	case judge.UnableToVerify:
+		for _, row := range v.Criteria {
+			if row.Status == judge.UnableToVerify {
+				return "unverifiable", "Unable to Verify (" + v.UnverifiableReason + ")" + in, row.Achieved
+			}
+		}
+		return "unverifiable", "Unable to Verify (" + v.UnverifiableReason + ")" + in, ""
+	}
+	return "", "", ""
+}
