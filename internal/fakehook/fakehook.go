@@ -22,7 +22,9 @@
 //
 // FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario.
 // FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase.
-// Every call appends one JSON line (phase, ROOK_* variables, stdin) to FAKEHOOK_LOG when set.
+// Every call appends one JSON line (phase, ROOK_* variables, stdin) to FAKEHOOK_LOG when set,
+// and, when it has done what it does, one Span (phase, scenario, start, end) to
+// FAKEHOOK_SPANS when set.
 package fakehook
 
 import (
@@ -32,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,23 +82,27 @@ func run() int {
 				c.Env[k] = v
 			}
 		}
-		b, _ := json.Marshal(c)
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, werr := f.Write(append(b, '\n'))
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				fmt.Fprintf(os.Stderr, "fake hook: log the call: %v\n", werr)
-				return 70
-			}
+		if err := appendLine(path, c); err != nil {
+			fmt.Fprintf(os.Stderr, "fake hook: log the call: %v\n", err)
+			return 70
 		}
 	}
 	fmt.Fprintf(os.Stderr, "fake %s hook running\n", phase)
 	if msg := os.Getenv("FAKEHOOK_STDERR"); msg != "" {
 		fmt.Fprintln(os.Stderr, os.ExpandEnv(msg))
 	}
+	code := act(phase, stdin)
+	if path := os.Getenv("FAKEHOOK_SPANS"); path != "" {
+		if err := appendLine(path, Span{Phase: phase, Scenario: os.Getenv("ROOK_SCENARIO_ID"), Start: start, End: time.Now()}); err != nil {
+			fmt.Fprintf(os.Stderr, "fake hook: log the span: %v\n", err)
+			return 70
+		}
+	}
+	return code
+}
+
+// act does what FAKEHOOK_<PHASE> says, and returns the exit code.
+func act(phase string, stdin []byte) int {
 	action := os.Getenv("FAKEHOOK_" + strings.ToUpper(phase) + "_" + envSafe(os.Getenv("ROOK_SCENARIO_ID")))
 	if action == "" {
 		action = os.Getenv("FAKEHOOK_" + strings.ToUpper(phase))
@@ -183,6 +190,60 @@ func run() int {
 	return 0
 }
 
+// Span is one hook call as FAKEHOOK_SPANS logs it, when it ends: from the hook's start
+// to the end of what it did (not its exit).
+type Span struct {
+	Phase    string    `json:"phase"`
+	Scenario string    `json:"scenario"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+}
+
+// MaxAlive is the largest number of spans in progress at one instant.
+func MaxAlive(spans []Span) int {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for _, s := range spans {
+		edges = append(edges, edge{s.Start, 1}, edge{s.End, -1})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if !edges[i].at.Equal(edges[j].at) {
+			return edges[i].at.Before(edges[j].at)
+		}
+		return edges[i].delta < edges[j].delta // an end before a start at the same instant
+	})
+	alive, most := 0, 0
+	for _, e := range edges {
+		alive += e.delta
+		most = max(most, alive)
+	}
+	return most
+}
+
+// ReadSpans reads the spans logged at path.
+func ReadSpans(path string) ([]Span, error) { return readLines[Span](path) }
+
+// appendLine appends v as one JSON line to path; lines under PIPE_BUF are written whole
+// by concurrent hooks.
+func appendLine(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(b, '\n'))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
 // envSafe maps a scenario id to the suffix of its variables: SC-1 is SC_1.
 func envSafe(id string) string {
 	return strings.Map(func(r rune) rune {
@@ -201,23 +262,25 @@ func reply(text string) int {
 }
 
 // ReadLog reads the calls logged at path.
-func ReadLog(path string) ([]Call, error) {
+func ReadLog(path string) ([]Call, error) { return readLines[Call](path) }
+
+func readLines[T any](path string) ([]T, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var calls []Call
+	var out []T
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if line == "" {
 			continue
 		}
-		var c Call
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			return nil, fmt.Errorf("fakehook log line %q: %w", line, err)
 		}
-		calls = append(calls, c)
+		out = append(out, v)
 	}
-	return calls, nil
+	return out, nil
 }
 
 // startSleeper starts this binary as a child that sleeps, with attr, and writes its pid

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/fakehook"
+)
+
+// TestConcurrencyIsWhatTheProfileSays: the hooks themselves log when they start and end.
+// At profile concurrency 8, with go test's default flags (-parallel is GOMAXPROCS, 2 on a
+// 2-core machine) and again with -parallel=1 -cpu=1, exactly 8 execute hooks are alive at
+// once; prepare ends before the first open; at concurrency 1 the scenarios run one after
+// another in file order.
+func TestConcurrencyIsWhatTheProfileSays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package three times")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  prepare: {command: [%[1]q]}
+  open: {command: [%[1]q]}
+  execute: {command: [%[1]q]}
+  close: {command: [%[1]q]}
+hook_env: {FAKEHOOK: "1"}
+concurrency: 8
+`, os.Args[0]))
+	var ids []string
+	for i := 1; i <= 16; i++ {
+		id := fmt.Sprintf("SC-%02d", i)
+		ids = append(ids, id)
+		helloScenario(t, dir, id)
+	}
+	rookgen(t, dir)
+
+	run := func(execute string, args ...string) []fakehook.Span {
+		t.Helper()
+		spans := filepath.Join(t.TempDir(), "spans.jsonl")
+		env := []string{"GOFLAGS=-mod=mod", "FAKEHOOK_SPANS=" + spans, "FAKEHOOK_EXECUTE=" + execute}
+		res, err := goTest(t, dir, env, append([]string{"./scenarios/fake", "-rook.dir=" + filepath.Join(t.TempDir(), "runs")}, args...)...)
+		require.NoError(t, err, res.all)
+		got, err := fakehook.ReadSpans(spans)
+		require.NoError(t, err)
+		require.Len(t, got, 1+3*16, "prepare, then open, execute and close per scenario")
+		return got
+	}
+	phase := func(spans []fakehook.Span, ph string) []fakehook.Span {
+		return slices.DeleteFunc(slices.Clone(spans), func(s fakehook.Span) bool { return s.Phase != ph })
+	}
+
+	for _, flags := range [][]string{nil, {"-parallel=1", "-cpu=1"}} {
+		spans := run("sleep:1500ms", flags...)
+		alive := fakehook.MaxAlive(phase(spans, "execute"))
+		t.Logf("go test %v: at most %d execute hooks alive at once", flags, alive)
+		assert.Equal(t, 8, alive, "go test %v", flags)
+		prepare := phase(spans, "prepare")[0]
+		for _, o := range phase(spans, "open") {
+			assert.False(t, o.Start.Before(prepare.End), "%s opened before prepare ended", o.Scenario)
+		}
+	}
+
+	spans := run("", "-rook.concurrency=1")
+	assert.Equal(t, 1, fakehook.MaxAlive(spans), "one hook at a time")
+	var order []string
+	for _, s := range phase(spans, "open") {
+		order = append(order, s.Scenario)
+	}
+	assert.Equal(t, ids, order, "file order")
+}
