@@ -70,6 +70,14 @@ type Run struct {
 	// notStarted counts the scenarios that did not start because startBy had passed.
 	notStarted atomic.Int64
 
+	// ahead says the scenarios were queued by Start (go test -run's selection is known), so
+	// that their subtests need not run in parallel; byID finds their jobs.
+	ahead bool
+	byID  map[string]*job
+	// stop, closed when the test has ended, turns the queued scenarios no subtest claimed
+	// (go test -failfast) into not run.
+	stop chan struct{}
+
 	startOnce   sync.Once
 	queue       chan *job
 	done        chan struct{}
@@ -160,7 +168,8 @@ func start(t tb, s Suite) (*Run, error) {
 		secrets["ROOK_JUDGE_API_KEY"] = key
 	}
 	r := &Run{t: t, suite: s, opts: opts, profile: prof, scenarios: map[string]*spec.Scenario{},
-		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{})}
+		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{}),
+		byID: map[string]*job{}, stop: make(chan struct{})}
 	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
 	if err != nil {
 		return nil, err
@@ -196,13 +205,14 @@ func start(t tb, s Suite) (*Run, error) {
 	case opts.resume != "":
 		how = "new run resuming from " + opts.resume
 	}
-	runs := runFilter(t.Name())
-	selected := 0
+	runs, exact := runFilter(t.Name())
+	var ahead []*spec.Scenario
 	for _, e := range included {
-		if runs(r.scenarios[e.ScenarioID].Subtest()) {
-			selected++
+		if sc := r.scenarios[e.ScenarioID]; runs(sc.Subtest()) {
+			ahead = append(ahead, sc)
 		}
 	}
+	selected := len(ahead)
 	plan := fmt.Sprintf("%d scenario(s) planned", selected)
 	if selected != len(included) {
 		plan = fmt.Sprintf("%d of %d planned scenario(s) selected by -run", selected, len(included))
@@ -219,6 +229,14 @@ func start(t tb, s Suite) (*Run, error) {
 	t.Attr("rook.records", run.Dir)
 	t.Cleanup(r.finish)
 	r.concurrency = concurrency
+	if exact {
+		// The scenarios -run selects are known: queue them now, in file order, and let
+		// their subtests run one after another, each waiting for its own outcome.
+		r.ahead = true
+		for _, sc := range ahead {
+			r.enqueue(sc)
+		}
+	}
 	return r, nil
 }
 

@@ -8,35 +8,37 @@ import (
 
 // runFilter says whether go test's -run lets a scenario subtest of test run, so that the
 // run plans what will run. It splits -run as testing does (on '/' outside brackets and
-// parentheses) and matches the first two elements; when -run cannot be read, everything
-// runs.
-func runFilter(test string) func(subtest string) bool {
+// parentheses) and matches the first two elements. exact says whether the answer is
+// certain; it is not when -skip is given or -run has alternatives at the top (A|B/C, which
+// testing matches per alternative), and then everything is planned and left to go test.
+func runFilter(test string) (match func(subtest string) bool, exact bool) {
 	all := func(string) bool { return true }
+	if f := flag.Lookup("test.skip"); f != nil && f.Value.String() != "" {
+		return all, false
+	}
 	f := flag.Lookup("test.run")
 	if f == nil || f.Value.String() == "" {
-		return all
+		return all, true
 	}
 	parts := splitRun(f.Value.String())
 	res := make([]*regexp.Regexp, len(parts))
 	for i, p := range parts {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return all
+			return all, false
 		}
 		res[i] = re
 	}
-	// A pattern with alternatives at the top (A|B/C) is matched per alternative by
-	// testing; reading it is left to go test, and everything is planned.
 	if strings.Contains(parts[0], "|") && len(parts) > 1 {
-		return all
+		return all, false
 	}
 	if !res[0].MatchString(test) {
-		return func(string) bool { return false }
+		return func(string) bool { return false }, true
 	}
 	if len(res) < 2 {
-		return all
+		return all, true
 	}
-	return res[1].MatchString
+	return res[1].MatchString, true
 }
 
 // splitRun splits a -run pattern on the slashes outside brackets and parentheses.

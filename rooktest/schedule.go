@@ -27,6 +27,8 @@ type job struct {
 	notify  chan struct{}
 	done    chan struct{}
 	outcome *lifecycle.Outcome
+	// claimed says a subtest reports the job.
+	claimed bool
 }
 
 func (j *job) log(line string) {
@@ -48,9 +50,12 @@ func (j *job) take() []string {
 }
 
 // Scenario returns the subtest body for scenario id. The generated test passes it to t.Run
-// under the scenario's literal name. The body queues the scenario, so that it starts at
-// once, up to the run's concurrency, then pauses with t.Parallel and reports the outcome:
-// hook failures as errors, then one subtest per criterion, then forbidden.
+// under the scenario's literal name. The body reports the scenario's outcome: hook
+// failures as errors, then one subtest per criterion, then forbidden. Start has queued the
+// scenarios go test -run selects, and they run, up to the run's concurrency, while the
+// subtests wait in turn for theirs. When Start could not tell what -run selects (-skip, or
+// alternatives at the top of -run), the body queues its scenario and pauses with
+// t.Parallel, so that every selected scenario is queued before any outcome is awaited.
 //
 // It is never inlined: a generated test calls it once per scenario in one function, and
 // thousands of inlined closures made that function's compile time and memory grow faster
@@ -81,15 +86,44 @@ func (r *Run) scenario(t tb, id string) {
 		}
 		skipf(t, "unrunnable: %s", p.why)
 	}
-	j := r.enqueue(sc)
-	t.Parallel()
+	j := r.claim(sc)
+	defer j.release()
+	if !r.ahead {
+		t.Parallel()
+	}
 	r.report(t, j)
+}
+
+// claim is the job of scenario sc for its subtest: the one Start queued, or a new one.
+func (r *Run) claim(sc *spec.Scenario) *job {
+	r.mu.Lock()
+	j := r.byID[sc.ID]
+	if j != nil && !j.claimed {
+		j.claimed = true
+		r.mu.Unlock()
+		return j
+	}
+	r.mu.Unlock()
+	j = r.enqueue(sc)
+	r.mu.Lock()
+	j.claimed = true
+	r.mu.Unlock()
+	return j
+}
+
+// release drops what the job held for its subtest, once reported: a long run keeps no
+// outcome in memory (its records are on disk).
+func (j *job) release() {
+	j.mu.Lock()
+	j.outcome, j.lines = nil, nil
+	j.mu.Unlock()
 }
 
 func (r *Run) enqueue(sc *spec.Scenario) *job {
 	j := &job{sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{})}
 	r.mu.Lock()
 	r.jobs = append(r.jobs, j)
+	r.byID[sc.ID] = j
 	r.mu.Unlock()
 	r.startOnce.Do(func() { go r.dispatch() })
 	r.queue <- j
@@ -127,6 +161,15 @@ func (r *Run) dispatch() {
 	var wg sync.WaitGroup
 	for j := range r.queue {
 		sem <- struct{}{}
+		select {
+		case <-r.stop:
+			// The test has ended, and no subtest is waiting for this scenario.
+			j.outcome = lifecycle.NotRun(j.sc, "its subtest did not run")
+			close(j.done)
+			<-sem
+			continue
+		default:
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -164,18 +207,24 @@ func (r *Run) late() bool { return !r.startBy.IsZero() && time.Now().After(r.sta
 func (r *Run) finish() {
 	defer r.cancel()
 	r.startOnce.Do(func() { close(r.done) })
-	r.mu.Lock()
-	jobs := r.jobs
-	r.mu.Unlock()
+	close(r.stop)
 	close(r.queue)
 	<-r.done
+	r.mu.Lock()
+	jobs := len(r.jobs)
 	started := map[string]bool{}
-	for _, j := range jobs {
-		started[j.sc.ID] = true
+	for _, j := range r.jobs {
+		if j.claimed {
+			started[j.sc.ID] = true
+		}
 	}
+	// Every subtest has ended: what the run held per scenario is not needed to write the
+	// report, and a long suite's report is built without it.
+	r.jobs, r.byID, r.scenarios = nil, nil, nil
+	r.mu.Unlock()
 	if r.opts.run == "" {
 		// go test -run narrows a new run's plan; a continued run keeps the plan it has.
-		r.run.Narrow(started, "not selected: go test -run did not match its subtest")
+		r.run.Narrow(started, "not selected: go test -run did not match its subtest, or -failfast stopped before it")
 	}
 	if halted, why := r.run.Halted(); halted {
 		errorf(r.t, "rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
@@ -198,7 +247,7 @@ func (r *Run) finish() {
 		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
 	r.undecided(rep)
 	r.capabilities()
-	if len(jobs) > 0 {
+	if jobs > 0 {
 		// Reading back a file this run just wrote makes go test's result uncacheable, so
 		// that a plain go test calls the agent every time instead of replaying a pass.
 		_, _ = os.ReadFile(filepath.Join(r.run.Dir, "report.yaml"))

@@ -51,15 +51,7 @@ func reapEscaped(pgid int) {
 	}
 	groupsMu.Unlock()
 	self := os.Getpid()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range children(self) {
 		ppid, pgrp, sid, ok := procStat(pid)
 		if !ok || ppid != self || live[pid] || live[pgrp] {
 			continue // a running hook's, or not a child of the test process
@@ -72,6 +64,38 @@ func reapEscaped(pgid int) {
 			_, _ = syscall.Wait4(pid, &ws, 0, nil) // reaped, not left a zombie
 		}
 	}
+}
+
+// children lists the test process's children: from each of its threads' children file
+// (a few reads, however many processes the machine runs), or, on a kernel without those
+// files, every process in /proc, which procStat then sorts out.
+func children(self int) []int {
+	var pids []int
+	tasks, err := os.ReadDir("/proc/self/task")
+	listed := err == nil
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			listed = false
+			break
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	if listed {
+		return pids
+	}
+	pids = pids[:0]
+	entries, _ := os.ReadDir("/proc") // nothing to reap when /proc cannot be read
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid != self {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // procStat reads a process's parent, process group and session from /proc.

@@ -129,7 +129,7 @@ func Merge(dirs []string, root string, now time.Time) (string, error) {
 	rep, sumErr := report.Summarize(tmp, merged, prepare, took, now)
 	for _, err := range []error{
 		record.WriteFile(filepath.Join(tmp, "profile.yaml"), profile),
-		none.YAML(filepath.Join(tmp, "run.yaml"), merged),
+		none.WriteRun(filepath.Join(tmp, "run.yaml"), merged),
 		none.YAML(filepath.Join(tmp, "report.yaml"), rep),
 		rep.Totals.Check(),
 	} {

@@ -29,6 +29,7 @@
 package record
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -46,6 +47,15 @@ import (
 // written, synced and renamed over path, so a reader (or a crash) sees the old file or the
 // new one, never a part.
 func WriteFile(path string, data []byte) error {
+	return WriteFileFrom(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileFrom writes what write writes to path, atomically as WriteFile does, through a
+// buffer: a large record (report.html) is streamed to disk rather than held whole.
+func WriteFileFrom(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -59,7 +69,10 @@ func WriteFile(path string, data []byte) error {
 	// not CreateTemp's 0600.
 	werr := f.Chmod(0o644)
 	if werr == nil {
-		_, werr = f.Write(data)
+		bw := bufio.NewWriterSize(f, 64<<10)
+		if werr = write(bw); werr == nil {
+			werr = bw.Flush()
+		}
 	}
 	if werr == nil {
 		werr = f.Sync()
@@ -74,12 +87,11 @@ func WriteFile(path string, data []byte) error {
 		_ = os.Remove(tmp) // the write already failed; that error is the one to report
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
-	// Syncing the directory makes the rename durable. It is best effort: not every
-	// filesystem syncs directories, and the file itself is already whole on disk.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
+	// One sync per record, of the file before its rename: a crash of the process or of
+	// the machine leaves the old file or the new one, whole. The directory is not synced:
+	// that would make the rename itself durable, which crash safety does not need (a
+	// continued run finds the old record and runs its phase again), at a second sync
+	// per record.
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"html"
@@ -112,9 +111,8 @@ func WriteHTML(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
-	var b bytes.Buffer
-	if err := page.HTML(&b); err != nil {
+	if err := record.WriteFileFrom(filepath.Join(dir, "report.html"), page.HTML); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
-	return record.WriteFile(filepath.Join(dir, "report.html"), b.Bytes())
+	return nil
 }

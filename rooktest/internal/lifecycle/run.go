@@ -221,7 +221,7 @@ func (r *Run) writeRunFile() error {
 		f.PhasesRun = []string{}
 	}
 	r.mu.Unlock()
-	return r.cfg.Redactor.YAML(filepath.Join(r.Dir, "run.yaml"), f)
+	return r.cfg.Redactor.WriteRun(filepath.Join(r.Dir, "run.yaml"), f)
 }
 
 // Close releases the run folder for other processes. Finish does not: a process may finish
