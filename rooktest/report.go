@@ -7,6 +7,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -42,10 +43,10 @@ func (r *Run) report(t tb, j *job) {
 		logf(t, "carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)
 	}
 	if len(o.Attempts) == 1 {
-		r.attempt(t, o.Attempts[0])
+		r.attempt(t, o.Scenario, o.Attempts[0])
 	} else {
 		for _, a := range o.Attempts {
-			t.Run(fmt.Sprintf("attempt_%d", a.N), func(t tb) { r.attempt(t, a) })
+			t.Run(fmt.Sprintf("attempt_%d", a.N), func(t tb) { r.attempt(t, o.Scenario, a) })
 		}
 	}
 	v := o.Verdict
@@ -93,7 +94,7 @@ func notJudged(o *lifecycle.Outcome) string {
 }
 
 // attempt reports one attempt: its hook failures, then its criteria and forbidden text.
-func (r *Run) attempt(t tb, a *lifecycle.Attempt) {
+func (r *Run) attempt(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
 	t.Helper()
 	if a.RecordErr != nil {
 		errorf(t, "records could not all be written or read: %v", a.RecordErr)
@@ -117,8 +118,8 @@ func (r *Run) attempt(t tb, a *lifecycle.Attempt) {
 	for _, row := range a.Verdict.Criteria {
 		t.Run(row.Subtest, func(t tb) { r.criterion(t, row) })
 	}
-	if len(r.scenarios[a.ScenarioID].Forbidden) > 0 {
-		t.Run("forbidden", func(t tb) { r.forbidden(t, a) })
+	if len(sc.Forbidden) > 0 {
+		t.Run("forbidden", func(t tb) { r.forbidden(t, sc, a) })
 	}
 }
 
@@ -159,9 +160,9 @@ func (r *Run) criterion(t tb, row record.Row) {
 	}
 }
 
-func (r *Run) forbidden(t tb, a *lifecycle.Attempt) {
+func (r *Run) forbidden(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
 	t.Helper()
-	sc, v := r.scenarios[a.ScenarioID], a.Verdict
+	v := a.Verdict
 	if v.Turns == 0 {
 		msg := "Unable to Verify (agent_never_ran): no agent turn to search for forbidden text"
 		if r.opts.strict {

@@ -127,9 +127,8 @@ const secret = "sekrit-token-42"
 func reportOf(t *testing.T, o *lifecycle.Outcome, strict bool) *fakeT {
 	t.Helper()
 	sc := o.Scenario
-	r := &Run{red: record.NewRedactor(map[string]string{"TOKEN": secret}), opts: options{strict: strict},
-		scenarios: map[string]*spec.Scenario{sc.ID: sc}}
-	j := &job{sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o}
+	r := &Run{red: record.NewRedactor(map[string]string{"TOKEN": secret}), opts: options{strict: strict}}
+	j := &job{id: sc.ID, sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o}
 	j.log("execute turn 1: using " + secret)
 	j.log("execute turn 1: \x16=== RUN   TestForged\r--- PASS: TestForged")
 	close(j.done)

@@ -53,20 +53,24 @@ type Scenario struct {
 // Run is one run of a Suite: one record folder, prepare once, each scenario once.
 // Start makes it; the generated test calls Scenario once per scenario subtest.
 type Run struct {
-	t         tb
-	suite     Suite
-	opts      options
-	profile   *spec.Profile
-	scenarios map[string]*spec.Scenario
-	plans     map[string]plan
-	red       *record.Redactor
-	judge     *modeljudge.Judge
-	sel       lifecycle.Selection
-	run       *lifecycle.Run
-	prior     *lifecycle.Prior
-	ctx       context.Context
-	cancel    context.CancelFunc
-	startBy   time.Time // no scenario starts after it: go test's -timeout is near
+	t       tb
+	suite   Suite
+	opts    options
+	profile *spec.Profile
+	// root is the module root; files are the suite's scenario files by id. A scenario is
+	// read from its file when it starts, not held from Start on.
+	root    string
+	files   map[string]File
+	plans   map[string]plan
+	judges  bool // an llm_judge criterion is judged in this process
+	red     *record.Redactor
+	judge   *modeljudge.Judge
+	sel     lifecycle.Selection
+	run     *lifecycle.Run
+	prior   *lifecycle.Prior
+	ctx     context.Context
+	cancel  context.CancelFunc
+	startBy time.Time // no scenario starts after it: go test's -timeout is near
 	// notStarted counts the scenarios that did not start because startBy had passed.
 	notStarted atomic.Int64
 
@@ -167,7 +171,7 @@ func start(t tb, s Suite) (*Run, error) {
 		// The judge's key is redacted like a declared secret: records, log, JUnit.
 		secrets["ROOK_JUDGE_API_KEY"] = key
 	}
-	r := &Run{t: t, suite: s, opts: opts, profile: prof, scenarios: map[string]*spec.Scenario{},
+	r := &Run{t: t, suite: s, opts: opts, profile: prof, root: root, files: map[string]File{},
 		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{}),
 		byID: map[string]*job{}, stop: make(chan struct{})}
 	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
@@ -206,13 +210,14 @@ func start(t tb, s Suite) (*Run, error) {
 		how = "new run resuming from " + opts.resume
 	}
 	runs, exact := runFilter(t.Name())
-	var ahead []*spec.Scenario
-	for _, e := range included {
-		if sc := r.scenarios[e.ScenarioID]; runs(sc.Subtest()) {
-			ahead = append(ahead, sc)
+	var ahead []string
+	for _, sc := range scenarios {
+		if r.plans[sc.ID].decision == include && runs(sc.Subtest()) {
+			ahead = append(ahead, sc.ID)
 		}
 	}
 	selected := len(ahead)
+	r.judges = r.judging(scenarios)
 	plan := fmt.Sprintf("%d scenario(s) planned", selected)
 	if selected != len(included) {
 		plan = fmt.Sprintf("%d of %d planned scenario(s) selected by -run", selected, len(included))
@@ -233,8 +238,8 @@ func start(t tb, s Suite) (*Run, error) {
 		// The scenarios -run selects are known: queue them now, in file order, and let
 		// their subtests run one after another, each waiting for its own outcome.
 		r.ahead = true
-		for _, sc := range ahead {
-			r.enqueue(sc)
+		for _, id := range ahead {
+			r.enqueue(id)
 		}
 	}
 	return r, nil
@@ -244,8 +249,10 @@ func start(t tb, s Suite) (*Run, error) {
 // Every unrunnable scenario of the suite is listed as unrunnable, selected or not, as
 // Rook's totals count them.
 func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (included, skipped, unrun []record.Entry) {
+	for _, f := range r.suite.Scenarios {
+		r.files[f.ID] = f.File
+	}
 	for _, sc := range scenarios {
-		r.scenarios[sc.ID] = sc
 		d, why := decide(r.opts, r.profile, sc, planned)
 		r.plans[sc.ID] = plan{d, why}
 		switch d {
@@ -344,7 +351,7 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 		if sc.SHA256 != f.SHA256 {
 			problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", f.Path, fix))
 		}
-		scenarios = append(scenarios, sc)
+		scenarios = append(scenarios, slim(sc))
 	}
 	files, _ := filepath.Glob(filepath.Join(root, "scenarios", s.Agent, "*.yaml"))
 	for _, f := range files {
@@ -357,6 +364,21 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 		return nil, nil, errors.Join(problems...)
 	}
 	return prof, scenarios, nil
+}
+
+// slim is what planning reads of a scenario: its selectors, its turns, and its criteria's
+// ids and checks (not their statements and parameters), with none of its text. A job
+// reads the whole scenario again from its file when it starts, so that a suite of
+// thousands is not held in memory for the length of the run.
+func slim(sc *spec.Scenario) *spec.Scenario {
+	criteria := make([]spec.Criterion, len(sc.Criteria))
+	for i, c := range sc.Criteria {
+		criteria[i] = spec.Criterion{ID: c.ID, Kind: c.Kind, Check: c.Check}
+	}
+	return &spec.Scenario{ID: sc.ID, Title: sc.Title, SetupMessages: make([]string, len(sc.SetupMessages)),
+		MultiTurn: sc.MultiTurn, Criteria: criteria, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
+		Excluded: sc.Excluded, NotExecutable: sc.NotExecutable, SkipReason: sc.SkipReason,
+		RequiresUsage: sc.RequiresUsage, File: sc.File, SHA256: sc.SHA256}
 }
 
 func interpretersPresent(p *spec.Profile) error {

@@ -19,6 +19,9 @@ import (
 // job is one scenario handed to the scheduler. Its progress lines wait in lines until the
 // scenario's subtest, running on its own goroutine, logs them.
 type job struct {
+	id string
+	// sc is the scenario, loaded from its file when the job starts and dropped once it is
+	// reported: a long suite holds only the scenarios in flight.
 	sc *spec.Scenario
 	// took is how long the scenario ran, its wait for a slot aside.
 	took    time.Duration
@@ -71,12 +74,12 @@ func (r *Run) Scenario(id string) func(*testing.T) {
 
 func (r *Run) scenario(t tb, id string) {
 	t.Helper()
-	sc, ok := r.scenarios[id]
+	p, ok := r.plans[id]
 	if !ok {
 		fatalf(t, "rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
 	}
 	t.Attr("rook.scenario", id)
-	switch p := r.plans[id]; p.decision {
+	switch p.decision {
 	case skip:
 		skipln(t, p.why)
 	case unrunnable:
@@ -86,7 +89,7 @@ func (r *Run) scenario(t tb, id string) {
 		}
 		skipf(t, "unrunnable: %s", p.why)
 	}
-	j := r.claim(sc)
+	j := r.claim(id)
 	defer j.release()
 	if !r.ahead {
 		t.Parallel()
@@ -94,17 +97,17 @@ func (r *Run) scenario(t tb, id string) {
 	r.report(t, j)
 }
 
-// claim is the job of scenario sc for its subtest: the one Start queued, or a new one.
-func (r *Run) claim(sc *spec.Scenario) *job {
+// claim is the job of scenario id for its subtest: the one Start queued, or a new one.
+func (r *Run) claim(id string) *job {
 	r.mu.Lock()
-	j := r.byID[sc.ID]
+	j := r.byID[id]
 	if j != nil && !j.claimed {
 		j.claimed = true
 		r.mu.Unlock()
 		return j
 	}
 	r.mu.Unlock()
-	j = r.enqueue(sc)
+	j = r.enqueue(id)
 	r.mu.Lock()
 	j.claimed = true
 	r.mu.Unlock()
@@ -115,15 +118,15 @@ func (r *Run) claim(sc *spec.Scenario) *job {
 // outcome in memory (its records are on disk).
 func (j *job) release() {
 	j.mu.Lock()
-	j.outcome, j.lines = nil, nil
+	j.outcome, j.lines, j.sc = nil, nil, nil
 	j.mu.Unlock()
 }
 
-func (r *Run) enqueue(sc *spec.Scenario) *job {
-	j := &job{sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{})}
+func (r *Run) enqueue(id string) *job {
+	j := &job{id: id, notify: make(chan struct{}, 1), done: make(chan struct{})}
 	r.mu.Lock()
 	r.jobs = append(r.jobs, j)
-	r.byID[sc.ID] = j
+	r.byID[id] = j
 	r.mu.Unlock()
 	r.startOnce.Do(func() { go r.dispatch() })
 	r.queue <- j
@@ -144,7 +147,7 @@ func (r *Run) dispatch() {
 				errorln(r.t, r.show(phaseReport(perr)))
 				return
 			}
-			if r.judge != nil && r.judging() {
+			if r.judge != nil && r.judges {
 				// Once, before the first judged criterion: a judge that cannot answer in
 				// the protocol is said here, not scenario after scenario.
 				if err := r.judge.Preflight(r.ctx); err != nil {
@@ -164,7 +167,7 @@ func (r *Run) dispatch() {
 		select {
 		case <-r.stop:
 			// The test has ended, and no subtest is waiting for this scenario.
-			j.outcome = lifecycle.NotRun(j.sc, "its subtest did not run")
+			j.outcome = lifecycle.NotRun(&spec.Scenario{ID: j.id}, "its subtest did not run")
 			close(j.done)
 			<-sem
 			continue
@@ -175,6 +178,12 @@ func (r *Run) dispatch() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			defer close(j.done)
+			sc, err := r.load(j.id)
+			if err != nil {
+				j.outcome = &lifecycle.Outcome{Scenario: &spec.Scenario{ID: j.id}, Err: err}
+				return
+			}
+			j.sc = sc
 			if r.prior != nil {
 				if o, ok := r.run.Carry(r.prior, j.sc); ok {
 					j.outcome = o
@@ -199,6 +208,20 @@ func (r *Run) dispatch() {
 	wg.Wait()
 }
 
+// load reads scenario id's file for its job, as Start found it: a file changed or
+// deleted since fails the scenario, saying how to regenerate.
+func (r *Run) load(id string) (*spec.Scenario, error) {
+	f := r.files[id]
+	sc, err := spec.LoadScenario(filepath.Join(r.root, f.Path))
+	if err != nil {
+		return nil, workspace.Rel(r.root, err)
+	}
+	if sc.SHA256 != f.SHA256 {
+		return nil, fmt.Errorf("%s changed during the run: run go test again (after go generate ./... if it changed for good)", f.Path)
+	}
+	return sc, nil
+}
+
 // late reports whether go test's deadline is too near to start another scenario.
 func (r *Run) late() bool { return !r.startBy.IsZero() && time.Now().After(r.startBy) }
 
@@ -215,12 +238,12 @@ func (r *Run) finish() {
 	started := map[string]bool{}
 	for _, j := range r.jobs {
 		if j.claimed {
-			started[j.sc.ID] = true
+			started[j.id] = true
 		}
 	}
 	// Every subtest has ended: what the run held per scenario is not needed to write the
 	// report, and a long suite's report is built without it.
-	r.jobs, r.byID, r.scenarios = nil, nil, nil
+	r.jobs, r.byID = nil, nil
 	r.mu.Unlock()
 	if r.opts.run == "" {
 		// go test -run narrows a new run's plan; a continued run keeps the plan it has.
@@ -255,15 +278,15 @@ func (r *Run) finish() {
 }
 
 // judging reports whether this process judges a scenario with llm_judge criteria.
-func (r *Run) judging() bool {
+func (r *Run) judging(scenarios []*spec.Scenario) bool {
 	if !r.sel[spec.Judge] {
 		return false
 	}
-	for id, p := range r.plans {
-		if p.decision != include {
+	for _, sc := range scenarios {
+		if r.plans[sc.ID].decision != include {
 			continue
 		}
-		for _, c := range r.scenarios[id].Criteria {
+		for _, c := range sc.Criteria {
 			if _, ok := c.Check.(*check.LLMJudge); ok {
 				return true
 			}

@@ -40,11 +40,10 @@ func (r *Report) HTML(w io.Writer) error {
 	}
 	return page.Execute(w, struct {
 		*Report
-		Rate   string
-		Quotes []string
-		CSS    template.CSS
-		JS     template.JS
-	}{r, rate, r.quotes(), template.CSS(css), template.JS(js)})
+		Rate string
+		CSS  template.CSS
+		JS   template.JS
+	}{r, rate, template.CSS(css), template.JS(js)})
 }
 
 func statusClass(v any) string {
@@ -61,19 +60,14 @@ func statusClass(v any) string {
 
 var quotedRE = regexp.MustCompile(`"((?:[^"\\]|\\.){8,})"`)
 
-// quotes are the evidence quotes of every criterion, to mark in the conversation.
-func (r *Report) quotes() []string {
+// quotes are the evidence quotes of a verdict's criteria, to mark in its conversation.
+func quotes(v *record.Verdict) []string {
 	var out []string
-	for _, s := range r.Scenarios {
-		if s.Detail == nil {
-			continue
-		}
-		for _, row := range s.Detail.Verdict.Criteria {
-			for _, m := range quotedRE.FindAllStringSubmatch(row.Evidence, -1) {
-				q := strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\\`, `\`).Replace(m[1])
-				if len(q) >= 8 {
-					out = append(out, q)
-				}
+	for _, row := range v.Criteria {
+		for _, m := range quotedRE.FindAllStringSubmatch(row.Evidence, -1) {
+			q := strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\\`, `\`).Replace(m[1])
+			if len(q) >= 8 {
+				out = append(out, q)
 			}
 		}
 	}

@@ -71,8 +71,22 @@ type Scenario struct {
 	// Snapshot is the SHA-256 of snapshot.yaml: a changed one means a redefined scenario.
 	Snapshot string `json:"snapshot_sha256,omitempty" yaml:"snapshot_sha256,omitempty"`
 
-	// Detail is what the HTML page shows; not in the machine formats.
-	Detail *Detail `json:"-" yaml:"-"`
+	// dir is the scenario's record folder, set when it has a verdict: Detail reads it.
+	dir string
+}
+
+// Detail is what the HTML page shows of the scenario, read from its records when the page
+// is written, one scenario at a time (a report of thousands never holds them all); nil
+// when the scenario has no verdict. It is not in the machine formats.
+func (s Scenario) Detail() *Detail {
+	if s.dir == "" {
+		return nil
+	}
+	v, err := record.ReadVerdict(s.dir)
+	if err != nil {
+		return nil
+	}
+	return detail(s.dir, v)
 }
 
 // RepeatStats are a repeated scenario's attempts: k passes of n, pass^k, and a Wilson 95%
@@ -92,6 +106,8 @@ type Detail struct {
 	Transcript []record.Message
 	Calls      []Call
 	Phases     []Phase
+	// Quotes are its criteria's quoted evidence, marked where they occur in its transcript.
+	Quotes []string
 }
 
 // Call is a tool call as the page shows it.
@@ -146,7 +162,7 @@ func Build(dir, base string) (*Report, error) {
 		}
 		if v, err := record.ReadVerdict(sdir); err == nil && v.Status != "" {
 			sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
-			sc.Detail = detail(sdir, v)
+			sc.dir = sdir
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
 			}
@@ -207,7 +223,7 @@ func wilson(k, n int) (float64, float64) {
 
 // detail reads what the page shows of a scenario: the transcript, calls and phases.
 func detail(dir string, v *record.Verdict) *Detail {
-	d := &Detail{Verdict: v}
+	d := &Detail{Verdict: v, Quotes: quotes(v)}
 	var resp record.Response
 	if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil && record.DecodeJSON(data, &resp) == nil {
 		d.Transcript = resp.Transcript
