@@ -86,7 +86,8 @@ type Run struct {
 	queue       chan *job
 	done        chan struct{}
 	mu          sync.Mutex
-	jobs        []*job
+	queued      int             // jobs queued
+	claimed     map[string]bool // the scenarios whose subtest ran
 	concurrency int
 }
 
@@ -173,7 +174,7 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	r := &Run{t: t, suite: s, opts: opts, profile: prof, root: root, files: map[string]File{},
 		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{}),
-		byID: map[string]*job{}, stop: make(chan struct{})}
+		byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})}
 	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
 	if err != nil {
 		return nil, err

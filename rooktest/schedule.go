@@ -90,7 +90,7 @@ func (r *Run) scenario(t tb, id string) {
 		skipf(t, "unrunnable: %s", p.why)
 	}
 	j := r.claim(id)
-	defer j.release()
+	defer r.release(j)
 	if !r.ahead {
 		t.Parallel()
 	}
@@ -101,31 +101,31 @@ func (r *Run) scenario(t tb, id string) {
 func (r *Run) claim(id string) *job {
 	r.mu.Lock()
 	j := r.byID[id]
-	if j != nil && !j.claimed {
-		j.claimed = true
+	if j == nil || j.claimed {
 		r.mu.Unlock()
-		return j
+		j = r.enqueue(id)
+		r.mu.Lock()
 	}
-	r.mu.Unlock()
-	j = r.enqueue(id)
-	r.mu.Lock()
 	j.claimed = true
+	r.claimed[id] = true
 	r.mu.Unlock()
 	return j
 }
 
-// release drops what the job held for its subtest, once reported: a long run keeps no
-// outcome in memory (its records are on disk).
-func (j *job) release() {
-	j.mu.Lock()
-	j.outcome, j.lines, j.sc = nil, nil, nil
-	j.mu.Unlock()
+// release forgets a reported job: a long run keeps no outcome in memory (its records are
+// on disk).
+func (r *Run) release(j *job) {
+	r.mu.Lock()
+	if r.byID[j.id] == j {
+		delete(r.byID, j.id)
+	}
+	r.mu.Unlock()
 }
 
 func (r *Run) enqueue(id string) *job {
 	j := &job{id: id, notify: make(chan struct{}, 1), done: make(chan struct{})}
 	r.mu.Lock()
-	r.jobs = append(r.jobs, j)
+	r.queued++
 	r.byID[id] = j
 	r.mu.Unlock()
 	r.startOnce.Do(func() { go r.dispatch() })
@@ -234,16 +234,10 @@ func (r *Run) finish() {
 	close(r.queue)
 	<-r.done
 	r.mu.Lock()
-	jobs := len(r.jobs)
-	started := map[string]bool{}
-	for _, j := range r.jobs {
-		if j.claimed {
-			started[j.id] = true
-		}
-	}
-	// Every subtest has ended: what the run held per scenario is not needed to write the
-	// report, and a long suite's report is built without it.
-	r.jobs, r.byID = nil, nil
+	jobs, started := r.queued, r.claimed
+	// Every subtest has ended: the jobs no subtest claimed are not needed to write the
+	// report.
+	r.byID = nil
 	r.mu.Unlock()
 	if r.opts.run == "" {
 		// go test -run narrows a new run's plan; a continued run keeps the plan it has.

@@ -51,11 +51,13 @@ func reapEscaped(pgid int) {
 	}
 	groupsMu.Unlock()
 	self := os.Getpid()
+	inGroup := map[int]bool{}
 	for _, pid := range children(self) {
 		ppid, pgrp, sid, ok := procStat(pid)
 		if !ok || ppid != self || live[pid] || live[pgrp] {
 			continue // a running hook's, or not a child of the test process
 		}
+		inGroup[pgrp] = true
 		// One that left its group for a session of its own cannot be told apart from another
 		// running hook's, so it goes when no hook runs.
 		if (hookGroups[pgrp] && pgrp != self) || (sid == pid && len(live) == 0) {
@@ -64,6 +66,15 @@ func reapEscaped(pgid int) {
 			_, _ = syscall.Wait4(pid, &ws, 0, nil) // reaped, not left a zombie
 		}
 	}
+	// An ended hook's group with no process left is forgotten: its processes' orphans
+	// would have come to the test process, and none is in it.
+	groupsMu.Lock()
+	for g, running := range groups {
+		if !running && !inGroup[g] {
+			delete(groups, g)
+		}
+	}
+	groupsMu.Unlock()
 }
 
 // children lists the test process's children: from each of its threads' children file

@@ -25,11 +25,11 @@ func ListRuns(root, agent string) []RunDir {
 	files, _ := filepath.Glob(filepath.Join(root, agent, "*", "run.yaml")) // the pattern is well formed
 	var runs []RunDir
 	for _, f := range files {
-		var r Run
-		if ReadYAML(f, &r) != nil {
+		dir := filepath.Dir(f)
+		r, err := (Store{Dir: dir}).Run()
+		if err != nil {
 			continue
 		}
-		dir := filepath.Dir(f)
 		runs = append(runs, RunDir{Dir: dir, Agent: filepath.Base(filepath.Dir(dir)), ID: filepath.Base(dir), ProfileID: r.Pins.ProfileID, Created: r.Created})
 	}
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Newer(runs[j]) })

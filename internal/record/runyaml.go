@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // WriteRun writes run.yaml to path, redacted.
@@ -89,4 +91,112 @@ func plainSafe(s string) bool {
 		return false
 	}
 	return true
+}
+
+// planLists are run.yaml's lists that grow with the suite.
+var planLists = map[string]bool{"included": true, "skipped": true, "unrunnable": true, "carried": true}
+
+// UnmarshalRun decodes run.yaml. yaml.v3 holds a whole document's tokens and nodes while it
+// decodes it (some 6 MB for a 5,000-entry plan, at once), so the plan lists, as
+// MarshalRun or yaml.v3 write them (block style), are read line by line, and the rest of
+// the file by yaml.v3; a file in any other shape is decoded by yaml.v3 whole.
+func UnmarshalRun(data []byte) (Run, error) {
+	var run Run
+	var head bytes.Buffer
+	lists := map[string][]string{}
+	key := ""
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		trimmed := strings.TrimRight(line, "\r\n")
+		if key != "" && (strings.HasPrefix(trimmed, "  ") || strings.HasPrefix(trimmed, "- ")) {
+			lists[key] = append(lists[key], trimmed)
+			continue
+		}
+		key = ""
+		if k, rest, ok := strings.Cut(trimmed, ":"); ok && planLists[k] && strings.TrimSpace(rest) == "" {
+			key = k
+			lists[k] = []string{}
+			continue
+		}
+		head.WriteString(line)
+	}
+	if err := yaml.Unmarshal(head.Bytes(), &run); err != nil {
+		return Run{}, err
+	}
+	for k, lines := range lists {
+		if err := fillList(&run, k, lines); err != nil {
+			// Not the shape written here: yaml.v3 reads the whole file.
+			var whole Run
+			err := yaml.Unmarshal(data, &whole)
+			return whole, err
+		}
+	}
+	return run, nil
+}
+
+// fillList reads a plan list's block lines into run.
+func fillList(run *Run, key string, lines []string) error {
+	if key == "carried" {
+		for _, l := range lines {
+			item, ok := strings.CutPrefix(strings.TrimLeft(l, " "), "- ")
+			if !ok {
+				return fmt.Errorf("carried: unexpected line %q", l)
+			}
+			s, err := scalar(item)
+			if err != nil {
+				return err
+			}
+			run.Carried = append(run.Carried, s)
+		}
+		return nil
+	}
+	var entries []Entry
+	for i := 0; i < len(lines); i++ {
+		first, ok := strings.CutPrefix(strings.TrimLeft(lines[i], " "), "- ")
+		if !ok || i+1 >= len(lines) {
+			return fmt.Errorf("%s: unexpected line %q", key, lines[i])
+		}
+		second := strings.TrimLeft(lines[i+1], " ")
+		i++
+		var e Entry
+		for _, kv := range []string{first, second} {
+			k, v, ok := strings.Cut(kv, ": ")
+			s, err := scalar(v)
+			if !ok || err != nil {
+				return fmt.Errorf("%s: unexpected line %q", key, kv)
+			}
+			switch k {
+			case "scenario_id":
+				e.ScenarioID = s
+			case "why":
+				e.Why = s
+			default:
+				return fmt.Errorf("%s: unexpected key %q", key, k)
+			}
+		}
+		entries = append(entries, e)
+	}
+	switch key {
+	case "included":
+		run.Included = entries
+	case "skipped":
+		run.Skipped = entries
+	case "unrunnable":
+		run.Unrunnable = entries
+	}
+	return nil
+}
+
+// scalar reads a one-line scalar: plain (as plainSafe writes it), or double-quoted with
+// JSON's escapes. Anything else is left to yaml.v3.
+func scalar(s string) (string, error) {
+	if plainSafe(s) {
+		return s, nil
+	}
+	if strings.HasPrefix(s, `"`) {
+		var out string
+		if err := json.Unmarshal([]byte(s), &out); err == nil {
+			return out, nil
+		}
+	}
+	return "", fmt.Errorf("not a plain or JSON-quoted scalar: %q", s)
 }

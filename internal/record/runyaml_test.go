@@ -28,18 +28,60 @@ func TestMarshalRunReadsBack(t *testing.T) {
 	var back Run
 	require.NoError(t, yaml.Unmarshal(data, &back), string(data))
 	assert.Equal(t, run, back)
+	fast, err := UnmarshalRun(data)
+	require.NoError(t, err)
+	assert.Equal(t, run, fast, "read line by line")
 
 	plain, err := NewRedactor(nil).MarshalYAML(run)
 	require.NoError(t, err)
 	var viaYAML Run
 	require.NoError(t, yaml.Unmarshal(plain, &viaYAML))
 	assert.Equal(t, viaYAML, back)
+	fromYAML, err := UnmarshalRun(plain)
+	require.NoError(t, err)
+	assert.Equal(t, viaYAML, fromYAML, "yaml.v3's own shape (block literals, single quotes) falls back whole")
+
+	// Flow style, as a person might write it.
+	flow, err := UnmarshalRun([]byte("id: x\nincluded: [{scenario_id: SC-1, why: selected}]\ncarried: [SC-1]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []Entry{{ScenarioID: "SC-1", Why: "selected"}}, flow.Included)
+	assert.Equal(t, []string{"SC-1"}, flow.Carried)
+	_, err = UnmarshalRun([]byte("id: [x\n"))
+	assert.Error(t, err)
 
 	// The why is free text, redacted; the ids are structural, left alone.
 	red, err := NewRedactor(map[string]string{"TOKEN": "sekrit-42"}).MarshalRun(Run{Included: []Entry{{ScenarioID: "SC-1", Why: "token sekrit-42 expired"}}})
 	require.NoError(t, err)
 	assert.Contains(t, string(red), `why: "token [redacted:TOKEN] expired"`)
 	assert.NotContains(t, string(red), "sekrit-42")
+}
+
+// BenchmarkUnmarshalRun reads the plan of a 5,000-scenario run line by line and with
+// yaml.v3 alone.
+func BenchmarkUnmarshalRun(b *testing.B) {
+	var run Run
+	for i := range 5000 {
+		run.Included = append(run.Included, Entry{ScenarioID: fmt.Sprintf("SC-%05d", i), Why: "selected"})
+	}
+	data, err := NewRedactor(nil).MarshalRun(run)
+	require.NoError(b, err)
+	b.Run("UnmarshalRun", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := UnmarshalRun(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("yaml.Unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var r Run
+			if err := yaml.Unmarshal(data, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkMarshalRun writes the plan of a 5,000-scenario run both ways; allocs/op and

@@ -56,8 +56,16 @@ func CheckNewRunID(id string) error {
 
 // Run reads run.yaml.
 func (s Store) Run() (*Run, error) {
-	var r Run
-	return &r, ReadYAML(filepath.Join(s.Dir, "run.yaml"), &r)
+	path := filepath.Join(s.Dir, "run.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &Run{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	r, err := UnmarshalRun(data)
+	if err != nil {
+		return &r, fmt.Errorf("%s is corrupt: %w", path, err)
+	}
+	return &r, nil
 }
 
 // Profile reads profile.yaml.

@@ -57,7 +57,10 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 		default:
 			t.Unjudged++
 		}
-		judged = append(judged, judgedScenario{dir: dir, verdict: v})
+		if v.Status != judge.Pass {
+			// Only what did not pass is clustered; a long run of passes is not held.
+			judged = append(judged, judgedScenario{dir: dir, verdict: v})
+		}
 		latencies = append(latencies, v.LatencyMs)
 		rep.Metrics.TurnsTotal += v.Turns
 		rep.Metrics.CriteriaDecided += v.PassCount + v.FailCount
