@@ -104,7 +104,7 @@ func Merge(dirs []string, root string, now time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("merge: %w", err)
 	}
-	defer os.RemoveAll(tmp) // nothing is left once renamed
+	defer func() { _ = os.RemoveAll(tmp) }() // nothing is left once renamed
 	merged, prepare, took := combine(shards)
 	for _, s := range shards {
 		for _, e := range s.run.Included {

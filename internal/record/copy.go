@@ -47,7 +47,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", src, err)
 	}
-	defer in.Close()
+	defer func() { _ = in.Close() }() // read only
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", src, err)
