@@ -38,12 +38,15 @@ type Attempt struct {
 func (a *Attempt) Judged() bool { return a.Verdict != nil }
 
 type attemptRun struct {
-	r       *Run
-	sc      *spec.Scenario
-	n       int
-	dir     string
-	log     Logger
-	hooks   record.Hooks
+	r     *Run
+	sc    *spec.Scenario
+	n     int
+	dir   string
+	log   Logger
+	hooks record.Hooks
+	// unsaved is set when a hook's end is in hooks and not yet in hooks.json: it is
+	// written with the next hook's start, or before anything else reads the records.
+	unsaved bool
 	lastEnd time.Time
 	ranNow  bool
 	// arts are the attempt's copied evidence files, once copied; skipped are those not
@@ -100,6 +103,9 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 	inv := invocation{scenario: sc.ID, session: fmt.Sprintf("%s/%s/%d", r.ID, sc.ID, n), stateDir: a.stateDir()}
 	for {
 		step = Next(a.state(here), sel, r.ID)
+		if step.Action != RunPhase {
+			a.flush()
+		}
 		if ctx.Err() != nil && (step.Action == Judge || step.Phase == spec.Collect) {
 			return a.finish(res, fmt.Sprintf("not judged: the run was interrupted (%v); continue it with -rook.run=%s", context.Cause(ctx), r.ID))
 		}
@@ -170,13 +176,13 @@ func (a *attemptRun) run(ctx, budget context.Context, inv invocation, ph spec.Ph
 		}
 	case spec.Execute:
 		a.execute(budget, inv)
-		return // execute saves each turn itself
+		return // execute records each turn itself
 	case spec.Close:
 		a.hooks.Phases.Close, _, _ = a.phase(context.WithoutCancel(ctx), withPhase(inv, spec.Close, h))
 	case spec.Collect:
 		a.hooks.Phases.Collect, _, _ = a.phase(ctx, withPhase(inv, spec.Collect, h))
 	}
-	a.save()
+	a.unsaved = true
 }
 
 // execute runs the turns the records do not hold yet, threading the conversation.
@@ -214,7 +220,7 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 			last.Data = data
 		}
 		a.hooks.Phases.Execute = &last
-		a.save()
+		a.unsaved = true
 		r.noteExecute(perr)
 		if !rec.OK {
 			return
@@ -227,6 +233,9 @@ func (a *attemptRun) phase(ctx context.Context, inv invocation) (*record.PhaseRe
 	if d := inv.hook.Delay; d > 0 {
 		if left := d - time.Since(a.lastEnd); !a.lastEnd.IsZero() && left > 0 && a.log != nil {
 			a.log(fmt.Sprintf("%s: waiting %s (delay_seconds: at least %s after the preceding phase)", inv.phase, left.Round(time.Millisecond), d))
+		}
+		if !a.lastEnd.IsZero() && time.Since(a.lastEnd) < d {
+			a.flush() // what ended is on disk while the delay runs
 		}
 		if err := wait(ctx, d, a.lastEnd); err != nil {
 			rec := &record.PhaseRecord{Ran: false, Script: inv.hook.Invoked(), Turn: inv.turn, Error: err.Error(), ExitCode: -1}
@@ -252,6 +261,7 @@ func (a *attemptRun) record(err error) {
 
 // finish fills in what the records say and writes response.json.
 func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
+	a.flush()
 	if notJudged != "" {
 		res.NotJudged = notJudged
 	} else if !res.Judged() {

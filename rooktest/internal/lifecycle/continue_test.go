@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -375,4 +376,68 @@ func TestContinueLocksTheRun(t *testing.T) {
 	r, err := lifecycle.Continue(f.cfg, id, time.Now())
 	require.NoError(t, err)
 	r.Close()
+}
+
+// A hook's end is written with the next hook's start: every hook finds the ones before it
+// recorded and itself marked in flight, so a process that dies during any hook leaves
+// every earlier one on disk.
+func TestEachHookStartsWithTheEarlierOnesRecorded(t *testing.T) {
+	script := strconv.Quote(`cp "$ROOK_STATE_DIR/../hooks.json" "$ROOK_STATE_DIR/../seen-$0$ROOK_TURN.json"
+case $0 in open) echo '{"conversation": "c1"}';; execute) echo '{"output": "ok"}';; esac`)
+	hook := "{command: [sh, -c, " + script + "]}"
+	f := newRun(t, nil, "hooks:\n  open: "+hook+"\n  execute: "+hook+"\n  close: "+hook+"\n  collect: "+hook+"\n")
+	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nsetup_messages: [one]\n"), f.logs.add)
+	require.True(t, o.Judged(), f.logs.all())
+
+	type seen struct {
+		InFlight *struct {
+			Phase string
+			Turn  int
+		} `json:"in_flight"`
+		Phases map[string]struct {
+			OK    bool
+			Turns []any
+		}
+	}
+	read := func(name string) seen {
+		var s seen
+		require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(o.Dir, name)), &s), name)
+		return s
+	}
+	recorded := func(s seen) []string {
+		var names []string
+		for _, ph := range []string{"open", "execute", "close", "collect"} {
+			if p, ok := s.Phases[ph]; ok && p.OK {
+				names = append(names, fmt.Sprintf("%s(%d)", ph, len(p.Turns)))
+			}
+		}
+		return names
+	}
+	for _, tc := range []struct {
+		file, phase string
+		turn        int
+		recorded    []string
+	}{
+		{"seen-open.json", "open", 0, nil},
+		{"seen-execute1.json", "execute", 1, []string{"open(0)"}},
+		{"seen-execute2.json", "execute", 2, []string{"open(0)", "execute(1)"}},
+		{"seen-close.json", "close", 0, []string{"open(0)", "execute(2)"}},
+		{"seen-collect.json", "collect", 0, []string{"open(0)", "execute(2)", "close(0)"}},
+	} {
+		s := read(tc.file)
+		require.NotNil(t, s.InFlight, tc.file)
+		assert.Equal(t, tc.phase, s.InFlight.Phase, tc.file)
+		assert.Equal(t, tc.turn, s.InFlight.Turn, tc.file)
+		assert.Equal(t, tc.recorded, recorded(s), tc.file)
+	}
+	last := read("hooks.json")
+	assert.Nil(t, last.InFlight)
+	assert.Equal(t, []string{"open(0)", "execute(2)", "close(0)", "collect(0)"}, recorded(last))
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
 }

@@ -11,9 +11,14 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 )
 
-// The store of an attempt's hooks.json: read back before anything runs, written before
-// and after every hook (record.InFlight marks the one running), kept aside when a conversation
-// cannot be continued.
+// The store of an attempt's hooks.json: read back before anything runs, written as every
+// hook starts (record.InFlight marks the one running) and after the last, kept aside when a
+// conversation cannot be continued.
+//
+// A hook's end is written with the next hook's start (one write and one sync per hook, not
+// two), or before the judge, a stop or a delay_seconds wait: what is on disk is at most the
+// parsing of one hook's output behind. A process that dies in that moment leaves the hook
+// marked in flight, as if it had died a moment earlier, and a continued run treats it so.
 
 func (a *attemptRun) fresh() bool {
 	h := a.hooks.Phases
@@ -37,6 +42,14 @@ func (a *attemptRun) recordedEnd() time.Time {
 
 func (a *attemptRun) save() {
 	a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "hooks.json"), a.hooks))
+	a.unsaved = false
+}
+
+// flush writes what ended and is not yet on disk.
+func (a *attemptRun) flush() {
+	if a.unsaved {
+		a.save()
+	}
 }
 
 // load reads the attempt's hooks.json, if any. A file that does not parse is refused.
