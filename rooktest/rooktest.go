@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -57,11 +59,12 @@ type Run struct {
 	suite   Suite
 	opts    options
 	profile *spec.Profile
-	// root is the module root; files are the suite's scenario files by id. A scenario is
-	// read from its file when it starts, not held from Start on.
+	// root is the module root. A scenario is read from its file (suite.Scenarios) when it
+	// starts, not held from Start on. plans are the suite's scenarios' decisions, in the
+	// suite's order; indexOf, when the suite is not sorted by id, finds them.
 	root    string
-	files   map[string]File
-	plans   map[string]plan
+	plans   []plan
+	indexOf map[string]int
 	judges  bool // an llm_judge criterion is judged in this process
 	red     *record.Redactor
 	judge   *modeljudge.Judge
@@ -74,10 +77,13 @@ type Run struct {
 	// notStarted counts the scenarios that did not start because startBy had passed.
 	notStarted atomic.Int64
 
-	// ahead says the scenarios were queued by Start (go test -run's selection is known), so
-	// that their subtests need not run in parallel; byID finds their jobs.
-	ahead bool
-	byID  map[string]*job
+	// ahead says Start fed the scheduler the scenarios go test -run selects, aheadIDs
+	// (sorted), so that their subtests need not run in parallel; byID finds their jobs,
+	// and feeding is the goroutine that feeds them.
+	ahead    bool
+	aheadIDs []string
+	byID     map[string]*job
+	feeding  sync.WaitGroup
 	// stop, closed when the test has ended, turns the queued scenarios no subtest claimed
 	// (go test -failfast) into not run.
 	stop chan struct{}
@@ -172,8 +178,8 @@ func start(t tb, s Suite) (*Run, error) {
 		// The judge's key is redacted like a declared secret: records, log, JUnit.
 		secrets["ROOK_JUDGE_API_KEY"] = key
 	}
-	r := &Run{t: t, suite: s, opts: opts, profile: prof, root: root, files: map[string]File{},
-		plans: map[string]plan{}, red: record.NewRedactor(secrets), done: make(chan struct{}),
+	r := &Run{t: t, suite: s, opts: opts, profile: prof, root: root,
+		plans: make([]plan, len(s.Scenarios)), red: record.NewRedactor(secrets), done: make(chan struct{}),
 		byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})}
 	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
 	if err != nil {
@@ -201,7 +207,6 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	run := r.run
 	included := cfg.Included
-	r.queue = make(chan *job, len(scenarios))
 	r.ctx, r.cancel, r.startBy = testContext(t)
 	how := "new run"
 	switch {
@@ -213,7 +218,7 @@ func start(t tb, s Suite) (*Run, error) {
 	runs, exact := runFilter(t.Name())
 	var ahead []string
 	for _, sc := range scenarios {
-		if r.plans[sc.ID].decision == include && runs(sc.Subtest()) {
+		if p, _ := r.planOf(sc.ID); p.decision == include && runs(sc.Subtest()) {
 			ahead = append(ahead, sc.ID)
 		}
 	}
@@ -235,14 +240,28 @@ func start(t tb, s Suite) (*Run, error) {
 	t.Attr("rook.records", run.Dir)
 	t.Cleanup(r.finish)
 	r.concurrency = concurrency
-	if exact {
-		// The scenarios -run selects are known: queue them now, in file order, and let
-		// their subtests run one after another, each waiting for its own outcome.
-		r.ahead = true
-		for _, id := range ahead {
-			r.enqueue(id)
-		}
+	if !exact {
+		// Each subtest queues its scenario and pauses (see Scenario): every one is queued
+		// before any runs.
+		r.queue = make(chan *job, len(scenarios))
+		return r, nil
 	}
+	// The scenarios -run selects are known: they are fed to the scheduler now, in file
+	// order, as it has room for them, and their subtests run one after another, each
+	// waiting for its own outcome. A job exists only from shortly before its scenario
+	// starts until its subtest has reported it: a long suite holds a handful.
+	r.ahead, r.aheadIDs, r.queued = true, ahead, len(ahead)
+	r.queue = make(chan *job)
+	r.startOnce.Do(func() { go r.dispatch() })
+	r.feeding.Go(func() {
+		for _, id := range ahead {
+			select {
+			case r.queue <- r.jobFor(id):
+			case <-r.stop:
+				return // the test has ended
+			}
+		}
+	})
 	return r, nil
 }
 
@@ -250,12 +269,17 @@ func start(t tb, s Suite) (*Run, error) {
 // Every unrunnable scenario of the suite is listed as unrunnable, selected or not, as
 // Rook's totals count them.
 func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (included, skipped, unrun []record.Entry) {
-	for _, f := range r.suite.Scenarios {
-		r.files[f.ID] = f.File
+	if !slices.IsSortedFunc(r.suite.Scenarios, func(a, b Scenario) int { return strings.Compare(a.ID, b.ID) }) {
+		r.indexOf = make(map[string]int, len(r.suite.Scenarios))
+		for i, f := range r.suite.Scenarios {
+			r.indexOf[f.ID] = i
+		}
 	}
 	for _, sc := range scenarios {
 		d, why := decide(r.opts, r.profile, sc, planned)
-		r.plans[sc.ID] = plan{d, why}
+		if i, ok := r.index(sc.ID); ok {
+			r.plans[i] = plan{d, why}
+		}
 		switch d {
 		case include:
 			included = append(included, record.Entry{ScenarioID: sc.ID, Why: "selected"})
@@ -270,6 +294,25 @@ func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (include
 		}
 	}
 	return included, skipped, unrun
+}
+
+// index finds scenario id in the suite: by binary search, as the generator writes the
+// scenarios sorted by id (a long suite needs no map of them).
+func (r *Run) index(id string) (int, bool) {
+	if r.indexOf != nil {
+		i, ok := r.indexOf[id]
+		return i, ok
+	}
+	return slices.BinarySearchFunc(r.suite.Scenarios, id, func(s Scenario, id string) int { return strings.Compare(s.ID, id) })
+}
+
+// planOf is scenario id's plan; ok is false for an id not in the suite.
+func (r *Run) planOf(id string) (p plan, ok bool) {
+	i, ok := r.index(id)
+	if !ok {
+		return plan{}, false
+	}
+	return r.plans[i], true
 }
 
 // open starts the run: a new one, the one -rook.run continues, or a new one that
@@ -367,19 +410,26 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 	return prof, scenarios, nil
 }
 
-// slim is what planning reads of a scenario: its selectors, its turns, and its criteria's
-// ids and checks (not their statements and parameters), with none of its text. A job
-// reads the whole scenario again from its file when it starts, so that a suite of
-// thousands is not held in memory for the length of the run.
+// slim is what planning reads of a scenario: its selectors and turns, whether it grades
+// usage (RequiresUsage, or a usage criterion), and its first llm_judge criterion if any,
+// with none of its text. A job reads the whole scenario again from its file when it
+// starts, so that a suite of thousands is not held in memory for the length of the run.
 func slim(sc *spec.Scenario) *spec.Scenario {
-	criteria := make([]spec.Criterion, len(sc.Criteria))
-	for i, c := range sc.Criteria {
-		criteria[i] = spec.Criterion{ID: c.ID, Kind: c.Kind, Check: c.Check}
-	}
-	return &spec.Scenario{ID: sc.ID, Title: sc.Title, SetupMessages: make([]string, len(sc.SetupMessages)),
-		MultiTurn: sc.MultiTurn, Criteria: criteria, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
+	out := &spec.Scenario{ID: sc.ID, Title: sc.Title, SetupMessages: make([]string, len(sc.SetupMessages)),
+		MultiTurn: sc.MultiTurn, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
 		Excluded: sc.Excluded, NotExecutable: sc.NotExecutable, SkipReason: sc.SkipReason,
-		RequiresUsage: sc.RequiresUsage, File: sc.File, SHA256: sc.SHA256}
+		RequiresUsage: sc.RequiresUsage}
+	for _, c := range sc.Criteria {
+		switch c.Check.(type) {
+		case *check.Usage:
+			out.RequiresUsage = true
+		case *check.LLMJudge:
+			if len(out.Criteria) == 0 {
+				out.Criteria = []spec.Criterion{{ID: c.ID, Kind: c.Kind, Check: c.Check}}
+			}
+		}
+	}
+	return out
 }
 
 func interpretersPresent(p *spec.Profile) error {

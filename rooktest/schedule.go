@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -74,7 +75,7 @@ func (r *Run) Scenario(id string) func(*testing.T) {
 
 func (r *Run) scenario(t tb, id string) {
 	t.Helper()
-	p, ok := r.plans[id]
+	p, ok := r.planOf(id)
 	if !ok {
 		fatalf(t, "rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
 	}
@@ -97,19 +98,44 @@ func (r *Run) scenario(t tb, id string) {
 	r.report(t, j)
 }
 
-// claim is the job of scenario id for its subtest: the one Start queued, or a new one.
+// claim is the job of scenario id for its subtest: the one Start feeds the scheduler, or
+// a new one.
 func (r *Run) claim(id string) *job {
-	r.mu.Lock()
-	j := r.byID[id]
-	if j == nil || j.claimed {
-		r.mu.Unlock()
-		j = r.enqueue(id)
+	if _, fed := slices.BinarySearch(r.aheadIDs, id); fed {
+		j := r.jobFor(id)
 		r.mu.Lock()
+		claimed := j.claimed
+		if !claimed {
+			j.claimed = true
+			r.claimed[id] = true
+		}
+		r.mu.Unlock()
+		if !claimed {
+			return j
+		}
 	}
+	j := r.enqueue(id)
+	r.mu.Lock()
 	j.claimed = true
 	r.claimed[id] = true
 	r.mu.Unlock()
 	return j
+}
+
+// jobFor is scenario id's job, made by whichever of its subtest and the feeder comes first.
+func (r *Run) jobFor(id string) *job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if j := r.byID[id]; j != nil {
+		return j
+	}
+	j := newJob(id)
+	r.byID[id] = j
+	return j
+}
+
+func newJob(id string) *job {
+	return &job{id: id, notify: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // release forgets a reported job: a long run keeps no outcome in memory (its records are
@@ -123,7 +149,7 @@ func (r *Run) release(j *job) {
 }
 
 func (r *Run) enqueue(id string) *job {
-	j := &job{id: id, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	j := newJob(id)
 	r.mu.Lock()
 	r.queued++
 	r.byID[id] = j
@@ -211,7 +237,8 @@ func (r *Run) dispatch() {
 // load reads scenario id's file for its job, as Start found it: a file changed or
 // deleted since fails the scenario, saying how to regenerate.
 func (r *Run) load(id string) (*spec.Scenario, error) {
-	f := r.files[id]
+	i, _ := r.index(id) // a job is made only for a planned scenario
+	f := r.suite.Scenarios[i].File
 	sc, err := spec.LoadScenario(filepath.Join(r.root, f.Path))
 	if err != nil {
 		return nil, workspace.Rel(r.root, err)
@@ -231,6 +258,7 @@ func (r *Run) finish() {
 	defer r.cancel()
 	r.startOnce.Do(func() { close(r.done) })
 	close(r.stop)
+	r.feeding.Wait()
 	close(r.queue)
 	<-r.done
 	r.mu.Lock()
@@ -243,6 +271,9 @@ func (r *Run) finish() {
 		// go test -run narrows a new run's plan; a continued run keeps the plan it has.
 		r.run.Narrow(started, "not selected: go test -run did not match its subtest, or -failfast stopped before it")
 	}
+	r.mu.Lock()
+	r.claimed = nil // not needed to write the report
+	r.mu.Unlock()
 	if halted, why := r.run.Halted(); halted {
 		errorf(r.t, "rook run %s halted: %s; the scenarios after it were not run, and everything recorded is kept (continue with -rook.run=%s)",
 			r.run.ID, r.show(why), r.run.ID)
@@ -277,7 +308,7 @@ func (r *Run) judging(scenarios []*spec.Scenario) bool {
 		return false
 	}
 	for _, sc := range scenarios {
-		if r.plans[sc.ID].decision != include {
+		if p, _ := r.planOf(sc.ID); p.decision != include {
 			continue
 		}
 		for _, c := range sc.Criteria {

@@ -39,6 +39,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -47,15 +48,33 @@ import (
 // written, synced and renamed over path, so a reader (or a crash) sees the old file or the
 // new one, never a part.
 func WriteFile(path string, data []byte) error {
-	return WriteFileFrom(path, func(w io.Writer) error {
-		_, err := w.Write(data)
+	return writeAtomic(path, func(f *os.File) error {
+		_, err := f.Write(data)
 		return err
 	})
 }
 
+// writers are WriteFileFrom's buffers, reused: a run writes records by the thousand.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
+
 // WriteFileFrom writes what write writes to path, atomically as WriteFile does, through a
 // buffer: a large record (report.html) is streamed to disk rather than held whole.
 func WriteFileFrom(path string, write func(io.Writer) error) error {
+	return writeAtomic(path, func(f *os.File) error {
+		bw := writers.Get().(*bufio.Writer)
+		bw.Reset(f)
+		defer func() {
+			bw.Reset(nil)
+			writers.Put(bw)
+		}()
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+func writeAtomic(path string, write func(*os.File) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -69,10 +88,7 @@ func WriteFileFrom(path string, write func(io.Writer) error) error {
 	// not CreateTemp's 0600.
 	werr := f.Chmod(0o644)
 	if werr == nil {
-		bw := bufio.NewWriterSize(f, 64<<10)
-		if werr = write(bw); werr == nil {
-			werr = bw.Flush()
-		}
+		werr = write(f)
 	}
 	if werr == nil {
 		werr = f.Sync()

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -69,24 +70,50 @@ type Scenario struct {
 	Repeat *RepeatStats `json:"repeat,omitempty" yaml:"repeat,omitempty"`
 	Change string       `json:"change,omitempty" yaml:"change,omitempty"`
 	// Snapshot is the SHA-256 of snapshot.yaml: a changed one means a redefined scenario.
-	Snapshot string `json:"snapshot_sha256,omitempty" yaml:"snapshot_sha256,omitempty"`
+	Snapshot Digest `json:"snapshot_sha256,omitzero" yaml:"snapshot_sha256,omitempty"`
 
-	// dir is the scenario's record folder, set when it has a verdict: Detail reads it.
-	dir string
+	// run is the run's folder, set when the scenario has a verdict: Detail reads the
+	// scenario's records there. (The run's, shared by every row: a report of thousands
+	// holds one copy of it.)
+	run string
+}
+
+// Digest is a SHA-256, written in hex. (A report of thousands of scenarios holds each as
+// 32 bytes, not as a 64-character string.)
+type Digest [sha256.Size]byte
+
+// IsZero reports an unset digest; the formats leave it out.
+func (d Digest) IsZero() bool { return d == Digest{} }
+
+// MarshalText writes the digest in hex.
+func (d Digest) MarshalText() ([]byte, error) {
+	out := make([]byte, hex.EncodedLen(len(d)))
+	hex.Encode(out, d[:])
+	return out, nil
+}
+
+// UnmarshalText reads a digest written in hex.
+func (d *Digest) UnmarshalText(b []byte) error {
+	if hex.DecodedLen(len(b)) != len(d) {
+		return fmt.Errorf("a SHA-256 is %d hex digits, not %d", 2*len(d), len(b))
+	}
+	_, err := hex.Decode(d[:], b)
+	return err
 }
 
 // Detail is what the HTML page shows of the scenario, read from its records when the page
 // is written, one scenario at a time (a report of thousands never holds them all); nil
 // when the scenario has no verdict. It is not in the machine formats.
 func (s Scenario) Detail() *Detail {
-	if s.dir == "" {
+	if s.run == "" {
 		return nil
 	}
-	v, err := record.ReadVerdict(s.dir)
+	dir := record.Store{Dir: s.run}.ScenarioDir(s.ID)
+	v, err := record.ReadVerdict(dir)
 	if err != nil {
 		return nil
 	}
-	return detail(s.dir, v)
+	return detail(dir, v)
 }
 
 // RepeatStats are a repeated scenario's attempts: k passes of n, pass^k, and a Wilson 95%
@@ -147,12 +174,12 @@ func Build(dir, base string) (*Report, error) {
 		r.Totals, r.Metrics = rep.Totals, rep.Metrics
 	}
 	reasons := map[string]*Reason{}
+	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
 		sc := Scenario{ID: e.ScenarioID, Status: "not run"}
 		sdir := store.ScenarioDir(e.ScenarioID)
 		if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
-			sum := sha256.Sum256(snap)
-			sc.Snapshot = hex.EncodeToString(sum[:])
+			sc.Snapshot = sha256.Sum256(snap)
 			var head struct {
 				Title string `yaml:"title"`
 			}
@@ -162,7 +189,7 @@ func Build(dir, base string) (*Report, error) {
 		}
 		if v, err := record.ReadVerdict(sdir); err == nil && v.Status != "" {
 			sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
-			sc.dir = sdir
+			sc.run = dir
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
 			}
