@@ -5,7 +5,7 @@ export HELPDESK_API_KEY ?= helpdesk-demo-key
 GO ?= go
 JUNIT_PKGS ?= ./scenarios/...
 
-.PHONY: demo test lint generate junit
+.PHONY: demo test lint generate junit bench
 
 ## demo: run the example agent's suite against its good profile (green)
 demo:
@@ -33,3 +33,10 @@ generate:
 ## and write junit.xml, one testcase per criterion
 junit:
 	$(GO) tool gotestsum --junitfile junit.xml --format testname -- $(JUNIT_PKGS)
+
+## bench: the benchmarks docs/performance.md reports, each ratio measured side by side in
+## one run (about 5 minutes; needs node and sh)
+bench:
+	$(GO) test -run '^$$' -bench HookCall -benchtime 30x ./rooktest/internal/lifecycle
+	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen
+	$(GO) test -run '^$$' -bench 'Concurrency|Scale' -benchtime 1x -timeout 30m ./rookgen

@@ -26,6 +26,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	measureMain()
 	fakehook.Main()
 	os.Exit(m.Run())
 }
@@ -83,7 +84,7 @@ func parseEvents(stdout io.Reader, stderr string) results {
 }
 
 // newModule makes a module outside this repository that uses it, as a user's would.
-func newModule(t *testing.T) string {
+func newModule(t testing.TB) string {
 	t.Helper()
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
@@ -104,13 +105,13 @@ func helloScenario(t *testing.T, dir, id string) {
 }
 
 // rookgen runs the generator over the module at dir.
-func rookgen(t *testing.T, dir string) {
+func rookgen(t testing.TB, dir string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
 }
 
-func write(t *testing.T, root, path, body string) {
+func write(t testing.TB, root, path, body string) {
 	t.Helper()
 	full := filepath.Join(root, path)
 	require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))

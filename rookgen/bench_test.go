@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The benchmarks of a whole suite: generated, compiled and run by go test as a user runs
+// it, each figure set beside its baseline measured in the same run. make bench runs them;
+// docs/performance.md records what they printed.
+
+// noopHook is a Node hook that answers every phase at once; execute echoes the goal.
+const noopHook = `import { readFileSync } from 'node:fs';
+const phase = process.argv[2];
+if (phase === 'execute') {
+  const goal = readFileSync(0, 'utf8');
+  process.stdout.write(JSON.stringify({ output: 'echo: ' + goal, conversation: 'c1' }) + '\n');
+} else if (phase === 'open') {
+  process.stdout.write('{"conversation": "c1"}\n');
+}
+`
+
+// BenchmarkSuite runs a suite of 50 scenarios through 5 no-op Node hooks (prepare once,
+// then open, execute, close and collect per scenario) with go test, two scenarios at a
+// time, against the same 201 Node processes started bare by this benchmark, two at a time
+// as well, with the same stdin. The harness side is the whole test binary: its start, the
+// plan, the records, the judge, report.yaml and report.html. The sides alternate which
+// goes first, so that machine noise hits both alike.
+func BenchmarkSuite(b *testing.B) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Skip("needs node")
+	}
+	const scenarios, concurrency = 50, 2
+	dir := newModule(b)
+	write(b, dir, "profiles/noop/hooks/noop.mjs", noopHook)
+	hooks := ""
+	for _, ph := range []string{"prepare", "open", "execute", "close", "collect"} {
+		hooks += "  " + ph + ": hooks/noop.mjs\n"
+	}
+	write(b, dir, "profiles/noop/noop.yaml", fmt.Sprintf("id: noop\nhooks:\n%scapabilities: {multi_turn: true}\nconcurrency: %d\n", hooks, concurrency))
+	for i := 1; i <= scenarios; i++ {
+		write(b, dir, fmt.Sprintf("scenarios/noop/SC-%03d.yaml", i), fmt.Sprintf("id: SC-%03d\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n", i))
+	}
+	rookgen(b, dir)
+	bin, _ := compileSuite(b, dir, "noop")
+	script := filepath.Join(dir, "profiles/noop/hooks/noop.mjs")
+
+	bareSuite := func() time.Duration {
+		start := time.Now()
+		spawn(b, filepath.Dir(script), "", node, script, "prepare")
+		work := make(chan int)
+		var wg sync.WaitGroup
+		for range concurrency {
+			wg.Go(func() {
+				for range work {
+					for _, ph := range []string{"open", "execute", "close", "collect"} {
+						stdin := ""
+						if ph == "execute" {
+							stdin = "hello"
+						}
+						spawn(b, filepath.Dir(script), stdin, node, script, ph)
+					}
+				}
+			})
+		}
+		for i := range scenarios {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+		return time.Since(start)
+	}
+	harnessSuite := func() time.Duration {
+		res := runSuite(b, bin, filepath.Join(dir, "scenarios/noop"), "-test.v", "-rook.dir="+b.TempDir())
+		passed(b, res, scenarios)
+		return res.wall
+	}
+
+	var bare, harness time.Duration
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			bare += bareSuite()
+			harness += harnessSuite()
+		} else {
+			harness += harnessSuite()
+			bare += bareSuite()
+		}
+		i++
+	}
+	calls := float64(b.N * (1 + 4*scenarios))
+	b.ReportMetric(bare.Seconds()/float64(b.N), "bare-s/suite")
+	b.ReportMetric(harness.Seconds()/float64(b.N), "harness-s/suite")
+	b.ReportMetric(float64(harness-bare)/float64(time.Millisecond)/calls, "overhead-ms/hook")
+	b.ReportMetric(float64(harness)/float64(bare), "ratio")
+}
+
+// BenchmarkConcurrency runs 16 latency-bound scenarios (execute answers after 1 s, the
+// other hooks at once) at -rook.concurrency 1, 4 and 16 in one iteration, and reports the
+// speed-up over 1, the efficiency (speed-up over the ideal min(N, 16)) and the CPU time per
+// scenario of the test process and its hooks together.
+func BenchmarkConcurrency(b *testing.B) {
+	const scenarios = 16
+	dir := newModule(b)
+	write(b, dir, "profiles/slow/slow.yaml", `id: slow
+hooks:
+  prepare: {command: [sh, -c, "true"]}
+  open: {command: [sh, -c, "echo '{\"conversation\": \"c1\"}'"]}
+  execute: {command: [sh, -c, "sleep 1; echo '{\"output\": \"hello\"}'"]}
+  close: {command: [sh, -c, "true"]}
+`)
+	for i := 1; i <= scenarios; i++ {
+		write(b, dir, fmt.Sprintf("scenarios/slow/SC-%02d.yaml", i), fmt.Sprintf("id: SC-%02d\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n", i))
+	}
+	rookgen(b, dir)
+	bin, _ := compileSuite(b, dir, "slow")
+	levels := []int{1, 4, 16}
+	wall := map[int]time.Duration{}
+	cpu := map[int]time.Duration{}
+	for b.Loop() {
+		for _, n := range levels {
+			res := runSuite(b, bin, filepath.Join(dir, "scenarios/slow"), "-test.v", "-rook.dir="+b.TempDir(), fmt.Sprintf("-rook.concurrency=%d", n))
+			passed(b, res, scenarios)
+			wall[n] += res.wall
+			cpu[n] += res.cpu
+		}
+	}
+	for _, n := range levels {
+		speedup := float64(wall[1]) / float64(wall[n])
+		if n > 1 {
+			b.ReportMetric(speedup, fmt.Sprintf("speedup@%d", n))
+			b.ReportMetric(speedup/float64(min(n, scenarios)), fmt.Sprintf("efficiency@%d", n))
+		} else {
+			b.ReportMetric(wall[1].Seconds()/float64(b.N), "s@1")
+		}
+		b.ReportMetric(float64(cpu[n])/float64(time.Millisecond)/float64(b.N*scenarios), fmt.Sprintf("cpu-ms/scenario@%d", n))
+	}
+}
+
+// BenchmarkScale generates, compiles and runs suites of 100, 1,000 and 5,000 scenarios
+// with a trivial sh hook at concurrency 4, in one iteration, and reports for each size the
+// compile time and the compiler's peak memory, the run's time per scenario, the test
+// process's peak RSS, and the go test -json stream per scenario; and the ratios of the
+// larger sizes to the 100-scenario suite's (of the last iteration: make bench runs one).
+func BenchmarkScale(b *testing.B) {
+	sizes := []int{100, 1000, 5000}
+	type figures struct {
+		gen, compile, run time.Duration
+		compileMB, rssMB  float64
+		jsonBytes         int
+	}
+	got := map[int]*figures{}
+	for b.Loop() {
+		for _, n := range sizes {
+			f := &figures{}
+			got[n] = f
+			dir := newModule(b)
+			write(b, dir, "profiles/tiny/tiny.yaml", "id: tiny\nhooks:\n  execute: {command: [sh, -c, \"echo '{\\\"output\\\": \\\"hi\\\"}'\"]}\nconcurrency: 4\n")
+			for i := range n {
+				write(b, dir, fmt.Sprintf("scenarios/tiny/SC-%05d.yaml", i), fmt.Sprintf("id: SC-%05d\ntitle: scenario number %d\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n", i, i))
+			}
+			start := time.Now()
+			rookgen(b, dir)
+			f.gen = time.Since(start)
+			var maxrss int64
+			var bin string
+			bin, maxrss = compileSuite(b, dir, "tiny")
+			f.compileMB = float64(maxrss) / 1024
+			f.compile = time.Since(start) - f.gen
+			res := runSuite(b, bin, filepath.Join(dir, "scenarios/tiny"), "-rook.dir="+b.TempDir(), "-test.v=test2json", "-test.timeout=0")
+			passed(b, res, n)
+			f.run, f.rssMB, f.jsonBytes = res.wall, float64(res.maxrssKB)/1024, len(res.out)
+		}
+	}
+	base := got[100]
+	for _, n := range sizes {
+		f := got[n]
+		b.ReportMetric(f.gen.Seconds(), fmt.Sprintf("generate-s@%d", n))
+		b.ReportMetric(f.compile.Seconds(), fmt.Sprintf("compile-s@%d", n))
+		b.ReportMetric(f.compileMB, fmt.Sprintf("compile-MB@%d", n))
+		b.ReportMetric(float64(f.run)/float64(time.Millisecond)/float64(n), fmt.Sprintf("run-ms/scenario@%d", n))
+		b.ReportMetric(f.rssMB, fmt.Sprintf("peak-RSS-MB@%d", n))
+		b.ReportMetric(float64(f.jsonBytes)/float64(n), fmt.Sprintf("json-B/scenario@%d", n))
+		if n != 100 {
+			b.ReportMetric(f.rssMB/base.rssMB, fmt.Sprintf("RSS-vs-100@%d", n))
+			b.ReportMetric((float64(f.run)/float64(n))/(float64(base.run)/100), fmt.Sprintf("per-scenario-vs-100@%d", n))
+		}
+	}
+}
+
+// compileSuite builds the generated package of agent into a test binary, and returns it
+// and the build's peak memory in KiB (the largest of go and the compiler and linker it
+// waited for).
+func compileSuite(b *testing.B, dir, agent string) (string, int64) {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), agent+".test")
+	res, err := measure(dir, []string{"GOFLAGS=-mod=mod"}, "go", "test", "-c", "-o", bin, "./scenarios/"+agent)
+	if err != nil {
+		b.Fatalf("go test -c: %v\n%s", err, res.out)
+	}
+	return bin, res.maxrssKB
+}
+
+// runSuite runs a compiled suite in dir, as go test runs a test binary.
+func runSuite(b *testing.B, bin, dir string, args ...string) measured {
+	b.Helper()
+	res, err := measure(dir, nil, append([]string{bin}, args...)...)
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", bin, err, tail(res.out, 4000))
+	}
+	return res
+}
+
+type measured struct {
+	wall     time.Duration
+	cpu      time.Duration // the process's and its children's, user and system
+	maxrssKB int64         // the peak RSS of the process or of the largest child it waited for
+	out      string
+}
+
+// measure runs argv in dir and measures it. It is started by a launcher, this test binary
+// run again (see measureMain), because a process Go starts shares its parent's memory
+// until it execs, and Linux counts the parent's resident memory into the child's peak:
+// started from this benchmark, which holds the earlier suites' output, a suite would
+// report the benchmark's peak rather than its own.
+func measure(dir string, env []string, argv ...string) (measured, error) {
+	report := filepath.Join(os.TempDir(), fmt.Sprintf("rookbench-%d-%d.json", os.Getpid(), time.Now().UnixNano()))
+	defer func() { _ = os.Remove(report) }()
+	cmd := exec.Command(os.Args[0], argv...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), env...), "ROOKBENCH_RUSAGE="+report)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	m := measured{wall: time.Since(start), out: out.String()}
+	if err != nil {
+		return m, err
+	}
+	var u launcherReport
+	data, err := os.ReadFile(report)
+	if err == nil {
+		err = json.Unmarshal(data, &u)
+	}
+	if err != nil {
+		return m, fmt.Errorf("read the launcher's report: %w", err)
+	}
+	if u.MaxrssKB <= u.LauncherKB {
+		return m, fmt.Errorf("%s peaked at %d KiB, not above the launcher's own %d KiB: its peak cannot be told", argv[0], u.MaxrssKB, u.LauncherKB)
+	}
+	m.cpu, m.maxrssKB = time.Duration(u.CPUNanos), u.MaxrssKB
+	return m, nil
+}
+
+type launcherReport struct {
+	MaxrssKB   int64 `json:"maxrss_kb"`
+	LauncherKB int64 `json:"launcher_kb"`
+	CPUNanos   int64 `json:"cpu_ns"`
+}
+
+// measureMain is the launcher: when ROOKBENCH_RUSAGE names a file, this test binary runs
+// its arguments as a command, writes the command's peak RSS and CPU time there, and exits
+// with the command's status.
+func measureMain() {
+	path := os.Getenv("ROOKBENCH_RUSAGE")
+	if path == "" {
+		return
+	}
+	// The launcher's own memory (its VmHWM: its peak since its exec, which its rusage is
+	// not), the floor under what its child can be seen to use.
+	var ownKB int64
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for line := range strings.Lines(string(status)) {
+			if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				ownKB, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			}
+		}
+	}
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "ROOKBENCH_RUSAGE=") })
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	data, _ := json.Marshal(launcherReport{MaxrssKB: ru.Maxrss, LauncherKB: ownKB,
+		CPUNanos: int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())})
+	if werr := os.WriteFile(path, data, 0o644); werr != nil {
+		fmt.Fprintln(os.Stderr, werr)
+		os.Exit(2)
+	}
+	os.Exit(cmd.ProcessState.ExitCode())
+}
+
+// spawn runs one process bare: stdin given, stdout read, as the harness gives and reads a
+// hook's.
+func spawn(b *testing.B, dir, stdin string, argv ...string) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		b.Errorf("%v: %v", argv, err)
+	}
+}
+
+// passed fails the benchmark unless the suite's run says all n scenarios passed.
+func passed(b *testing.B, res measured, n int) {
+	b.Helper()
+	if !strings.Contains(res.out, fmt.Sprintf(": %d passed, 0 failed,", n)) {
+		b.Fatalf("the suite's %d scenarios did not all pass:\n%s", n, tail(res.out, 4000))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
