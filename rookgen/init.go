@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
+)
+
+// initCmd is rookgen init <agent> --command '...': it writes a profile, its hook script, a
+// first scenario, the go:generate directive and the records' .gitignore entry, then
+// generates, so that go test ./scenarios/... runs at once. It never overwrites a file.
+func initCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rookgen init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	command := fs.String("command", "", "the agent's command line; "+scaffold.GoalPlaceholder+" in it is replaced by each message, else the message goes on its stdin")
+	lang := fs.String("lang", "node", "the hook script's language: node or python")
+	profileID := fs.String("profile", "local", "the profile id (profiles/<agent>/<id>.yaml)")
+	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python] [--profile id] [-root dir]")
+		fs.PrintDefaults()
+	}
+	var agent string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		agent, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if agent == "" && fs.NArg() > 0 {
+		agent = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rookgen init: unexpected argument %q (quote the command line as one argument of --command)\n", fs.Arg(0))
+		return 2
+	}
+	if agent == "" {
+		fs.Usage()
+		return 2
+	}
+	root := *rootFlag
+	if root == "" {
+		var err error
+		if root, _, err = workspace.RootOfWorkingDir(); err != nil {
+			fmt.Fprintf(stderr, "rookgen init: %v; run it inside a Go module (go mod init) or pass -root\n", err)
+			return 1
+		}
+	}
+	argv, err := scaffold.Split(*command)
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen init: --command: %v\n", err)
+		return 2
+	}
+	gen := workspace.GeneratorCommand(root)
+	files, err := scaffold.Plan(root, scaffold.Options{Agent: agent, Profile: *profileID, Lang: *lang, Command: argv, Generate: gen})
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
+		return 1
+	}
+	written, err := writeNew(root, files)
+	for _, p := range written {
+		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
+		return 1
+	}
+	changes, warnings, err := plan(root)
+	if err == nil {
+		err = apply(root, changes, stdout)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "rookgen: warning: %s\n", w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen init: generate: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "\nnext:")
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  go test ./scenarios/%s\t# run SC-001 against the agent\n", agent)
+	fmt.Fprintf(tw, "  go generate ./scenarios/...\t# after editing or adding scenarios and profiles\n")
+	fmt.Fprintf(tw, "  %s report -agent %s\t# the last run's report\n", gen, agent)
+	_ = tw.Flush() // stdout: nothing to do about a failed print
+	return 0
+}
+
+// writeNew writes files under root, each new (a file that appeared meanwhile is not
+// overwritten) or appended to, and returns the paths written.
+func writeNew(root string, files []scaffold.File) ([]string, error) {
+	var written []string
+	for _, f := range files {
+		full := filepath.Join(root, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return written, fmt.Errorf("write %s: %w", f.Path, err)
+		}
+		flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+		mode := f.Mode
+		if f.Append {
+			flags = os.O_WRONLY | os.O_APPEND
+		}
+		out, err := os.OpenFile(full, flags, mode)
+		if err != nil {
+			return written, fmt.Errorf("write %s: %w", f.Path, err)
+		}
+		_, err = out.Write(f.Data)
+		err = errors.Join(err, out.Close())
+		if err != nil {
+			return written, fmt.Errorf("write %s: %w", f.Path, err)
+		}
+		written = append(written, f.Path)
+	}
+	return written, nil
+}

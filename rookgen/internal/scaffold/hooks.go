@@ -1,0 +1,106 @@
+package scaffold
+
+// hookLang is a language init writes hook scripts in.
+type hookLang struct {
+	ext string
+	// interpreter runs the script ("" for node, which a profile's script: runs).
+	interpreter string
+	// body is the script, with %[1]s the agent and %[2]s the command as a JSON array (a
+	// valid JavaScript and Python literal).
+	body string
+}
+
+var hooks = map[string]hookLang{
+	"node":   {ext: ".mjs", body: nodeCommandHook},
+	"python": {ext: ".py", interpreter: "python3", body: pythonCommandHook},
+}
+
+// Both hooks follow the hook contract: the phase is the last argument, the turn's message
+// comes on stdin, one JSON object goes to stdout, diagnostics go to stderr, and a non-zero
+// exit fails the turn. The agent's stderr passes through; its stdout is bounded.
+
+const nodeCommandHook = `#!/usr/bin/env node
+// Execute hook of agent %[1]s, written by rookgen init. The hook contract: the phase is
+// the last argument, the turn's message comes on stdin, one JSON object goes to stdout,
+// diagnostics go to stderr, and a non-zero exit fails the turn.
+//
+// It runs the agent's command line once per turn: {{goal}} in an argument is replaced by
+// the message (as one argument: no shell reads it); without one, the message goes on the
+// command's stdin. What the command prints on stdout is the reply.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const COMMAND = %[2]s;
+const MAX_REPLY = 8 * 1024 * 1024;
+
+const phase = process.argv[2];
+if (phase !== 'execute') process.exit(0); // this profile defines execute only
+
+const goal = readFileSync(0, 'utf8');
+const inline = COMMAND.some((arg) => arg.includes('{{goal}}'));
+const argv = COMMAND.map((arg) => arg.replaceAll('{{goal}}', goal));
+const res = spawnSync(argv[0], argv.slice(1), {
+  input: inline ? '' : goal,
+  encoding: 'utf8',
+  maxBuffer: MAX_REPLY,
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
+if (res.error) {
+  process.stderr.write(argv[0] + ': ' + res.error.message + '\n');
+  process.exit(1);
+}
+if (res.status !== 0) {
+  process.stderr.write(argv[0] + ' exited with ' + (res.status ?? res.signal) + '\n');
+  process.exit(1);
+}
+process.stdout.write(JSON.stringify({ output: res.stdout.trim() }) + '\n');
+`
+
+const pythonCommandHook = `#!/usr/bin/env python3
+"""Execute hook of agent %[1]s, written by rookgen init.
+
+The hook contract: the phase is the last argument, the turn's message comes on stdin, one
+JSON object goes to stdout, diagnostics go to stderr, and a non-zero exit fails the turn.
+
+It runs the agent's command line once per turn: {{goal}} in an argument is replaced by the
+message (as one argument: no shell reads it); without one, the message goes on the
+command's stdin. What the command prints on stdout is the reply.
+"""
+import json
+import subprocess
+import sys
+
+COMMAND = %[2]s
+MAX_REPLY = 8 * 1024 * 1024
+
+
+def main():
+    phase = sys.argv[-1] if len(sys.argv) > 1 else ""
+    if phase != "execute":
+        return 0  # this profile defines execute only
+    goal = sys.stdin.read()
+    inline = any("{{goal}}" in arg for arg in COMMAND)
+    argv = [arg.replace("{{goal}}", goal) for arg in COMMAND]
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    except OSError as err:
+        print(argv[0] + ": " + str(err), file=sys.stderr)
+        return 1
+    with proc:
+        proc.stdin.write(b"" if inline else goal.encode())
+        proc.stdin.close()
+        out = proc.stdout.read(MAX_REPLY + 1)
+        if len(out) > MAX_REPLY:
+            proc.kill()
+            print(argv[0] + " printed more than " + str(MAX_REPLY) + " bytes", file=sys.stderr)
+            return 1
+        status = proc.wait()
+    if status != 0:
+        print(argv[0] + " exited with " + str(status), file=sys.stderr)
+        return 1
+    print(json.dumps({"output": out.decode("utf-8", "replace").strip()}))
+    return 0
+
+
+sys.exit(main())
+`

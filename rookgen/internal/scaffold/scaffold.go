@@ -1,0 +1,188 @@
+// Package scaffold writes what rookgen init starts a repository with: a profile and its hook
+// script for one agent, a first scenario, the go:generate directive and the records' entry
+// in .gitignore. It decides the files; the caller writes them.
+package scaffold
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Options say what to scaffold.
+type Options struct {
+	// Agent is the agent's directory name under profiles/ and scenarios/.
+	Agent string
+	// Profile is the profile id (its file name).
+	Profile string
+	// Lang is the hook script's language: node or python.
+	Lang string
+	// Command is the agent's command line, split into arguments; {{goal}} in an argument
+	// is replaced by the turn's message, and without one the message goes on its stdin.
+	Command []string
+	// Generate is the go:generate command (workspace.GeneratorCommand).
+	Generate string
+}
+
+// File is one file to write, relative to the module root (slash-separated).
+type File struct {
+	Path string
+	Data []byte
+	Mode os.FileMode
+	// Append says Data is appended to an existing file (.gitignore), not a new file.
+	Append bool
+}
+
+// GoalPlaceholder is replaced by the turn's message in a command line.
+const GoalPlaceholder = "{{goal}}"
+
+var idPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// Plan returns the files to write into the module at root, or an error naming what is
+// wrong with the options or what already exists: nothing is ever overwritten.
+func Plan(root string, o Options) ([]File, error) {
+	if !idPattern.MatchString(o.Agent) {
+		return nil, fmt.Errorf("agent %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/ and scenarios/%s/)", o.Agent, o.Agent, o.Agent)
+	}
+	if !idPattern.MatchString(o.Profile) {
+		return nil, fmt.Errorf("profile %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/%s.yaml)", o.Profile, o.Agent, o.Profile)
+	}
+	if len(o.Command) == 0 {
+		return nil, fmt.Errorf("say how to reach agent %s: --command '<its command line, with %s where the message goes>'", o.Agent, GoalPlaceholder)
+	}
+	hook, ok := hooks[o.Lang]
+	if !ok {
+		return nil, fmt.Errorf("--lang %q: the hook can be written in node or python", o.Lang)
+	}
+	argv, err := json.Marshal(o.Command)
+	if err != nil {
+		return nil, fmt.Errorf("command: %w", err)
+	}
+	script := "hooks/" + o.Agent + hook.ext
+	files := []File{
+		{Path: "profiles/" + o.Agent + "/" + o.Profile + ".yaml", Data: profile(o, script, hook), Mode: 0o644},
+		{Path: "profiles/" + o.Agent + "/" + script, Data: fmt.Appendf(nil, hook.body, o.Agent, argv), Mode: 0o755},
+		{Path: "scenarios/" + o.Agent + "/SC-001.yaml", Data: fmt.Appendf(nil, firstScenario, o.Agent), Mode: 0o644},
+	}
+	var exist []string
+	for _, f := range files {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.Path))); err == nil {
+			exist = append(exist, f.Path)
+		}
+	}
+	if len(exist) > 0 {
+		return nil, fmt.Errorf("%s already exist(s); init writes only new files (choose another agent or --profile, or remove them)", strings.Join(exist, ", "))
+	}
+	if !hasGenerate(filepath.Join(root, "scenarios")) {
+		files = append(files, File{Path: "scenarios/doc.go", Mode: 0o644, Data: fmt.Appendf(nil, docGo, o.Generate)})
+		if _, err := os.Lstat(filepath.Join(root, "scenarios", "doc.go")); err == nil {
+			return nil, fmt.Errorf("scenarios/doc.go exists without a go:generate line for rookgen; add //go:generate %s to it", o.Generate)
+		}
+	}
+	if f, ok := gitignore(root); ok {
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// hasGenerate reports whether a Go file in dir already runs rookgen from go:generate.
+func hasGenerate(dir string) bool {
+	entries, _ := os.ReadDir(dir) // no folder yet: no directive
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(data)) {
+			if strings.HasPrefix(line, "//go:generate ") && strings.Contains(line, "rookgen") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitignore adds /.rook/ (the records) to the module's .gitignore, unless it is there.
+func gitignore(root string) (File, bool) {
+	const entry = "/.rook/\n"
+	data, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	if err != nil {
+		return File{Path: ".gitignore", Data: []byte("# rookgen's run records\n" + entry), Mode: 0o644}, true
+	}
+	for line := range strings.Lines(string(data)) {
+		switch strings.TrimSpace(line) {
+		case "/.rook/", "/.rook", ".rook/", ".rook":
+			return File{}, false
+		}
+	}
+	add := entry
+	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
+		add = "\n" + add
+	}
+	return File{Path: ".gitignore", Data: []byte(add), Append: true}, true
+}
+
+func profile(o Options, script string, h hookLang) []byte {
+	command := "script: " + script
+	if h.interpreter != "" {
+		command = fmt.Sprintf("command: [%s, %s]", h.interpreter, script)
+	}
+	return fmt.Appendf(nil, `# Profile %[2]s of agent %[1]s, written by rookgen init: how a run reaches the agent.
+# Its one hook, %[3]s, runs the agent's command line once per turn and prints
+# {"output": ...}. Add open, close, prepare or collect hooks, declare the variables they
+# read under env, and set the capabilities the hooks report (see the hook contract).
+id: %[2]s
+name: %[1]s (%[2]s)
+hooks:
+  execute:
+    %[4]s
+    timeout_seconds: 60
+capabilities:
+  # The command answers one message at a time, with no conversation to continue.
+  multi_turn: false
+  calls: false
+  usage: false
+concurrency: 1
+`, o.Agent, o.Profile, script, command)
+}
+
+const docGo = `// Package scenarios holds the agents' scenarios and the go tests rookgen generates from
+// them, one package per agent: go test ./scenarios/... runs them all.
+package scenarios
+
+//go:generate %s
+`
+
+const firstScenario = `# A first scenario for agent %s, written by rookgen init. Say what the agent must do in
+# the goal and the criteria; the commented criteria show the common kinds of check.
+id: SC-001
+title: The agent answers
+goal: Hello! What can you help me with?
+acceptance_criteria:
+  - statement: The agent replies.
+    check: regex
+    params: {pattern: '\S'}
+  - statement: The reply comes within a minute.
+    check: latency
+    params: {max_ms: 60000}
+  # - statement: The reply names the product.
+  #   check: contains
+  #   params: {text: Acme}
+  # - statement: The reply leaks no internal notes.
+  #   check: not_contains
+  #   params: {text: INTERNAL}
+  # - statement: The agent looks the order up (the hooks must report calls).
+  #   check: called
+  #   params: {name: lookup_order}
+  # - statement: The answer costs at most 500 tokens (the hooks must report usage).
+  #   check: usage
+  #   params: {total_max: 500}
+  # - statement: The reply is polite and stays on topic (needs a judge model).
+  #   check: llm_judge
+`

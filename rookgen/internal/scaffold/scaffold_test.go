@@ -1,0 +1,111 @@
+package scaffold
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string
+		err  string
+	}{
+		{line: "my-agent --goal {{goal}}", want: []string{"my-agent", "--goal", "{{goal}}"}},
+		{line: `sh -c 'echo "$1"' sh {{goal}}`, want: []string{"sh", "-c", `echo "$1"`, "sh", "{{goal}}"}},
+		{line: `say "two words" "a \"quote\" and \$HOME" 'it''s'`, want: []string{"say", "two words", `a "quote" and $HOME`, "its"}},
+		{line: "curl \\\n  -X POST  x\\ y", want: []string{"curl", "-X", "POST", "x y"}},
+		{line: `empty "" ''`, want: []string{"empty", "", ""}},
+		{line: "   ", want: nil},
+		{line: `open 'quote`, err: "unterminated ' quote"},
+		{line: `open "quote`, err: `unterminated " quote`},
+		{line: `ends \`, err: "a backslash ends the line"},
+	}
+	for _, tc := range tests {
+		got, err := Split(tc.line)
+		if tc.err != "" {
+			assert.EqualError(t, err, tc.err, tc.line)
+			continue
+		}
+		require.NoError(t, err, tc.line)
+		assert.Equal(t, tc.want, got, tc.line)
+	}
+}
+
+// What init writes parses as Rook's profile and scenario formats, with the hook where the
+// profile says it is.
+func TestPlanWritesValidFiles(t *testing.T) {
+	for _, lang := range []string{"node", "python"} {
+		t.Run(lang, func(t *testing.T) {
+			root := t.TempDir()
+			files, err := Plan(root, Options{Agent: "shop", Profile: "local", Lang: lang, Command: []string{"shop-agent", "--ask", "{{goal}}"}, Generate: "go tool rookgen"})
+			require.NoError(t, err)
+			byPath := map[string]File{}
+			for _, f := range files {
+				byPath[f.Path] = f
+				full := filepath.Join(root, f.Path)
+				require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+				require.NoError(t, os.WriteFile(full, f.Data, f.Mode))
+			}
+			hook := map[string]string{"node": "profiles/shop/hooks/shop.mjs", "python": "profiles/shop/hooks/shop.py"}[lang]
+			assert.Contains(t, string(byPath[hook].Data), `["shop-agent","--ask","{{goal}}"]`)
+			assert.Contains(t, string(byPath["scenarios/doc.go"].Data), "//go:generate go tool rookgen\n")
+			assert.Equal(t, "# rookgen's run records\n/.rook/\n", string(byPath[".gitignore"].Data))
+
+			p, err := spec.LoadProfile(filepath.Join(root, "profiles/shop/local.yaml"), filepath.Join(root, "profiles/shop"))
+			require.NoError(t, err)
+			script := p.Hooks[spec.Execute].Argv(spec.Execute)[1]
+			if !filepath.IsAbs(script) {
+				script = filepath.Join(p.AgentDir, script) // a command runs in the agent's folder
+			}
+			assert.Equal(t, filepath.Join(root, hook), script)
+			sc, err := spec.LoadScenario(filepath.Join(root, "scenarios/shop/SC-001.yaml"))
+			require.NoError(t, err)
+			var kinds []string
+			for _, c := range sc.Criteria {
+				kinds = append(kinds, c.Kind)
+			}
+			assert.Equal(t, []string{"regex", "latency"}, kinds, "the commented criteria stay comments")
+		})
+	}
+}
+
+func TestPlanRefuses(t *testing.T) {
+	root := t.TempDir()
+	ok := Options{Agent: "shop", Profile: "local", Lang: "node", Command: []string{"x"}, Generate: "go tool rookgen"}
+	for _, tc := range []struct {
+		change func(*Options)
+		err    string
+	}{
+		{func(o *Options) { o.Agent = "Shop" }, `agent "Shop": use lower-case letters`},
+		{func(o *Options) { o.Profile = "my profile" }, `profile "my profile"`},
+		{func(o *Options) { o.Command = nil }, "say how to reach agent shop: --command"},
+		{func(o *Options) { o.Lang = "ruby" }, `--lang "ruby": the hook can be written in node or python`},
+	} {
+		o := ok
+		tc.change(&o)
+		_, err := Plan(root, o)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.err)
+	}
+
+	// Nothing is overwritten, and an existing .gitignore is appended to.
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "scenarios/shop"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "scenarios/shop/SC-001.yaml"), []byte("id: SC-001\n"), 0o644))
+	_, err := Plan(root, ok)
+	assert.EqualError(t, err, "scenarios/shop/SC-001.yaml already exist(s); init writes only new files (choose another agent or --profile, or remove them)")
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".gitignore"), []byte("/bin"), 0o644))
+	o := ok
+	o.Agent = "other"
+	files, err := Plan(root, o)
+	require.NoError(t, err)
+	last := files[len(files)-1]
+	assert.Equal(t, File{Path: ".gitignore", Data: []byte("\n/.rook/\n"), Append: true}, last)
+}
