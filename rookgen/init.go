@@ -21,11 +21,16 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	command := fs.String("command", "", "the agent's command line; "+scaffold.GoalPlaceholder+" in it is replaced by each message, else the message goes on its stdin")
+	curl := fs.String("curl", "", "a cURL command that asks the agent something, with "+scaffold.GoalPlaceholder+" where the message goes (and "+scaffold.ConversationPlaceholder+" where a later turn sends the conversation id)")
+	reply := fs.String("reply", "", "with --curl: the JSON path of the reply in the response, like $.choices[0].message.content")
+	conversation := fs.String("conversation", "", "with --curl: the JSON path of the conversation id in the response")
+	calls := fs.String("calls", "", "with --curl: the JSON path of the tool calls in the response")
+	usage := fs.String("usage", "", "with --curl: the JSON path of the token usage in the response")
 	lang := fs.String("lang", "node", "the hook script's language: node or python")
 	profileID := fs.String("profile", "local", "the profile id (profiles/<agent>/<id>.yaml)")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python] [--profile id] [-root dir]")
+		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python] [--profile id] [-root dir]")
 		fs.PrintDefaults()
 	}
 	var agent string
@@ -53,13 +58,21 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	argv, err := scaffold.Split(*command)
-	if err != nil {
+	opts := scaffold.Options{Agent: agent, Profile: *profileID, Lang: *lang, Generate: workspace.GeneratorCommand(root),
+		Reply: *reply, Conversation: *conversation, Calls: *calls, Usage: *usage}
+	var err error
+	if opts.Command, err = scaffold.Split(*command); err != nil {
 		fmt.Fprintf(stderr, "rookgen init: --command: %v\n", err)
 		return 2
 	}
-	gen := workspace.GeneratorCommand(root)
-	files, err := scaffold.Plan(root, scaffold.Options{Agent: agent, Profile: *profileID, Lang: *lang, Command: argv, Generate: gen})
+	if *curl != "" {
+		if opts.Curl, err = scaffold.ParseCurl(agent, *curl); err != nil {
+			fmt.Fprintf(stderr, "rookgen init: --curl: %v\n", err)
+			return 2
+		}
+	}
+	gen := opts.Generate
+	files, err := scaffold.Plan(root, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 		return 1
@@ -82,6 +95,13 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen init: generate: %v\n", err)
 		return 1
+	}
+	if opts.Curl != nil {
+		for _, h := range opts.Curl.Headers {
+			if h.Env != "" {
+				fmt.Fprintf(stdout, "\nthe %s header is a credential: it is not written anywhere; set %s to its value (the profile declares it a secret, redacted from every record)\n", h.Name, h.Env)
+			}
+		}
 	}
 	fmt.Fprintln(stdout, "\nnext:")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

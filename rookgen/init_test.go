@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,6 +77,111 @@ func TestInitThenGoTest(t *testing.T) {
 			gitignore, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
 			require.NoError(t, err)
 			assert.Equal(t, 1, strings.Count(string(gitignore), "/.rook/"))
+		})
+	}
+}
+
+// chatAgent is an HTTP agent on loopback: it wants a bearer token, answers
+// {"message", "session"} with the reply, the session id, a tool call and token usage, and
+// counts the turns of each session.
+func chatAgent(t *testing.T, token string) *httptest.Server {
+	t.Helper()
+	var mu sync.Mutex
+	turns := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "who are you?", http.StatusUnauthorized)
+			return
+		}
+		var in struct{ Message, Session string }
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		if in.Session == "" {
+			in.Session = fmt.Sprintf("s-%d", len(turns)+1)
+		}
+		turns[in.Session]++
+		n := turns[in.Session]
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"data":       map[string]any{"reply": fmt.Sprintf("you said: %s (turn %d)", in.Message, n), "session_id": in.Session},
+			"tool_calls": []any{map[string]any{"function": map[string]any{"name": "lookup", "arguments": `{"q": "orders"}`}}},
+			"usage":      map[string]any{"prompt_tokens": 5, "completion_tokens": 7},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestInitFromCurl: init from a cURL command against a loopback HTTP agent, with the
+// reply, conversation, calls and usage located in its response; the credential header is
+// read from a variable, never written; a second scenario of two turns continues the
+// conversation and grades the calls and the usage.
+func TestInitFromCurl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs generated packages")
+	}
+	const token = "sk-test-4f8a2c"
+	for _, lang := range []string{"node", "python"} {
+		t.Run(lang, func(t *testing.T) {
+			if lang == "python" {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("needs python3")
+				}
+			}
+			srv := chatAgent(t, token)
+			dir := newModule(t)
+			curl := fmt.Sprintf(`curl -sS -X POST %s/chat -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{"message": "{{goal}}", "session": "{{conversation}}"}'`, srv.URL, token)
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"init", "shop", "--curl", curl, "--reply", "$.data.reply", "--conversation", "$.data.session_id",
+				"--calls", "$.tool_calls", "--usage", "$.usage", "--lang", lang, "-root", dir}, &stdout, &stderr)
+			require.Equal(t, 0, code, stderr.String())
+			assert.Contains(t, stdout.String(), "set SHOP_AUTHORIZATION to its value")
+			for _, f := range []string{"profiles/shop/local.yaml", "profiles/shop/hooks/shop" + map[string]string{"node": ".mjs", "python": ".py"}[lang]} {
+				data, err := os.ReadFile(filepath.Join(dir, f))
+				require.NoError(t, err)
+				assert.NotContains(t, string(data), token, "%s holds the credential", f)
+			}
+			write(t, dir, "scenarios/shop/SC-002.yaml", `id: SC-002
+title: Second turn
+setup_messages: [Hi]
+goal: Where is my order?
+acceptance_criteria:
+  - {statement: The conversation continues, check: contains, params: {text: "Where is my order? (turn 2)"}}
+  - {statement: The agent looks it up, check: called, params: {name: lookup, arguments: {q: orders}}}
+  - {statement: Two turns of 5 + 7 tokens, check: usage, params: {total_max: 24}}
+`)
+			rookgen(t, dir)
+
+			res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=Bearer " + token}, "./scenarios/...", "-v")
+			require.NoError(t, err, res.all)
+			assert.Equal(t, "pass", res.action["TestLocal/SC-001_the_agent_answers"], res.all)
+			assert.Equal(t, "pass", res.action["TestLocal/SC-002_second_turn"], res.all)
+			assert.Contains(t, res.all, "2 passed, 0 failed")
+			assert.NotContains(t, res.all, token)
+			responses, err := filepath.Glob(filepath.Join(dir, ".rook/runs/shop/*/scenarios/SC-002/response.json"))
+			require.NoError(t, err)
+			require.Len(t, responses, 1)
+			var response struct {
+				Usage struct {
+					Input  int `json:"input_tokens"`
+					Output int `json:"output_tokens"`
+				}
+				Calls []struct{ Name string }
+			}
+			data, err := os.ReadFile(responses[0])
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &response))
+			assert.Equal(t, 10, response.Usage.Input, "prompt_tokens of two turns")
+			assert.Equal(t, 14, response.Usage.Output, "completion_tokens of two turns")
+			assert.Len(t, response.Calls, 2)
+
+			res, err = goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=Bearer wrong"}, "./scenarios/...", "-v")
+			require.Error(t, err)
+			assert.Contains(t, res.all, "answered 401: who are you?")
 		})
 	}
 }

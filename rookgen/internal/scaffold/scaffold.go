@@ -23,6 +23,11 @@ type Options struct {
 	// Command is the agent's command line, split into arguments; {{goal}} in an argument
 	// is replaced by the turn's message, and without one the message goes on its stdin.
 	Command []string
+	// Curl is an HTTP agent's request (ParseCurl), instead of Command. Reply is the JSON
+	// path of the reply in its response; Conversation, Calls and Usage, when set, those of
+	// the conversation id, the tool calls and the token usage.
+	Curl                              *Request
+	Reply, Conversation, Calls, Usage string
 	// Generate is the go:generate command (workspace.GeneratorCommand).
 	Generate string
 }
@@ -50,21 +55,18 @@ func Plan(root string, o Options) ([]File, error) {
 	if !idPattern.MatchString(o.Profile) {
 		return nil, fmt.Errorf("profile %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/%s.yaml)", o.Profile, o.Agent, o.Profile)
 	}
-	if len(o.Command) == 0 {
-		return nil, fmt.Errorf("say how to reach agent %s: --command '<its command line, with %s where the message goes>'", o.Agent, GoalPlaceholder)
-	}
 	hook, ok := hooks[o.Lang]
 	if !ok {
 		return nil, fmt.Errorf("--lang %q: the hook can be written in node or python", o.Lang)
 	}
-	argv, err := json.Marshal(o.Command)
+	body, err := hookBody(o, hook)
 	if err != nil {
-		return nil, fmt.Errorf("command: %w", err)
+		return nil, err
 	}
 	script := "hooks/" + o.Agent + hook.ext
 	files := []File{
 		{Path: "profiles/" + o.Agent + "/" + o.Profile + ".yaml", Data: profile(o, script, hook), Mode: 0o644},
-		{Path: "profiles/" + o.Agent + "/" + script, Data: fmt.Appendf(nil, hook.body, o.Agent, argv), Mode: 0o755},
+		{Path: "profiles/" + o.Agent + "/" + script, Data: body, Mode: 0o755},
 		{Path: "scenarios/" + o.Agent + "/SC-001.yaml", Data: fmt.Appendf(nil, firstScenario, o.Agent), Mode: 0o644},
 	}
 	var exist []string
@@ -128,13 +130,82 @@ func gitignore(root string) (File, bool) {
 	return File{Path: ".gitignore", Data: []byte(add), Append: true}, true
 }
 
+// hookBody is the hook script: one that runs a command line, or one that sends the
+// request of a cURL command.
+func hookBody(o Options, h hookLang) ([]byte, error) {
+	switch {
+	case o.Curl != nil && len(o.Command) > 0:
+		return nil, fmt.Errorf("give --curl or --command, not both")
+	case o.Curl != nil:
+		return httpHookBody(o)
+	case len(o.Command) > 0:
+		argv, err := json.Marshal(o.Command)
+		if err != nil {
+			return nil, fmt.Errorf("command: %w", err)
+		}
+		return fmt.Appendf(nil, h.body, o.Agent, argv), nil
+	}
+	return nil, fmt.Errorf("say how to reach agent %s: --curl '<a cURL command with %s in its body or URL>' or --command '<its command line, with %s where the message goes>'", o.Agent, GoalPlaceholder, GoalPlaceholder)
+}
+
+func httpHookBody(o Options) ([]byte, error) {
+	if o.Reply == "" {
+		return nil, fmt.Errorf("say where the reply is in the response: --reply '$.path' (for example $.choices[0].message.content)")
+	}
+	for _, p := range []struct{ flag, path string }{{"--reply", o.Reply}, {"--conversation", o.Conversation}, {"--calls", o.Calls}, {"--usage", o.Usage}} {
+		if err := checkPath(p.flag, p.path); err != nil {
+			return nil, err
+		}
+	}
+	switch uses := o.Curl.Uses(ConversationPlaceholder); {
+	case o.Conversation != "" && !uses:
+		return nil, fmt.Errorf("--conversation %s: put %s in the cURL command where the next turn sends the id back", o.Conversation, ConversationPlaceholder)
+	case o.Conversation == "" && uses:
+		return nil, fmt.Errorf("the cURL command sends %s: say where the response has it with --conversation '$.path'", ConversationPlaceholder)
+	}
+	cfg, err := json.Marshal(struct {
+		Request      *Request `json:"request"`
+		Reply        string   `json:"reply"`
+		Conversation string   `json:"conversation,omitempty"`
+		Calls        string   `json:"calls,omitempty"`
+		Usage        string   `json:"usage,omitempty"`
+	}{o.Curl, o.Reply, o.Conversation, o.Calls, o.Usage})
+	if err != nil {
+		return nil, fmt.Errorf("request: %w", err)
+	}
+	literal := cfg
+	if o.Lang == "python" {
+		if literal, err = json.Marshal(string(cfg)); err != nil {
+			return nil, fmt.Errorf("request: %w", err)
+		}
+	}
+	return fmt.Appendf(nil, httpHooks[o.Lang], o.Agent, literal), nil
+}
+
 func profile(o Options, script string, h hookLang) []byte {
 	command := "script: " + script
 	if h.interpreter != "" {
 		command = fmt.Sprintf("command: [%s, %s]", h.interpreter, script)
 	}
+	what := "runs the agent's command line once per turn"
+	capsNote := "  # The command answers one message at a time, with no conversation to continue.\n"
+	if o.Curl != nil {
+		what = "sends the agent's HTTP request once per turn"
+		capsNote = ""
+	}
+	var env strings.Builder
+	if o.Curl != nil {
+		for _, hd := range o.Curl.Headers {
+			if hd.Env != "" {
+				if env.Len() == 0 {
+					env.WriteString("env:\n")
+				}
+				fmt.Fprintf(&env, "  - variable: %s\n    purpose: The %s header of requests to the agent\n    secret: true\n", hd.Env, hd.Name)
+			}
+		}
+	}
 	return fmt.Appendf(nil, `# Profile %[2]s of agent %[1]s, written by rookgen init: how a run reaches the agent.
-# Its one hook, %[3]s, runs the agent's command line once per turn and prints
+# Its one hook, %[3]s, %[5]s and prints
 # {"output": ...}. Add open, close, prepare or collect hooks, declare the variables they
 # read under env, and set the capabilities the hooks report (see the hook contract).
 id: %[2]s
@@ -143,13 +214,12 @@ hooks:
   execute:
     %[4]s
     timeout_seconds: 60
-capabilities:
-  # The command answers one message at a time, with no conversation to continue.
-  multi_turn: false
-  calls: false
-  usage: false
+%[6]scapabilities:
+%[7]s  multi_turn: %[8]t
+  calls: %[9]t
+  usage: %[10]t
 concurrency: 1
-`, o.Agent, o.Profile, script, command)
+`, o.Agent, o.Profile, script, command, what, env.String(), capsNote, o.Conversation != "", o.Calls != "", o.Usage != "")
 }
 
 const docGo = `// Package scenarios holds the agents' scenarios and the go tests rookgen generates from

@@ -85,7 +85,7 @@ func TestPlanRefuses(t *testing.T) {
 	}{
 		{func(o *Options) { o.Agent = "Shop" }, `agent "Shop": use lower-case letters`},
 		{func(o *Options) { o.Profile = "my profile" }, `profile "my profile"`},
-		{func(o *Options) { o.Command = nil }, "say how to reach agent shop: --command"},
+		{func(o *Options) { o.Command = nil }, "say how to reach agent shop: --curl"},
 		{func(o *Options) { o.Lang = "ruby" }, `--lang "ruby": the hook can be written in node or python`},
 	} {
 		o := ok
@@ -108,4 +108,69 @@ func TestPlanRefuses(t *testing.T) {
 	require.NoError(t, err)
 	last := files[len(files)-1]
 	assert.Equal(t, File{Path: ".gitignore", Data: []byte("\n/.rook/\n"), Append: true}, last)
+}
+
+func TestParseCurl(t *testing.T) {
+	r, err := ParseCurl("shop", `curl -sS https://agent.example/v1/chat \
+  -H 'Authorization: Bearer sk-live-123' -H "X-Team: support" \
+  --json '{"messages": [{"role": "user", "content": "{{goal}}"}], "session": "{{conversation}}"}'`)
+	require.NoError(t, err)
+	assert.Equal(t, &Request{Method: "POST", URL: "https://agent.example/v1/chat",
+		Headers: []Header{{Name: "Authorization", Env: "SHOP_AUTHORIZATION"}, {Name: "X-Team", Value: "support"},
+			{Name: "Content-Type", Value: "application/json"}, {Name: "Accept", Value: "application/json"}},
+		Body: `{"messages": [{"role": "user", "content": "{{goal}}"}], "session": "{{conversation}}"}`}, r)
+	assert.True(t, r.Uses(ConversationPlaceholder))
+
+	r, err = ParseCurl("my-bot", `curl 'http://127.0.0.1:8080/ask?q={{goal}}' -H 'X-Api-Key: k-1'`)
+	require.NoError(t, err)
+	assert.Equal(t, "GET", r.Method)
+	assert.Equal(t, []Header{{Name: "X-Api-Key", Env: "MY_BOT_X_API_KEY"}}, r.Headers)
+
+	for line, want := range map[string]string{
+		`wget http://x`:                          "a cURL command starts with curl",
+		`curl -d '{"a": "{{goal}}"}'`:            "the cURL command has no URL",
+		`curl ftp://x -d '{"a": "{{goal}}"}'`:    `URL "ftp://x": want http:// or https:// and a host`,
+		`curl http://x -d 'q={{goal}}'`:          "the request body must be JSON",
+		`curl http://x -d '{"a": "hello"}'`:      "put {{goal}} in the URL or the JSON body where the message goes",
+		`curl http://x -o out.json`:              "cURL option -o is not one init reads",
+		`curl http://x -H`:                       "cURL option -H needs a value",
+		`curl http://x -H 'NoColon' -d '{}'`:     `header "NoColon" has no colon`,
+		`curl http://x http://y`:                 "two URLs: http://x and http://y",
+		`curl http://x -d '{"a": "{{goal}}"} -d`: "unterminated ' quote",
+	} {
+		_, err := ParseCurl("shop", line)
+		require.Error(t, err, line)
+		assert.Contains(t, err.Error(), want, line)
+	}
+}
+
+func TestPlanCurl(t *testing.T) {
+	req, err := ParseCurl("shop", `curl http://127.0.0.1:9/chat -H 'Authorization: Bearer x' -d '{"q": "{{goal}}", "c": "{{conversation}}"}'`)
+	require.NoError(t, err)
+	o := Options{Agent: "shop", Profile: "local", Lang: "node", Curl: req, Reply: "$.reply", Conversation: "$.id", Usage: "$.usage", Generate: "go tool rookgen"}
+	files, err := Plan(t.TempDir(), o)
+	require.NoError(t, err)
+	assert.Contains(t, string(files[0].Data), "env:\n  - variable: SHOP_AUTHORIZATION\n    purpose: The Authorization header of requests to the agent\n    secret: true\n")
+	assert.Contains(t, string(files[0].Data), "multi_turn: true\n  calls: false\n  usage: true\n")
+	assert.NotContains(t, string(files[1].Data), "Bearer x", "a credential is never written")
+
+	for msg, change := range map[string]func(*Options){
+		"say where the reply is":                  func(o *Options) { o.Reply = "" },
+		`--usage "usage": write a path`:           func(o *Options) { o.Usage = "usage" },
+		"say where the response has it":           func(o *Options) { o.Conversation = "" },
+		"give --curl or --command, not both":      func(o *Options) { o.Command = []string{"x"} },
+		`--reply "$.a[x]": write a path of .name`: func(o *Options) { o.Reply = "$.a[x]" },
+	} {
+		bad := o
+		change(&bad)
+		_, err := Plan(t.TempDir(), bad)
+		require.Error(t, err, msg)
+		assert.Contains(t, err.Error(), msg)
+	}
+	noConv, err := ParseCurl("shop", `curl http://127.0.0.1:9/chat -d '{"q": "{{goal}}"}'`)
+	require.NoError(t, err)
+	bad := o
+	bad.Curl = noConv
+	_, err = Plan(t.TempDir(), bad)
+	assert.ErrorContains(t, err, "--conversation $.id: put {{conversation}} in the cURL command")
 }

@@ -1,0 +1,196 @@
+package scaffold
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// Request is an HTTP agent's request, read from a cURL command: the hook sends it once per
+// turn, with {{goal}} (and {{conversation}}) replaced.
+type Request struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	// Headers keep their order; a credential's value is not kept but read from Env.
+	Headers []Header `json:"headers"`
+	// Body is JSON, or "" for none.
+	Body string `json:"body,omitempty"`
+}
+
+// Header is one request header. A credential (Authorization, an API key, a cookie) has
+// Env set and an empty Value: the hook reads it from that variable, which the profile
+// declares as a secret, so that no file holds it.
+type Header struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
+	Env   string `json:"env,omitempty"`
+}
+
+// ConversationPlaceholder is replaced by the conversation id an earlier turn returned.
+const ConversationPlaceholder = "{{conversation}}"
+
+// curlFlags are the cURL options a request is read from, and those that change nothing
+// the hook does (it follows redirects and accepts compressed replies itself).
+var (
+	curlValue = map[string]string{"-X": "method", "--request": "method", "-H": "header", "--header": "header",
+		"-d": "data", "--data": "data", "--data-raw": "data", "--data-binary": "data", "--json": "json", "--url": "url",
+		"-u": "user", "--user": "user", "-A": "agent", "--user-agent": "agent", "-m": "ignore", "--max-time": "ignore",
+		"--connect-timeout": "ignore"}
+	curlIgnored = map[string]bool{"-s": true, "--silent": true, "-S": true, "--show-error": true, "-L": true,
+		"--location": true, "--compressed": true, "-sS": true, "-Ss": true, "-sSL": true, "-fsSL": true,
+		"-f": true, "--fail": true, "-N": true, "--no-buffer": true}
+)
+
+// ParseCurl reads the request of a cURL command for agent: method, URL, headers and JSON
+// body. Credential headers become variables named <AGENT>_<HEADER>. An option it does not
+// know is refused by name, rather than dropped.
+func ParseCurl(agent, line string) (*Request, error) {
+	args, err := Split(line)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 || args[0] != "curl" {
+		return nil, fmt.Errorf("a cURL command starts with curl")
+	}
+	r := &Request{}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if curlIgnored[a] {
+			continue
+		}
+		kind, ok := curlValue[a]
+		if !ok {
+			if strings.HasPrefix(a, "-") {
+				return nil, fmt.Errorf("cURL option %s is not one init reads (it reads -X, -H, -d/--data/--data-raw/--json, -u, --url)", a)
+			}
+			kind = "url"
+		} else {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("cURL option %s needs a value", a)
+			}
+			i++
+		}
+		v := args[i]
+		switch kind {
+		case "method":
+			r.Method = strings.ToUpper(v)
+		case "url":
+			if r.URL != "" {
+				return nil, fmt.Errorf("two URLs: %s and %s", r.URL, v)
+			}
+			r.URL = v
+		case "header":
+			name, value, ok := strings.Cut(v, ":")
+			if !ok {
+				return nil, fmt.Errorf("header %q has no colon", v)
+			}
+			r.addHeader(agent, strings.TrimSpace(name), strings.TrimSpace(value))
+		case "json":
+			r.addHeader(agent, "Content-Type", "application/json")
+			r.addHeader(agent, "Accept", "application/json")
+			fallthrough
+		case "data":
+			if r.Body != "" {
+				return nil, fmt.Errorf("two request bodies; give the JSON body once")
+			}
+			r.Body = v
+		case "user":
+			r.addHeader(agent, "Authorization", "") // basic credentials: from the variable
+		case "agent":
+			r.addHeader(agent, "User-Agent", v)
+		}
+	}
+	return r, r.check()
+}
+
+func (r *Request) addHeader(agent, name, value string) {
+	for _, h := range r.Headers {
+		if strings.EqualFold(h.Name, name) {
+			return // the first wins, as cURL's own -H over --json's
+		}
+	}
+	h := Header{Name: name, Value: value}
+	if spec.LooksSecret(name) && !strings.Contains(value, GoalPlaceholder) {
+		h.Value, h.Env = "", envName(agent, name)
+	}
+	r.Headers = append(r.Headers, h)
+}
+
+func envName(agent, header string) string {
+	clean := func(s string) string {
+		return strings.Map(func(c rune) rune {
+			switch {
+			case c >= 'a' && c <= 'z':
+				return c - 'a' + 'A'
+			case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+				return c
+			}
+			return '_'
+		}, s)
+	}
+	return clean(agent) + "_" + clean(header)
+}
+
+func (r *Request) check() error {
+	if r.URL == "" {
+		return fmt.Errorf("the cURL command has no URL")
+	}
+	u, err := url.Parse(strings.ReplaceAll(strings.ReplaceAll(r.URL, GoalPlaceholder, "g"), ConversationPlaceholder, "c"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("URL %q: want http:// or https:// and a host", r.URL)
+	}
+	if r.Method == "" {
+		r.Method = "GET"
+		if r.Body != "" {
+			r.Method = "POST"
+		}
+	}
+	if r.Body != "" {
+		var v any
+		if err := json.Unmarshal([]byte(r.Body), &v); err != nil {
+			return fmt.Errorf("the request body must be JSON (%v): %s", err, r.Body)
+		}
+		if !r.hasContentType() {
+			r.Headers = append(r.Headers, Header{Name: "Content-Type", Value: "application/json"})
+		}
+	}
+	if !strings.Contains(r.URL+r.Body+r.headerValues(), GoalPlaceholder) {
+		return fmt.Errorf("put %s in the URL or the JSON body where the message goes", GoalPlaceholder)
+	}
+	return nil
+}
+
+func (r *Request) hasContentType() bool {
+	for _, h := range r.Headers {
+		if strings.EqualFold(h.Name, "Content-Type") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Request) headerValues() string {
+	var b strings.Builder
+	for _, h := range r.Headers {
+		b.WriteString(h.Value)
+	}
+	return b.String()
+}
+
+// Uses reports whether the request carries placeholder p.
+func (r *Request) Uses(p string) bool { return strings.Contains(r.URL+r.Body+r.headerValues(), p) }
+
+// pathPattern is the JSON path a response locator may be: $ then .name or [index] steps.
+var pathPattern = regexp.MustCompile(`^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\[[0-9]+\]))+$`)
+
+// checkPath refuses a locator the hooks cannot follow.
+func checkPath(flag, path string) error {
+	if path != "" && !pathPattern.MatchString(path) {
+		return fmt.Errorf("%s %q: write a path of .name and [index] steps from $, like $.choices[0].message.content", flag, path)
+	}
+	return nil
+}

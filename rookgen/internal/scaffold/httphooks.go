@@ -1,0 +1,215 @@
+package scaffold
+
+// The hooks for an HTTP agent, read from a cURL command. %[1]s is the agent, %[2]s the
+// configuration (the request, and the paths of the reply, the conversation id, the tool
+// calls and the usage in the response): as a JSON object for node, and as that JSON in a
+// string literal for python (whose literals are not JSON's).
+var httpHooks = map[string]string{"node": nodeHTTPHook, "python": pythonHTTPHook}
+
+const nodeHTTPHook = `#!/usr/bin/env node
+// Execute hook of agent %[1]s, written by rookgen init from a cURL command. The hook
+// contract: the phase is the last argument, the turn's message comes on stdin, one JSON
+// object goes to stdout, diagnostics go to stderr, and a non-zero exit fails the turn.
+//
+// Each turn sends the request below with {{goal}} replaced by the message and
+// {{conversation}} by the conversation id an earlier turn returned (ROOK_CONVERSATION),
+// then reads the reply, and the conversation id, tool calls and usage when their paths
+// are set, from the JSON response. Credential headers are read from their variables.
+import { readFileSync } from 'node:fs';
+
+const CONFIG = %[2]s;
+const MAX_RESPONSE = 8 * 1024 * 1024;
+
+const fail = (msg) => { process.stderr.write(msg + '\n'); process.exit(1); };
+if (process.argv[2] !== 'execute') process.exit(0); // this profile defines execute only
+
+const goal = readFileSync(0, 'utf8');
+const conversation = process.env.ROOK_CONVERSATION ?? '';
+const fill = (s, encode) => s.replaceAll('{{goal}}', encode(goal)).replaceAll('{{conversation}}', encode(conversation));
+const fillJSON = (v) => typeof v === 'string' ? fill(v, (x) => x)
+  : Array.isArray(v) ? v.map(fillJSON)
+  : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillJSON(x)]))
+  : v;
+
+const req = CONFIG.request;
+const headers = {};
+for (const h of req.headers) {
+  if (h.env) {
+    if (!process.env[h.env]) fail(h.env + ' is not set (the ' + h.name + ' header)');
+    headers[h.name] = process.env[h.env];
+  } else {
+    headers[h.name] = fill(h.value, (x) => x);
+  }
+}
+const body = req.body ? JSON.stringify(fillJSON(JSON.parse(req.body))) : undefined;
+let res;
+try {
+  res = await fetch(fill(req.url, encodeURIComponent), { method: req.method, headers, body, signal: AbortSignal.timeout(55000) });
+} catch (err) {
+  fail(req.method + ' ' + req.url + ': ' + (err.cause?.message ?? err.message));
+}
+const chunks = [];
+let size = 0;
+for await (const chunk of res.body ?? []) {
+  size += chunk.length;
+  if (size > MAX_RESPONSE) fail('the response is larger than ' + MAX_RESPONSE + ' bytes');
+  chunks.push(chunk);
+}
+const text = Buffer.concat(chunks).toString('utf8');
+if (!res.ok) fail(req.method + ' ' + req.url + ' answered ' + res.status + ': ' + text.slice(0, 500));
+let data;
+try { data = JSON.parse(text); } catch { fail('the response is not JSON: ' + text.slice(0, 500)); }
+
+const at = (path) => {
+  let v = data;
+  for (const [, name, index] of path.matchAll(/\.([^.[]+)|\[(\d+)\]/g)) {
+    if (v == null) return undefined;
+    v = name !== undefined ? v[name] : v[Number(index)];
+  }
+  return v;
+};
+const reply = at(CONFIG.reply);
+if (typeof reply !== 'string') fail('no text at ' + CONFIG.reply + ' in the response: ' + text.slice(0, 500));
+const out = { output: reply };
+if (CONFIG.conversation) {
+  const id = at(CONFIG.conversation);
+  if (id != null) out.conversation = String(id);
+}
+if (CONFIG.calls) {
+  const calls = at(CONFIG.calls) ?? [];
+  if (!Array.isArray(calls)) fail('no list at ' + CONFIG.calls + ' in the response');
+  out.calls = calls.map((c) => {
+    let args = c.arguments ?? c.args ?? c.input ?? c.function?.arguments ?? {};
+    if (typeof args === 'string') { try { args = JSON.parse(args); } catch { /* kept as text */ } }
+    return { name: c.name ?? c.tool ?? c.function?.name ?? '', arguments: args, output: c.output ?? c.result };
+  });
+}
+if (CONFIG.usage) {
+  const u = at(CONFIG.usage);
+  if (u && typeof u === 'object') {
+    out.usage = { input: u.input ?? u.input_tokens ?? u.prompt_tokens ?? 0, output: u.output ?? u.output_tokens ?? u.completion_tokens ?? 0 };
+  }
+}
+process.stdout.write(JSON.stringify(out) + '\n');
+`
+
+const pythonHTTPHook = `#!/usr/bin/env python3
+"""Execute hook of agent %[1]s, written by rookgen init from a cURL command.
+
+The hook contract: the phase is the last argument, the turn's message comes on stdin, one
+JSON object goes to stdout, diagnostics go to stderr, and a non-zero exit fails the turn.
+
+Each turn sends the request below with {{goal}} replaced by the message and
+{{conversation}} by the conversation id an earlier turn returned (ROOK_CONVERSATION), then
+reads the reply, and the conversation id, tool calls and usage when their paths are set,
+from the JSON response. Credential headers are read from their variables.
+"""
+import json
+import os
+import re
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+CONFIG = json.loads(%[2]s)
+MAX_RESPONSE = 8 * 1024 * 1024
+
+
+def fail(msg):
+    print(msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    if (sys.argv[-1] if len(sys.argv) > 1 else "") != "execute":
+        return  # this profile defines execute only
+    goal = sys.stdin.read()
+    conversation = os.environ.get("ROOK_CONVERSATION", "")
+
+    def fill(s, encode=lambda x: x):
+        return s.replace("{{goal}}", encode(goal)).replace("{{conversation}}", encode(conversation))
+
+    def fill_json(v):
+        if isinstance(v, str):
+            return fill(v)
+        if isinstance(v, list):
+            return [fill_json(x) for x in v]
+        if isinstance(v, dict):
+            return {k: fill_json(x) for k, x in v.items()}
+        return v
+
+    req = CONFIG["request"]
+    headers = {}
+    for h in req["headers"]:
+        if h.get("env"):
+            value = os.environ.get(h["env"])
+            if not value:
+                fail(h["env"] + " is not set (the " + h["name"] + " header)")
+            headers[h["name"]] = value
+        else:
+            headers[h["name"]] = fill(h.get("value", ""))
+    body = None
+    if req.get("body"):
+        body = json.dumps(fill_json(json.loads(req["body"]))).encode()
+    url = fill(req["url"], lambda x: urllib.parse.quote(x, safe=""))
+    request = urllib.request.Request(url, data=body, headers=headers, method=req["method"])
+    try:
+        with urllib.request.urlopen(request, timeout=55) as res:
+            raw = res.read(MAX_RESPONSE + 1)
+    except urllib.error.HTTPError as err:
+        fail(req["method"] + " " + req["url"] + " answered " + str(err.code) + ": " + err.read(500).decode("utf-8", "replace"))
+    except (urllib.error.URLError, OSError) as err:
+        fail(req["method"] + " " + req["url"] + ": " + str(err))
+    if len(raw) > MAX_RESPONSE:
+        fail("the response is larger than " + str(MAX_RESPONSE) + " bytes")
+    text = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        fail("the response is not JSON: " + text[:500])
+
+    def at(path):
+        v = data
+        for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
+            if v is None:
+                return None
+            try:
+                v = v[name] if name else v[int(index)]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return v
+
+    reply = at(CONFIG["reply"])
+    if not isinstance(reply, str):
+        fail("no text at " + CONFIG["reply"] + " in the response: " + text[:500])
+    out = {"output": reply}
+    if CONFIG.get("conversation"):
+        cid = at(CONFIG["conversation"])
+        if cid is not None:
+            out["conversation"] = str(cid)
+    if CONFIG.get("calls"):
+        calls = at(CONFIG["calls"]) or []
+        if not isinstance(calls, list):
+            fail("no list at " + CONFIG["calls"] + " in the response")
+        out["calls"] = []
+        for c in calls:
+            fn = c.get("function") or {}
+            args = c.get("arguments", c.get("args", c.get("input", fn.get("arguments", {}))))
+            if isinstance(args, str):
+                try:
+                    args = json.loads(args)
+                except ValueError:
+                    pass
+            out["calls"].append({"name": c.get("name", c.get("tool", fn.get("name", ""))), "arguments": args,
+                                 "output": c.get("output", c.get("result"))})
+    if CONFIG.get("usage"):
+        u = at(CONFIG["usage"])
+        if isinstance(u, dict):
+            out["usage"] = {"input": u.get("input", u.get("input_tokens", u.get("prompt_tokens", 0))),
+                            "output": u.get("output", u.get("output_tokens", u.get("completion_tokens", 0)))}
+    print(json.dumps(out))
+
+
+main()
+`
