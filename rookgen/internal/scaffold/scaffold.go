@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/rookgo/rookgo/schemas"
 )
 
 // Options say what to scaffold.
@@ -67,7 +69,7 @@ func Plan(root string, o Options) ([]File, error) {
 	files := []File{
 		{Path: "profiles/" + o.Agent + "/" + o.Profile + ".yaml", Data: profile(o, script, hook), Mode: 0o644},
 		{Path: "profiles/" + o.Agent + "/" + script, Data: body, Mode: 0o755},
-		{Path: "scenarios/" + o.Agent + "/SC-001.yaml", Data: fmt.Appendf(nil, firstScenario, o.Agent), Mode: 0o644},
+		{Path: "scenarios/" + o.Agent + "/SC-001.yaml", Data: fmt.Appendf(nil, schemaLine("scenario")+firstScenario, o.Agent), Mode: 0o644},
 	}
 	var exist []string
 	for _, f := range files {
@@ -204,7 +206,7 @@ func profile(o Options, script string, h hookLang) []byte {
 			}
 		}
 	}
-	return fmt.Appendf(nil, `# Profile %[2]s of agent %[1]s, written by rookgen init: how a run reaches the agent.
+	return fmt.Appendf(nil, schemaLine("profile")+`# Profile %[2]s of agent %[1]s, written by rookgen init: how a run reaches the agent.
 # Its one hook, %[3]s, %[5]s and prints
 # {"output": ...}. Add open, close, prepare or collect hooks, declare the variables they
 # read under env, and set the capabilities the hooks report (see the hook contract).
@@ -220,6 +222,12 @@ hooks:
   usage: %[10]t
 concurrency: 1
 `, o.Agent, o.Profile, script, command, what, env.String(), capsNote, o.Conversation != "", o.Calls != "", o.Usage != "")
+}
+
+// schemaLine is the first line of a YAML file init writes: editors running the YAML
+// language server complete and check the file against its schema.
+func schemaLine(kind string) string {
+	return "# yaml-language-server: $schema=" + schemas.Base + kind + ".schema.json\n"
 }
 
 const docGo = `// Package scenarios holds the agents' scenarios and the go tests rookgen generates from

@@ -1,15 +1,39 @@
 package scaffold
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/schemas"
 )
+
+// validate checks YAML against a JSON Schema, as an editor's YAML language server does.
+func validate(t *testing.T, schema, doc []byte) error {
+	t.Helper()
+	sch, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("schema.json", sch))
+	compiled, err := c.Compile("schema.json")
+	require.NoError(t, err)
+	var v any
+	require.NoError(t, yaml.Unmarshal(doc, &v))
+	j, err := json.Marshal(v)
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
+	require.NoError(t, err)
+	return compiled.Validate(inst)
+}
 
 func TestSplit(t *testing.T) {
 	tests := []struct {
@@ -65,6 +89,11 @@ func TestPlanWritesValidFiles(t *testing.T) {
 				script = filepath.Join(p.AgentDir, script) // a command runs in the agent's folder
 			}
 			assert.Equal(t, filepath.Join(root, hook), script)
+			for f, schema := range map[string][]byte{"profiles/shop/local.yaml": schemas.Profile, "scenarios/shop/SC-001.yaml": schemas.Scenario} {
+				kind := strings.TrimSuffix(filepath.Base(filepath.Dir(filepath.Dir(f))), "s")
+				assert.True(t, strings.HasPrefix(string(byPath[f].Data), "# yaml-language-server: $schema="+schemas.Base+kind+".schema.json\n"), f)
+				assert.NoError(t, validate(t, schema, byPath[f].Data), f)
+			}
 			sc, err := spec.LoadScenario(filepath.Join(root, "scenarios/shop/SC-001.yaml"))
 			require.NoError(t, err)
 			var kinds []string
@@ -153,6 +182,7 @@ func TestPlanCurl(t *testing.T) {
 	assert.Contains(t, string(files[0].Data), "env:\n  - variable: SHOP_AUTHORIZATION\n    purpose: The Authorization header of requests to the agent\n    secret: true\n")
 	assert.Contains(t, string(files[0].Data), "multi_turn: true\n  calls: false\n  usage: true\n")
 	assert.NotContains(t, string(files[1].Data), "Bearer x", "a credential is never written")
+	assert.NoError(t, validate(t, schemas.Profile, files[0].Data))
 
 	for msg, change := range map[string]func(*Options){
 		"say where the reply is":                  func(o *Options) { o.Reply = "" },

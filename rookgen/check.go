@@ -1,0 +1,58 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/rookgen/internal/gen"
+)
+
+// checkCmd is rookgen check: it reads and validates every profile and scenario, with the
+// file:line:column errors generation gives, and writes and runs nothing. (rookgen -check
+// is the other question: whether the generated files are up to date.)
+func checkCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rookgen check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strict := fs.Bool("strict", false, "treat warnings (ignored files and keys) as errors")
+	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rookgen check: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	root := *rootFlag
+	if root == "" {
+		var err error
+		if root, _, err = workspace.RootOfWorkingDir(); err != nil {
+			fmt.Fprintf(stderr, "rookgen check: %v; run it inside a module or pass -root\n", err)
+			return 1
+		}
+	}
+	agents, err := gen.Load(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen check: %v\n", err)
+		return 1
+	}
+	warnings := gen.Lint(root, agents)
+	for _, w := range warnings {
+		if *strict {
+			fmt.Fprintf(stderr, "rookgen check: %s\n", w)
+		} else {
+			fmt.Fprintf(stderr, "rookgen check: warning: %s\n", w)
+		}
+	}
+	if *strict && len(warnings) > 0 {
+		return 1
+	}
+	var profiles, scenarios int
+	for _, a := range agents {
+		profiles += len(a.Profiles)
+		scenarios += len(a.Scenarios)
+	}
+	fmt.Fprintf(stdout, "rookgen check: %d profile(s) and %d scenario(s) of %d agent(s) are valid\n", profiles, scenarios, len(agents))
+	return 0
+}
