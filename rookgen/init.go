@@ -105,9 +105,9 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nnext:")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  %s probe %s/%s\t# call the hook once: what came back, what to fix\n", gen, agent, opts.Profile)
 	fmt.Fprintf(tw, "  go test ./scenarios/%s\t# run SC-001 against the agent\n", agent)
 	fmt.Fprintf(tw, "  go generate ./scenarios/...\t# after editing or adding scenarios and profiles\n")
-	fmt.Fprintf(tw, "  %s report -agent %s\t# the last run's report\n", gen, agent)
 	_ = tw.Flush() // stdout: nothing to do about a failed print
 	return 0
 }

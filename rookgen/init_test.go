@@ -49,7 +49,13 @@ func TestInitThenGoTest(t *testing.T) {
 				assert.FileExists(t, filepath.Join(dir, f))
 				assert.Contains(t, stdout.String(), "wrote "+f, "init names every file it wrote")
 			}
-			assert.Contains(t, stdout.String(), "next:\n  go test ./scenarios/helper ")
+			assert.Contains(t, stdout.String(), "next:\n  go run github.com/rookgo/rookgo/rookgen probe helper/local ")
+			assert.Contains(t, stdout.String(), "\n  go test ./scenarios/helper ")
+
+			var probeOut, probeErr bytes.Buffer
+			require.Equal(t, 0, run([]string{"probe", "helper/local", "-root", dir}, &probeOut, &probeErr), probeOut.String()+probeErr.String())
+			assert.Contains(t, probeOut.String(), "execute: ok in ")
+			assert.Contains(t, probeOut.String(), `you said: Hello! This is a connection check`)
 
 			res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/...", "-v")
 			require.NoError(t, err, res.all)

@@ -14,6 +14,8 @@
 //	hang-child        start a child that sleeps, write its pid to FAKEHOOK_PIDFILE, sleep
 //	escape            start a child in a session of its own (setsid), write its pid to
 //	                  FAKEHOOK_PIDFILE, reply and exit
+//	leave-child       start a child in the hook's group, write its pid to FAKEHOOK_PIDFILE,
+//	                  reply and exit
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
 //	flood-stderr      print 64 MiB on stderr, in long lines
@@ -139,6 +141,13 @@ func act(phase string, stdin []byte) int {
 			return 1
 		}
 		return reply("left a daemon behind")
+	case "leave-child":
+		// A child in the hook's own group that outlives it, its output not inherited.
+		if err := startSleeper(nil); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return reply("left a child running")
 	case "hang-child":
 		if err := startSleeper(nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -29,3 +29,12 @@ func killGroup(cmd *exec.Cmd) error {
 	}
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
+
+// groupAlive reports whether a process of the hook's group is still running (the hook
+// itself has exited): something it started and left behind.
+func groupAlive(cmd *exec.Cmd) bool {
+	if cmd.Process == nil {
+		return false
+	}
+	return syscall.Kill(-cmd.Process.Pid, 0) == nil
+}

@@ -71,6 +71,9 @@ type Result struct {
 	// Stopped is set when the caller's context ended (the run was interrupted) before
 	// the hook did.
 	Stopped bool
+	// LeftRunning is set when the hook exited and left a process of its group running
+	// (killed since): a background child it should have waited for or stopped.
+	LeftRunning bool
 }
 
 // Duration is how long the hook ran.
@@ -123,6 +126,7 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	hookStarted(cmd.Process.Pid)
 	err := cmd.Wait()
 	res.Ended = time.Now()
+	res.LeftRunning = groupAlive(cmd)
 	// Whatever the hook left running in its group goes with it, and so does what escaped
 	// the group.
 	_ = killGroup(cmd)

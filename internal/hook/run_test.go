@@ -165,3 +165,15 @@ func TestRunStderrFloodOfShortLines(t *testing.T) {
 	assert.LessOrEqual(t, streamed, hook.MaxStreamedStderr+len(last), "1 MiB of lines, then the notice")
 	assert.Equal(t, "stderr truncated after 1 MiB; the tail is kept in the records", last)
 }
+
+// A hook that exits and leaves a child of its group running is said to, and the child is
+// killed.
+func TestRunLeftRunning(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	res, err := hook.Run(context.Background(), fake(t, "execute", "FAKEHOOK_EXECUTE=leave-child", "FAKEHOOK_PIDFILE="+pidfile))
+	require.NoError(t, err)
+	assert.True(t, res.LeftRunning)
+	res, err = hook.Run(context.Background(), fake(t, "execute"))
+	require.NoError(t, err)
+	assert.False(t, res.LeftRunning)
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -60,58 +58,12 @@ type invocation struct {
 	stdin        string
 }
 
-// rookVars are the variables the runtime owns; inherited values of them are dropped so
-// that each is set exactly in its scope.
-var rookVars = []string{"ROOK_HOOK", "ROOK_WORKSPACE", "ROOK_PROJECT", "ROOK_AGENT", "ROOK_RUN_ID",
-	"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_TURN", "ROOK_CONVERSATION", "ROOK_STATE_DIR", "ROOK_RUN_STATE_DIR"}
-
-func isRookVar(kv string) bool {
-	for _, n := range rookVars {
-		if strings.HasPrefix(kv, n+"=") {
-			return true
-		}
-	}
-	return false
-}
-
-// env is the hook's environment: the inherited one, then hook_env, then ROOK_* (which win).
+// env is the hook's environment under the hook contract (hook.Environ).
 func (r *Run) env(inv invocation) []string {
-	env := make([]string, 0, len(r.cfg.Env)+24)
-	for _, kv := range r.cfg.Env {
-		if !isRookVar(kv) {
-			env = append(env, kv)
-		}
-	}
-	keys := make([]string, 0, len(r.cfg.Profile.HookEnv))
-	for k := range r.cfg.Profile.HookEnv {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !strings.HasPrefix(k, "ROOK_") {
-			env = append(env, k+"="+r.cfg.Profile.HookEnv[k])
-		}
-	}
-	set := func(k, v string) { env = append(env, k+"="+v) }
-	set("ROOK_HOOK", string(inv.phase))
-	set("ROOK_WORKSPACE", r.cfg.Workspace)
-	set("ROOK_PROJECT", r.cfg.Project)
-	set("ROOK_AGENT", r.cfg.Agent)
-	set("ROOK_RUN_ID", r.ID)
-	set("ROOK_RUN_STATE_DIR", r.RunStateDir)
-	set("ROOK_STATE_DIR", inv.stateDir)
-	if inv.phase == spec.Prepare {
-		return env
-	}
-	set("ROOK_SCENARIO_ID", inv.scenario)
-	set("ROOK_SESSION", inv.session)
-	if inv.phase == spec.Execute {
-		set("ROOK_TURN", strconv.Itoa(inv.turn))
-	}
-	if inv.phase != spec.Open && inv.conversation != "" {
-		set("ROOK_CONVERSATION", inv.conversation)
-	}
-	return env
+	return hook.Environ(r.cfg.Env, r.cfg.Profile.HookEnv, hook.Scope{Phase: string(inv.phase),
+		Workspace: r.cfg.Workspace, Project: r.cfg.Project, Agent: r.cfg.Agent, RunID: r.ID,
+		RunStateDir: r.RunStateDir, StateDir: inv.stateDir, Scenario: inv.scenario, Session: inv.session,
+		Turn: inv.turn, Conversation: inv.conversation})
 }
 
 // invoke runs one hook and returns its record, its parsed output and, when it failed, the

@@ -1,0 +1,76 @@
+package hook
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Scope is where a hook runs, as the ROOK_* variables of the hook contract tell it.
+type Scope struct {
+	Phase                     string // prepare, open, execute, close or collect
+	Workspace, Project, Agent string
+	RunID, RunStateDir        string
+	StateDir                  string
+	// Scenario, Session, Turn and Conversation are a scenario's: prepare gets none, only
+	// execute gets Turn, and open no Conversation.
+	Scenario, Session string
+	Turn              int
+	Conversation      string
+}
+
+// rookVars are the variables the runtime owns; inherited values of them are dropped so
+// that each is set exactly in its scope.
+var rookVars = []string{"ROOK_HOOK", "ROOK_WORKSPACE", "ROOK_PROJECT", "ROOK_AGENT", "ROOK_RUN_ID",
+	"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_TURN", "ROOK_CONVERSATION", "ROOK_STATE_DIR", "ROOK_RUN_STATE_DIR"}
+
+func isRookVar(kv string) bool {
+	for _, n := range rookVars {
+		if strings.HasPrefix(kv, n+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// Environ is a hook's environment: base (the inherited one) without ROOK_* variables, then
+// hookEnv (the profile's hook_env, in key order, its ROOK_* keys ignored), then the scope's
+// ROOK_* variables, which win.
+func Environ(base []string, hookEnv map[string]string, s Scope) []string {
+	env := make([]string, 0, len(base)+len(hookEnv)+len(rookVars))
+	for _, kv := range base {
+		if !isRookVar(kv) {
+			env = append(env, kv)
+		}
+	}
+	keys := make([]string, 0, len(hookEnv))
+	for k := range hookEnv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "ROOK_") {
+			env = append(env, k+"="+hookEnv[k])
+		}
+	}
+	set := func(k, v string) { env = append(env, k+"="+v) }
+	set("ROOK_HOOK", s.Phase)
+	set("ROOK_WORKSPACE", s.Workspace)
+	set("ROOK_PROJECT", s.Project)
+	set("ROOK_AGENT", s.Agent)
+	set("ROOK_RUN_ID", s.RunID)
+	set("ROOK_RUN_STATE_DIR", s.RunStateDir)
+	set("ROOK_STATE_DIR", s.StateDir)
+	if s.Phase == "prepare" {
+		return env
+	}
+	set("ROOK_SCENARIO_ID", s.Scenario)
+	set("ROOK_SESSION", s.Session)
+	if s.Phase == "execute" {
+		set("ROOK_TURN", strconv.Itoa(s.Turn))
+	}
+	if s.Phase != "open" && s.Conversation != "" {
+		set("ROOK_CONVERSATION", s.Conversation)
+	}
+	return env
+}

@@ -1,0 +1,184 @@
+// Package probe calls a profile's hooks once, as a run would and under the same contract,
+// without judging anything: prepare, open, one execute with a harmless message, close and
+// collect. It says what each printed, which capabilities the hooks showed, and the fix for
+// each breach of the contract it saw.
+package probe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// Goal is the message the probe's execute turn sends: one any agent can answer without
+// doing anything.
+const Goal = "Hello! This is a connection check; a short reply is all that is needed."
+
+// Phase is one hook the probe called.
+type Phase struct {
+	Phase  spec.Phase
+	Result *hook.Result // nil when it could not start
+	Output *hook.Output // nil when its stdout did not parse
+	Err    error
+	// Fixes say how to repair what broke the contract, one per problem.
+	Fixes []string
+}
+
+// OK reports whether the hook did its job within the contract.
+func (p *Phase) OK() bool { return p.Err == nil && len(p.Fixes) == 0 }
+
+// Report is what the probe saw.
+type Report struct {
+	Phases []*Phase
+	// Observed are the capabilities the hooks showed: a conversation id from open or
+	// execute (multi_turn), "calls" and "usage" from execute or collect.
+	Observed spec.Capabilities
+	// Calls and Usage are what execute and collect reported, when they did.
+	Calls []hook.Call
+	Usage *hook.Usage
+}
+
+// OK reports whether every hook the probe called did its job within the contract.
+func (r *Report) OK() bool {
+	for _, p := range r.Phases {
+		if !p.OK() {
+			return false
+		}
+	}
+	return len(r.Phases) > 0
+}
+
+// Config is what the probe needs besides the profile.
+type Config struct {
+	Workspace, Project, Agent string
+	// Env is the hooks' inherited environment (os.Environ()).
+	Env []string
+}
+
+// Run calls the profile's hooks in lifecycle order, the scenario phases once each, in
+// state folders of its own that it removes. After a failed open it calls no execute, and
+// close still runs, as in a run.
+func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
+	dir, err := os.MkdirTemp("", "rookgen-probe-")
+	if err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
+	defer func() { _ = os.RemoveAll(dir) }() // the probe's scratch folders
+	runID := "probe-" + time.Now().UTC().Format("2006-01-02T15-04-05Z")
+	scope := hook.Scope{Workspace: cfg.Workspace, Project: cfg.Project, Agent: cfg.Agent, RunID: runID,
+		RunStateDir: filepath.Join(dir, "run-state"), Scenario: "PROBE", Session: runID + "/PROBE/1", Turn: 1}
+	for _, d := range []string{scope.RunStateDir, filepath.Join(dir, "prepare"), filepath.Join(dir, "scenario")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("probe: %w", err)
+		}
+	}
+	rep := &Report{}
+	openFailed := false
+	for _, ph := range spec.HookPhases {
+		h, ok := p.Hooks[ph]
+		if !ok || (ph == spec.Execute && openFailed) {
+			continue
+		}
+		scope.Phase, scope.StateDir = string(ph), filepath.Join(dir, "scenario")
+		if ph == spec.Prepare {
+			scope.StateDir = filepath.Join(dir, "prepare")
+		}
+		stdin := ""
+		if ph == spec.Execute {
+			stdin = Goal
+		}
+		res, err := hook.Run(ctx, hook.Spec{Argv: h.Argv(ph), Dir: p.AgentDir, Env: hook.Environ(cfg.Env, p.HookEnv, scope),
+			Stdin: stdin, Timeout: p.TimeoutFor(ph)})
+		got := &Phase{Phase: ph, Result: res, Err: err}
+		rep.Phases = append(rep.Phases, got)
+		got.diagnose(h, p.TimeoutFor(ph))
+		if ph == spec.Open && !got.OK() {
+			openFailed = true
+		}
+		if got.Output == nil {
+			continue
+		}
+		if c := got.Output.Conversation; c != "" && (ph == spec.Open || ph == spec.Execute) {
+			scope.Conversation = c
+			rep.Observed.MultiTurn = true
+		}
+		if ph == spec.Execute || ph == spec.Collect {
+			if got.Output.CallsObserved {
+				rep.Observed.Calls = true
+				rep.Calls = append(rep.Calls, got.Output.Calls...)
+			}
+			if u := got.Output.Usage; u != nil {
+				rep.Observed.Usage = true
+				rep.Usage = u
+			}
+		}
+	}
+	return rep, nil
+}
+
+// diagnose parses the hook's stdout and says how to fix each breach of the contract.
+func (p *Phase) diagnose(h spec.Hook, timeout time.Duration) {
+	res := p.Result
+	switch {
+	case res == nil || (p.Err != nil && res.ExitCode == -1 && !res.TimedOut && !res.Stopped):
+		p.Fixes = append(p.Fixes, fmt.Sprintf("%v: install the program or fix the path in hooks.%s", p.Err, p.Phase))
+		return
+	case res.TimedOut:
+		p.Fixes = append(p.Fixes, fmt.Sprintf("it did not finish within %s: make the hook return sooner, or raise hooks.%s.timeout_seconds", timeout, p.Phase))
+		return
+	case p.Err != nil && res.ExitCode != 0:
+		p.Fixes = append(p.Fixes, fmt.Sprintf("it %v%s: a hook exits 0 when it did its job, and non-zero only when the phase failed; its stderr says why", p.Err, lastLine(res.Stderr)))
+		return
+	case p.Err != nil:
+		p.Fixes = append(p.Fixes, fmt.Sprintf("%v: print at most %d bytes on stdout, and the rest on stderr", p.Err, hook.DefaultMaxStdout))
+		return
+	}
+	out, err := hook.ParseOutput(res.Stdout, p.Phase == spec.Execute)
+	if err != nil {
+		p.Err = fmt.Errorf("bad stdout: %w", err)
+		p.Fixes = append(p.Fixes, "print exactly one JSON object on stdout ("+contractOf(p.Phase)+"), and diagnostics on stderr: "+err.Error())
+	}
+	if out != nil && len(out.Data) > 0 {
+		p.Output = out
+		p.Fixes = append(p.Fixes, out.Notes...)
+	}
+	if res.LeftRunning {
+		p.Fixes = append(p.Fixes, "it exited and left a process of its own running (killed since): wait for what the hook starts, or stop it, before exiting")
+	}
+}
+
+func contractOf(ph spec.Phase) string {
+	switch ph {
+	case spec.Execute:
+		return `{"output": "<the agent's reply>"}, with "conversation", "calls" and "usage" when the agent gives them`
+	case spec.Open:
+		return `{"conversation": "<id>"} when the agent keeps a conversation, or nothing`
+	case spec.Collect:
+		return `{"calls": [...], "usage": {...}} when the agent's traces hold them, or nothing`
+	}
+	return "or nothing"
+}
+
+func lastLine(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if last := lines[len(lines)-1]; last != "" {
+		return " (" + Quote(last, 200) + ")"
+	}
+	return ""
+}
+
+// Quote shows what a hook printed, escaped and cut to n bytes: a hook's output is shown,
+// never obeyed (no terminal escapes, no control characters).
+func Quote(s string, n int) string {
+	if len(s) > n {
+		return strconv.Quote(s[:n]) + "..."
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/rookgo/rookgo/internal/probe"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/workspace"
+)
+
+// probeCmd is rookgen probe <agent>/<profile>: it calls the profile's hooks once, says what
+// came back, which capabilities it observed and how to fix what broke the hook contract,
+// and with -write sets the profile's capabilities to what it observed.
+func probeCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rookgen probe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	write := fs.Bool("write", false, "set the profile's capabilities to what the hooks showed, and regenerate")
+	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: rookgen probe <agent>/<profile> [-write] [-root dir]")
+		fs.PrintDefaults()
+	}
+	var target string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		target, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if target == "" && fs.NArg() == 1 {
+		target = fs.Arg(0)
+	}
+	agent, profileID, ok := strings.Cut(target, "/")
+	if !ok || agent == "" || profileID == "" {
+		fs.Usage()
+		return 2
+	}
+	root, project, err := workspace.RootOfWorkingDir()
+	if *rootFlag != "" {
+		root, err = *rootFlag, nil
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: %v; run it inside a module or pass -root\n", err)
+		return 1
+	}
+	path := filepath.Join(root, "profiles", agent, profileID+".yaml")
+	p, err := spec.LoadProfile(path, filepath.Join(root, "profiles", agent))
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: %v\n", workspace.Rel(root, err))
+		return 1
+	}
+	if err := p.MissingEnv(os.LookupEnv); err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := probe.Run(ctx, p, probe.Config{Workspace: root, Project: project, Agent: agent, Env: os.Environ()})
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
+		return 1
+	}
+	printProbe(stdout, p, rep)
+	if *write {
+		if err := probe.WriteCapabilities(path, rep.Observed); err != nil {
+			fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
+			return 1
+		}
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(stdout, "wrote the observed capabilities into %s\n", filepath.ToSlash(rel))
+		changes, _, err := plan(root)
+		if err == nil {
+			err = apply(root, changes, stdout)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "rookgen probe: generate: %v\n", err)
+			return 1
+		}
+	}
+	if !rep.OK() {
+		return 1
+	}
+	return 0
+}
+
+func printProbe(w io.Writer, p *spec.Profile, rep *probe.Report) {
+	fmt.Fprintf(w, "probe of profile %s (execute sent %q)\n", p.ID, probe.Goal)
+	for _, ph := range rep.Phases {
+		status := "ok"
+		if !ph.OK() {
+			status = "FAILED"
+		}
+		took := ""
+		if ph.Result != nil {
+			took = fmt.Sprintf(" in %d ms", ph.Result.Duration().Milliseconds())
+		}
+		fmt.Fprintf(w, "\n%s: %s%s\n", ph.Phase, status, took)
+		if ph.Result != nil && len(strings.TrimSpace(string(ph.Result.Stdout))) > 0 {
+			fmt.Fprintf(w, "  stdout: %s\n", probe.Quote(strings.TrimSpace(string(ph.Result.Stdout)), 600))
+		}
+		if ph.Result != nil && strings.TrimSpace(ph.Result.Stderr) != "" && !ph.OK() {
+			fmt.Fprintf(w, "  stderr: %s\n", probe.Quote(strings.TrimSpace(ph.Result.Stderr), 600))
+		}
+		for _, f := range ph.Fixes {
+			fmt.Fprintf(w, "  fix: %s\n", f)
+		}
+	}
+	fmt.Fprintln(w, "\ncapabilities observed:")
+	declared := p.Capabilities
+	for _, c := range []struct {
+		name           string
+		seen, declared bool
+		how            string
+	}{
+		{"multi_turn", rep.Observed.MultiTurn, declared.MultiTurn, `a "conversation" id from open or execute`},
+		{"calls", rep.Observed.Calls, declared.Calls, `"calls" from execute or collect`},
+		{"usage", rep.Observed.Usage, declared.Usage, `"usage" from execute or collect`},
+	} {
+		seen := "no"
+		if c.seen {
+			seen = "yes"
+		}
+		note := ""
+		switch {
+		case c.seen && !c.declared:
+			note = fmt.Sprintf("; the profile declares %s: false (-write sets it)", c.name)
+		case !c.seen && c.declared:
+			note = fmt.Sprintf("; the profile declares %s: true, but no hook returned %s (-write clears it)", c.name, c.how)
+		}
+		fmt.Fprintf(w, "  %-10s %s (%s)%s\n", c.name, seen, c.how, note)
+	}
+	if rep.Observed.Calls {
+		names := make([]string, 0, len(rep.Calls))
+		for _, c := range rep.Calls {
+			names = append(names, c.Name)
+		}
+		fmt.Fprintf(w, "  calls seen: %d %s\n", len(rep.Calls), probe.Quote(strings.Join(names, ", "), 300))
+	}
+	if u := rep.Usage; u != nil {
+		fmt.Fprintf(w, "  usage seen: %d input, %d output tokens\n", u.Input, u.Output)
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// probeModule writes agent fake's profile p, every phase this test binary as a hook, with
+// hookEnv added to its hook_env.
+func probeModule(t *testing.T, hookEnv string) string {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, "go.mod", "module example.com/agents\n\ngo 1.26\n")
+	write(t, dir, "profiles/fake/p.yaml", fmt.Sprintf(`# The fake agent.
+id: p
+hooks:
+  prepare: {command: [%[1]q]}
+  open: {command: [%[1]q]}
+  execute: {command: [%[1]q]}
+  close: {command: [%[1]q]}
+  collect: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+%[2]scapabilities:
+  multi_turn: false
+`, os.Args[0], hookEnv))
+	helloScenario(t, dir, "SC-1")
+	return dir
+}
+
+// rookgen probe calls every hook once and says which capabilities it saw; -write puts them
+// into the profile and regenerates.
+func TestProbeObservesCapabilities(t *testing.T) {
+	dir := probeModule(t, "")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"probe", "fake/p", "-write", "-root", dir}, &stdout, &stderr)
+	out := stdout.String()
+	require.Equal(t, 0, code, out+stderr.String())
+	for _, ph := range []string{"prepare", "open", "execute", "close", "collect"} {
+		assert.Contains(t, out, "\n"+ph+": ok in ")
+	}
+	assert.Contains(t, out, `multi_turn yes (a "conversation" id from open or execute); the profile declares multi_turn: false (-write sets it)`)
+	assert.Contains(t, out, "calls      yes")
+	assert.Contains(t, out, "usage      yes")
+	assert.Contains(t, out, "usage seen: 10 input, 5 output tokens")
+	assert.Contains(t, out, "wrote the observed capabilities into profiles/fake/p.yaml")
+
+	data, err := os.ReadFile(filepath.Join(dir, "profiles/fake/p.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "# The fake agent.\n", "comments are kept")
+	p, err := spec.LoadProfile(filepath.Join(dir, "profiles/fake/p.yaml"), filepath.Join(dir, "profiles/fake"))
+	require.NoError(t, err)
+	assert.Equal(t, spec.Capabilities{MultiTurn: true, Calls: true, Usage: true}, p.Capabilities)
+	assert.FileExists(t, filepath.Join(dir, "scenarios/fake/p_rook_test.go"), "regenerated for the new profile")
+}
+
+// Each breach of the hook contract is named with its fix, and the probe exits 1.
+func TestProbeNamesContractBreaches(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	tests := []struct {
+		env  string
+		want []string
+	}{
+		{`  FAKEHOOK_EXECUTE: "json:hello there"` + "\n", []string{"execute: FAILED", "fix: print exactly one JSON object on stdout", "stdout is not JSON"}},
+		{`  FAKEHOOK_EXECUTE: 'json:{"output": "a"} {"output": "b"}'` + "\n", []string{"stdout holds more than one JSON value"}},
+		{`  FAKEHOOK_EXECUTE: "json:"` + "\n", []string{"printed nothing on stdout"}},
+		{`  FAKEHOOK_EXECUTE: 'json:{"reply": "hi"}'` + "\n", []string{`stdout has no "output"`, `"reply" is not read`}},
+		{`  FAKEHOOK_OPEN: "exit:4:the agent is down"` + "\n", []string{"open: FAILED", "exited with status 4", "the agent is down", "close: ok"}},
+		{fmt.Sprintf("  FAKEHOOK_CLOSE: leave-child\n  FAKEHOOK_PIDFILE: %q\n", pidfile), []string{"close: FAILED", "left a process of its own running"}},
+		{`  FAKEHOOK_COLLECT: "json:\u001b[31mred"` + "\n", []string{`"\x1b[31mred"`}},
+	}
+	for _, tc := range tests {
+		dir := probeModule(t, tc.env)
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"probe", "fake/p", "-root", dir}, &stdout, &stderr)
+		assert.Equal(t, 1, code, tc.env)
+		for _, w := range tc.want {
+			assert.Contains(t, stdout.String(), w, tc.env)
+		}
+		assert.NotContains(t, stdout.String(), "\x1b", "what a hook prints is escaped")
+	}
+}
