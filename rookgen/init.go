@@ -26,11 +26,11 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	conversation := fs.String("conversation", "", "with --curl: the JSON path of the conversation id in the response")
 	calls := fs.String("calls", "", "with --curl: the JSON path of the tool calls in the response")
 	usage := fs.String("usage", "", "with --curl: the JSON path of the token usage in the response")
-	lang := fs.String("lang", "node", "the hook script's language: node or python")
+	lang := fs.String("lang", "node", "the hook script's language: node, python or go")
 	profileID := fs.String("profile", "local", "the profile id (profiles/<agent>/<id>.yaml)")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python] [--profile id] [-root dir]")
+		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]")
 		fs.PrintDefaults()
 	}
 	var agent string

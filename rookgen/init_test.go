@@ -31,6 +31,7 @@ func TestInitThenGoTest(t *testing.T) {
 		{name: "node-argument", lang: "node", command: `sh -c 'echo "you said: $1"' sh {{goal}}`},
 		// Without {{goal}}, the message comes on the command's stdin.
 		{name: "python-stdin", lang: "python", command: `sed 's/^/you said: /'`},
+		{name: "go-argument", lang: "go", command: `sh -c 'echo "you said: $1"' sh {{goal}}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,8 +44,8 @@ func TestInitThenGoTest(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"init", "helper", "--command", tc.command, "--lang", tc.lang, "-root", dir}, &stdout, &stderr)
 			require.Equal(t, 0, code, stderr.String())
-			ext := map[string]string{"node": ".mjs", "python": ".py"}[tc.lang]
-			for _, f := range []string{"profiles/helper/local.yaml", "profiles/helper/hooks/helper" + ext, "scenarios/helper/SC-001.yaml",
+			hook := map[string]string{"node": "helper.mjs", "python": "helper.py", "go": "helper/main.go"}[tc.lang]
+			for _, f := range []string{"profiles/helper/local.yaml", "profiles/helper/hooks/" + hook, "scenarios/helper/SC-001.yaml",
 				"scenarios/doc.go", ".gitignore", "scenarios/helper/local_rook_test.go"} {
 				assert.FileExists(t, filepath.Join(dir, f))
 				assert.Contains(t, stdout.String(), "wrote "+f, "init names every file it wrote")
@@ -131,7 +132,7 @@ func TestInitFromCurl(t *testing.T) {
 		t.Skip("builds and runs generated packages")
 	}
 	const token = "sk-test-4f8a2c"
-	for _, lang := range []string{"node", "python"} {
+	for _, lang := range []string{"node", "python", "go"} {
 		t.Run(lang, func(t *testing.T) {
 			if lang == "python" {
 				if _, err := exec.LookPath("python3"); err != nil {
@@ -146,7 +147,7 @@ func TestInitFromCurl(t *testing.T) {
 				"--calls", "$.tool_calls", "--usage", "$.usage", "--lang", lang, "-root", dir}, &stdout, &stderr)
 			require.Equal(t, 0, code, stderr.String())
 			assert.Contains(t, stdout.String(), "set SHOP_AUTHORIZATION to its value")
-			for _, f := range []string{"profiles/shop/local.yaml", "profiles/shop/hooks/shop" + map[string]string{"node": ".mjs", "python": ".py"}[lang]} {
+			for _, f := range []string{"profiles/shop/local.yaml", "profiles/shop/hooks/" + map[string]string{"node": "shop.mjs", "python": "shop.py", "go": "shop/main.go"}[lang]} {
 				data, err := os.ReadFile(filepath.Join(dir, f))
 				require.NoError(t, err)
 				assert.NotContains(t, string(data), token, "%s holds the credential", f)
@@ -187,7 +188,8 @@ acceptance_criteria:
 
 			res, err = goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=Bearer wrong"}, "./scenarios/...", "-v")
 			require.Error(t, err)
-			assert.Contains(t, res.all, "answered 401: who are you?")
+			assert.Contains(t, res.all, "answered 401: ")
+			assert.Contains(t, res.all, "who are you?")
 		})
 	}
 }

@@ -60,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	watchFlag := fs.Bool("watch", false, "after generating, regenerate whenever a profile or scenario changes")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python] [--profile id]\n       rookgen check [-strict] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE]\n       rookgen prune [-keep N] [-dir records] [-n]")
+		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python|go] [--profile id]\n       rookgen check [-strict] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE]\n       rookgen prune [-keep N] [-dir records] [-n]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -1,21 +1,53 @@
 package scaffold
 
+import (
+	"encoding/json"
+	"strconv"
+)
+
 // hookLang is a language init writes hook scripts in.
 type hookLang struct {
-	ext string
-	// interpreter runs the script ("" for node, which a profile's script: runs).
-	interpreter string
-	// body is the script, with %[1]s the agent and %[2]s the command as a JSON array (a
-	// valid JavaScript and Python literal).
-	body string
+	// file is the script's path in profiles/<agent>/, and run the profile's hook entry
+	// for it.
+	file, run func(agent string) string
+	// body is the command-line hook and http the HTTP one, with %[1]s the agent and %[2]s
+	// the hook's data (the command, or the request and paths) as literal makes it.
+	body, http string
+	// literal writes JSON as a literal of the language.
+	literal func(json []byte) []byte
 }
 
 var hooks = map[string]hookLang{
-	"node":   {ext: ".mjs", body: nodeCommandHook},
-	"python": {ext: ".py", interpreter: "python3", body: pythonCommandHook},
+	"node": {
+		file:    func(a string) string { return "hooks/" + a + ".mjs" },
+		run:     func(a string) string { return "script: hooks/" + a + ".mjs" },
+		body:    nodeCommandHook,
+		http:    nodeHTTPHook,
+		literal: func(j []byte) []byte { return j }, // JSON is JavaScript
+	},
+	"python": {
+		file:    func(a string) string { return "hooks/" + a + ".py" },
+		run:     func(a string) string { return "command: [python3, hooks/" + a + ".py]" },
+		body:    pythonCommandHook,
+		http:    pythonHTTPHook,
+		literal: jsonString, // read with json.loads: Python's literals are not JSON's
+	},
+	"go": {
+		file:    func(a string) string { return "hooks/" + a + "/main.go" },
+		run:     func(a string) string { return "command: [go, run, ./hooks/" + a + "]" },
+		body:    goCommandHook,
+		http:    goHTTPHook,
+		literal: func(j []byte) []byte { return []byte(strconv.Quote(string(j))) },
+	},
 }
 
-// Both hooks follow the hook contract: the phase is the last argument, the turn's message
+// jsonString is JSON as a JSON (and Python) string literal.
+func jsonString(j []byte) []byte {
+	b, _ := json.Marshal(string(j)) // a string always encodes
+	return b
+}
+
+// Every hook follows the hook contract: the phase is the last argument, the turn's message
 // comes on stdin, one JSON object goes to stdout, diagnostics go to stderr, and a non-zero
 // exit fails the turn. The agent's stderr passes through; its stdout is bounded.
 
@@ -70,7 +102,7 @@ import json
 import subprocess
 import sys
 
-COMMAND = %[2]s
+COMMAND = json.loads(%[2]s)
 MAX_REPLY = 8 * 1024 * 1024
 
 

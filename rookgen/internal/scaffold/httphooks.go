@@ -2,9 +2,7 @@ package scaffold
 
 // The hooks for an HTTP agent, read from a cURL command. %[1]s is the agent, %[2]s the
 // configuration (the request, and the paths of the reply, the conversation id, the tool
-// calls and the usage in the response): as a JSON object for node, and as that JSON in a
-// string literal for python (whose literals are not JSON's).
-var httpHooks = map[string]string{"node": nodeHTTPHook, "python": pythonHTTPHook}
+// calls and the usage in the response) as the language's literal of its JSON.
 
 const nodeHTTPHook = `#!/usr/bin/env node
 // Execute hook of agent %[1]s, written by rookgen init from a cURL command. The hook

@@ -20,7 +20,7 @@ type Options struct {
 	Agent string
 	// Profile is the profile id (its file name).
 	Profile string
-	// Lang is the hook script's language: node or python.
+	// Lang is the hook script's language: node, python or go.
 	Lang string
 	// Command is the agent's command line, split into arguments; {{goal}} in an argument
 	// is replaced by the turn's message, and without one the message goes on its stdin.
@@ -59,13 +59,13 @@ func Plan(root string, o Options) ([]File, error) {
 	}
 	hook, ok := hooks[o.Lang]
 	if !ok {
-		return nil, fmt.Errorf("--lang %q: the hook can be written in node or python", o.Lang)
+		return nil, fmt.Errorf("--lang %q: the hook can be written in node, python or go", o.Lang)
 	}
 	body, err := hookBody(o, hook)
 	if err != nil {
 		return nil, err
 	}
-	script := "hooks/" + o.Agent + hook.ext
+	script := hook.file(o.Agent)
 	files := []File{
 		{Path: "profiles/" + o.Agent + "/" + o.Profile + ".yaml", Data: profile(o, script, hook), Mode: 0o644},
 		{Path: "profiles/" + o.Agent + "/" + script, Data: body, Mode: 0o755},
@@ -139,18 +139,18 @@ func hookBody(o Options, h hookLang) ([]byte, error) {
 	case o.Curl != nil && len(o.Command) > 0:
 		return nil, fmt.Errorf("give --curl or --command, not both")
 	case o.Curl != nil:
-		return httpHookBody(o)
+		return httpHookBody(o, h)
 	case len(o.Command) > 0:
 		argv, err := json.Marshal(o.Command)
 		if err != nil {
 			return nil, fmt.Errorf("command: %w", err)
 		}
-		return fmt.Appendf(nil, h.body, o.Agent, argv), nil
+		return fmt.Appendf(nil, h.body, o.Agent, h.literal(argv)), nil
 	}
 	return nil, fmt.Errorf("say how to reach agent %s: --curl '<a cURL command with %s in its body or URL>' or --command '<its command line, with %s where the message goes>'", o.Agent, GoalPlaceholder, GoalPlaceholder)
 }
 
-func httpHookBody(o Options) ([]byte, error) {
+func httpHookBody(o Options, h hookLang) ([]byte, error) {
 	if o.Reply == "" {
 		return nil, fmt.Errorf("say where the reply is in the response: --reply '$.path' (for example $.choices[0].message.content)")
 	}
@@ -175,20 +175,11 @@ func httpHookBody(o Options) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request: %w", err)
 	}
-	literal := cfg
-	if o.Lang == "python" {
-		if literal, err = json.Marshal(string(cfg)); err != nil {
-			return nil, fmt.Errorf("request: %w", err)
-		}
-	}
-	return fmt.Appendf(nil, httpHooks[o.Lang], o.Agent, literal), nil
+	return fmt.Appendf(nil, h.http, o.Agent, h.literal(cfg)), nil
 }
 
 func profile(o Options, script string, h hookLang) []byte {
-	command := "script: " + script
-	if h.interpreter != "" {
-		command = fmt.Sprintf("command: [%s, %s]", h.interpreter, script)
-	}
+	command := h.run(o.Agent)
 	what := "runs the agent's command line once per turn"
 	capsNote := "  # The command answers one message at a time, with no conversation to continue.\n"
 	if o.Curl != nil {

@@ -3,8 +3,10 @@ package scaffold
 import (
 	"bytes"
 	"encoding/json"
+	"go/format"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,7 +67,7 @@ func TestSplit(t *testing.T) {
 // What init writes parses as Rook's profile and scenario formats, with the hook where the
 // profile says it is.
 func TestPlanWritesValidFiles(t *testing.T) {
-	for _, lang := range []string{"node", "python"} {
+	for _, lang := range []string{"node", "python", "go"} {
 		t.Run(lang, func(t *testing.T) {
 			root := t.TempDir()
 			files, err := Plan(root, Options{Agent: "shop", Profile: "local", Lang: lang, Command: []string{"shop-agent", "--ask", "{{goal}}"}, Generate: "go tool rookgen"})
@@ -77,16 +79,27 @@ func TestPlanWritesValidFiles(t *testing.T) {
 				require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
 				require.NoError(t, os.WriteFile(full, f.Data, f.Mode))
 			}
-			hook := map[string]string{"node": "profiles/shop/hooks/shop.mjs", "python": "profiles/shop/hooks/shop.py"}[lang]
-			assert.Contains(t, string(byPath[hook].Data), `["shop-agent","--ask","{{goal}}"]`)
+			hook := map[string]string{"node": "profiles/shop/hooks/shop.mjs", "python": "profiles/shop/hooks/shop.py", "go": "profiles/shop/hooks/shop/main.go"}[lang]
+			const wantArgv = `["shop-agent","--ask","{{goal}}"]`
+			assert.Contains(t, string(byPath[hook].Data), map[string]string{"node": "const COMMAND = " + wantArgv,
+				"python": "COMMAND = json.loads(" + strconv.Quote(wantArgv) + ")", "go": "const commandJSON = " + strconv.Quote(wantArgv)}[lang])
+			if lang == "go" {
+				formatted, err := format.Source(byPath[hook].Data)
+				require.NoError(t, err)
+				assert.Equal(t, string(formatted), string(byPath[hook].Data), "the Go hook is gofmt-clean")
+			}
 			assert.Contains(t, string(byPath["scenarios/doc.go"].Data), "//go:generate go tool rookgen\n")
 			assert.Equal(t, "# rookgen's run records\n/.rook/\n", string(byPath[".gitignore"].Data))
 
 			p, err := spec.LoadProfile(filepath.Join(root, "profiles/shop/local.yaml"), filepath.Join(root, "profiles/shop"))
 			require.NoError(t, err)
-			script := p.Hooks[spec.Execute].Argv(spec.Execute)[1]
+			argv := p.Hooks[spec.Execute].Argv(spec.Execute)
+			script := argv[len(argv)-2] // the phase is appended
 			if !filepath.IsAbs(script) {
 				script = filepath.Join(p.AgentDir, script) // a command runs in the agent's folder
+			}
+			if lang == "go" {
+				script = filepath.Join(script, "main.go") // go run ./hooks/shop
 			}
 			assert.Equal(t, filepath.Join(root, hook), script)
 			for f, schema := range map[string][]byte{"profiles/shop/local.yaml": schemas.Profile, "scenarios/shop/SC-001.yaml": schemas.Scenario} {
@@ -115,7 +128,7 @@ func TestPlanRefuses(t *testing.T) {
 		{func(o *Options) { o.Agent = "Shop" }, `agent "Shop": use lower-case letters`},
 		{func(o *Options) { o.Profile = "my profile" }, `profile "my profile"`},
 		{func(o *Options) { o.Command = nil }, "say how to reach agent shop: --curl"},
-		{func(o *Options) { o.Lang = "ruby" }, `--lang "ruby": the hook can be written in node or python`},
+		{func(o *Options) { o.Lang = "ruby" }, `--lang "ruby": the hook can be written in node, python or go`},
 	} {
 		o := ok
 		tc.change(&o)
@@ -183,6 +196,14 @@ func TestPlanCurl(t *testing.T) {
 	assert.Contains(t, string(files[0].Data), "multi_turn: true\n  calls: false\n  usage: true\n")
 	assert.NotContains(t, string(files[1].Data), "Bearer x", "a credential is never written")
 	assert.NoError(t, validate(t, schemas.Profile, files[0].Data))
+	goHook := o
+	goHook.Lang = "go"
+	goFiles, err := Plan(t.TempDir(), goHook)
+	require.NoError(t, err)
+	require.Equal(t, "profiles/shop/hooks/shop/main.go", goFiles[1].Path)
+	formatted, err := format.Source(goFiles[1].Data)
+	require.NoError(t, err)
+	assert.Equal(t, string(formatted), string(goFiles[1].Data), "the Go hook is gofmt-clean")
 
 	for msg, change := range map[string]func(*Options){
 		"say where the reply is":                  func(o *Options) { o.Reply = "" },

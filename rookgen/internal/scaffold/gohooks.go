@@ -1,0 +1,282 @@
+package scaffold
+
+// The Go hooks: a main package in profiles/<agent>/hooks/<agent>/, run with go run (built
+// once, then from go's cache), standard library only. The templates go through fmt: the
+// code holds no percent sign of its own.
+
+const goCommandHook = `// Command %[1]s is the execute hook of agent %[1]s, written by rookgen init. The hook
+// contract: the phase is the last argument, the turn's message comes on stdin, one JSON
+// object goes to stdout, diagnostics go to stderr, and a non-zero exit fails the turn.
+//
+// It runs the agent's command line once per turn: {{goal}} in an argument is replaced by
+// the message (as one argument: no shell reads it); without one, the message goes on the
+// command's stdin. What the command prints on stdout is the reply.
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// commandJSON is the agent's command line.
+const commandJSON = %[2]s
+
+const maxReply = 8 << 20
+
+func main() {
+	if len(os.Args) < 2 || os.Args[len(os.Args)-1] != "execute" {
+		return // this profile defines execute only
+	}
+	var command []string
+	if err := json.Unmarshal([]byte(commandJSON), &command); err != nil || len(command) == 0 {
+		fail("the command line is not a JSON list of arguments")
+	}
+	goal, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail("read the message: " + err.Error())
+	}
+	inline := false
+	argv := make([]string, len(command))
+	for i, arg := range command {
+		inline = inline || strings.Contains(arg, "{{goal}}")
+		argv[i] = strings.ReplaceAll(arg, "{{goal}}", string(goal))
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if !inline {
+		cmd.Stdin = strings.NewReader(string(goal))
+	}
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		fail(err.Error())
+	}
+	if err := cmd.Start(); err != nil {
+		fail(argv[0] + ": " + err.Error())
+	}
+	reply, err := io.ReadAll(io.LimitReader(stdout, maxReply+1))
+	if err != nil {
+		fail("read the reply: " + err.Error())
+	}
+	if len(reply) > maxReply {
+		_ = cmd.Process.Kill()
+		fail(argv[0] + " printed more than " + strconv.Itoa(maxReply) + " bytes")
+	}
+	if err := cmd.Wait(); err != nil {
+		fail(argv[0] + ": " + err.Error())
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(map[string]string{"output": strings.TrimSpace(string(reply))}); err != nil {
+		fail(err.Error())
+	}
+}
+
+func fail(msg string) {
+	os.Stderr.WriteString(msg + "\n")
+	os.Exit(1)
+}
+`
+
+const goHTTPHook = `// Command %[1]s is the execute hook of agent %[1]s, written by rookgen init from a cURL
+// command. The hook contract: the phase is the last argument, the turn's message comes on
+// stdin, one JSON object goes to stdout, diagnostics go to stderr, and a non-zero exit
+// fails the turn.
+//
+// Each turn sends the request below with {{goal}} replaced by the message and
+// {{conversation}} by the conversation id an earlier turn returned (ROOK_CONVERSATION),
+// then reads the reply, and the conversation id, tool calls and usage when their paths
+// are set, from the JSON response. Credential headers are read from their variables.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// configJSON is the request, and where the response holds what the hook returns.
+const configJSON = %[2]s
+
+const maxResponse = 8 << 20
+
+type config struct {
+	Request struct {
+		Method, URL, Body string
+		Headers           []struct{ Name, Value, Env string }
+	}
+	Reply, Conversation, Calls, Usage string
+}
+
+func main() {
+	if len(os.Args) < 2 || os.Args[len(os.Args)-1] != "execute" {
+		return // this profile defines execute only
+	}
+	var cfg config
+	if err := json.Unmarshal([]byte(configJSON), &cfg); err != nil {
+		fail("the request: " + err.Error())
+	}
+	in, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail("read the message: " + err.Error())
+	}
+	goal, conversation := string(in), os.Getenv("ROOK_CONVERSATION")
+	fill := func(s string, encode func(string) string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "{{goal}}", encode(goal)), "{{conversation}}", encode(conversation))
+	}
+	same := func(s string) string { return s }
+
+	var body io.Reader
+	if cfg.Request.Body != "" {
+		var v any
+		if err := json.Unmarshal([]byte(cfg.Request.Body), &v); err != nil {
+			fail("the request body: " + err.Error())
+		}
+		b, err := json.Marshal(fillJSON(v, func(s string) string { return fill(s, same) }))
+		if err != nil {
+			fail(err.Error())
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(cfg.Request.Method, fill(cfg.Request.URL, url.QueryEscape), body)
+	if err != nil {
+		fail(err.Error())
+	}
+	for _, h := range cfg.Request.Headers {
+		value := fill(h.Value, same)
+		if h.Env != "" {
+			if value = os.Getenv(h.Env); value == "" {
+				fail(h.Env + " is not set (the " + h.Name + " header)")
+			}
+		}
+		req.Header.Set(h.Name, value)
+	}
+	res, err := (&http.Client{Timeout: 55 * time.Second}).Do(req)
+	if err != nil {
+		fail(cfg.Request.Method + " " + cfg.Request.URL + ": " + err.Error())
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
+	if err != nil {
+		fail("read the response: " + err.Error())
+	}
+	if len(raw) > maxResponse {
+		fail("the response is larger than " + strconv.Itoa(maxResponse) + " bytes")
+	}
+	if res.StatusCode/100 != 2 {
+		fail(cfg.Request.Method + " " + cfg.Request.URL + " answered " + strconv.Itoa(res.StatusCode) + ": " + head(raw))
+	}
+	var data any
+	if err := json.Unmarshal(raw, &data); err != nil {
+		fail("the response is not JSON: " + head(raw))
+	}
+
+	reply, ok := at(data, cfg.Reply).(string)
+	if !ok {
+		fail("no text at " + cfg.Reply + " in the response: " + head(raw))
+	}
+	out := map[string]any{"output": reply}
+	if cfg.Conversation != "" {
+		if id := at(data, cfg.Conversation); id != nil {
+			out["conversation"] = fmt.Sprint(id)
+		}
+	}
+	if cfg.Calls != "" {
+		list, ok := at(data, cfg.Calls).([]any)
+		if !ok && at(data, cfg.Calls) != nil {
+			fail("no list at " + cfg.Calls + " in the response")
+		}
+		calls := []any{}
+		for _, c := range list {
+			m, _ := c.(map[string]any)
+			fn, _ := m["function"].(map[string]any)
+			args := first(m["arguments"], m["args"], m["input"], fn["arguments"])
+			if s, ok := args.(string); ok {
+				var parsed any
+				if json.Unmarshal([]byte(s), &parsed) == nil {
+					args = parsed
+				}
+			}
+			calls = append(calls, map[string]any{"name": first(m["name"], m["tool"], fn["name"], ""), "arguments": args, "output": first(m["output"], m["result"])})
+		}
+		out["calls"] = calls
+	}
+	if cfg.Usage != "" {
+		if u, ok := at(data, cfg.Usage).(map[string]any); ok {
+			out["usage"] = map[string]any{"input": first(u["input"], u["input_tokens"], u["prompt_tokens"], 0),
+				"output": first(u["output"], u["output_tokens"], u["completion_tokens"], 0)}
+		}
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		fail(err.Error())
+	}
+}
+
+// fillJSON replaces the placeholders in every string of a JSON value.
+func fillJSON(v any, fill func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return fill(v)
+	case []any:
+		for i := range v {
+			v[i] = fillJSON(v[i], fill)
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = fillJSON(v[k], fill)
+		}
+	}
+	return v
+}
+
+var step = regexp.MustCompile(` + "`" + `\.([^.\[]+)|\[(\d+)\]` + "`" + `)
+
+// at follows a path of .name and [index] steps from $.
+func at(v any, path string) any {
+	for _, m := range step.FindAllStringSubmatch(path, -1) {
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[m[1]]
+		case []any:
+			i, err := strconv.Atoi(m[2])
+			if m[1] != "" || err != nil || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func first(vs ...any) any {
+	for _, v := range vs {
+		if v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+func head(b []byte) string {
+	if len(b) > 500 {
+		b = b[:500]
+	}
+	return strconv.Quote(string(b))
+}
+
+func fail(msg string) {
+	os.Stderr.WriteString(msg + "\n")
+	os.Exit(1)
+}
+`
