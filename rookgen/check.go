@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
 
@@ -24,13 +23,10 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen check: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	root := *rootFlag
-	if root == "" {
-		var err error
-		if root, _, err = workspace.RootOfWorkingDir(); err != nil {
-			fmt.Fprintf(stderr, "rookgen check: %v; run it inside a module or pass -root\n", err)
-			return 1
-		}
+	root, err := moduleRoot(*rootFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen check: %v\n", err)
+		return 1
 	}
 	agents, err := gen.Load(root)
 	if err != nil {

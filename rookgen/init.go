@@ -50,17 +50,13 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	root := *rootFlag
-	if root == "" {
-		var err error
-		if root, _, err = workspace.RootOfWorkingDir(); err != nil {
-			fmt.Fprintf(stderr, "rookgen init: %v; run it inside a Go module (go mod init) or pass -root\n", err)
-			return 1
-		}
+	root, err := moduleRoot(*rootFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
+		return 1
 	}
 	opts := scaffold.Options{Agent: agent, Profile: *profileID, Lang: *lang, Generate: workspace.GeneratorCommand(root),
 		Reply: *reply, Conversation: *conversation, Calls: *calls, Usage: *usage}
-	var err error
 	if opts.Command, err = scaffold.Split(*command); err != nil {
 		fmt.Fprintf(stderr, "rookgen init: --command: %v\n", err)
 		return 2

@@ -71,13 +71,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	root := *rootFlag
-	if root == "" {
-		var err error
-		if root, _, err = workspace.RootOfWorkingDir(); err != nil {
-			fmt.Fprintf(stderr, "rookgen: %v; run rookgen inside a module or pass -root\n", err)
-			return 1
-		}
+	root, err := moduleRoot(*rootFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen: %v\n", err)
+		return 1
 	}
 	changes, warnings, err := plan(root)
 	if err != nil {
@@ -118,6 +115,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// moduleRoot is the -root flag's value, or the module root above the working directory.
+func moduleRoot(flagged string) (string, error) {
+	if flagged != "" {
+		return flagged, nil
+	}
+	root, _, err := workspace.RootOfWorkingDir()
+	if err != nil {
+		return "", fmt.Errorf("%w; run rookgen inside a Go module (go mod init), or pass -root", err)
+	}
+	return root, nil
 }
 
 // apply writes and deletes the generated files plan decided on.

@@ -43,14 +43,12 @@ func probeCmd(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	root, project, err := workspace.RootOfWorkingDir()
-	if *rootFlag != "" {
-		root, err = *rootFlag, nil
-	}
+	root, err := moduleRoot(*rootFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "rookgen probe: %v; run it inside a module or pass -root\n", err)
+		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
 		return 1
 	}
+	_, project, _ := workspace.Root(root) // ROOK_PROJECT: the module path, as a run gives it
 	path := filepath.Join(root, "profiles", agent, profileID+".yaml")
 	p, err := spec.LoadProfile(path, filepath.Join(root, "profiles", agent))
 	if err != nil {
