@@ -135,12 +135,15 @@ func printProbe(w io.Writer, p *spec.Profile, rep *probe.Report) {
 		}
 		fmt.Fprintf(w, "  %-10s %s (%s)%s\n", c.name, seen, c.how, note)
 	}
-	if rep.Observed.Calls {
+	switch {
+	case rep.Observed.Calls && len(rep.Calls) == 0:
+		fmt.Fprintln(w, "  calls seen: none (an empty list: the agent called no tool)")
+	case rep.Observed.Calls:
 		names := make([]string, 0, len(rep.Calls))
 		for _, c := range rep.Calls {
 			names = append(names, c.Name)
 		}
-		fmt.Fprintf(w, "  calls seen: %d %s\n", len(rep.Calls), probe.Quote(strings.Join(names, ", "), 300))
+		fmt.Fprintf(w, "  calls seen: %d: %s\n", len(rep.Calls), probe.Quote(strings.Join(names, ", "), 300))
 	}
 	if u := rep.Usage; u != nil {
 		fmt.Fprintf(w, "  usage seen: %d input, %d output tokens\n", u.Input, u.Output)

@@ -81,6 +81,7 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 	}
 	rep := &Report{}
 	openFailed := false
+	var lastEnd time.Time
 	for _, ph := range spec.HookPhases {
 		h, ok := p.Hooks[ph]
 		if !ok || (ph == spec.Execute && openFailed) {
@@ -94,8 +95,17 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 		if ph == spec.Execute {
 			stdin = Goal
 		}
+		if wait := h.Delay - time.Since(lastEnd); h.Delay > 0 && !lastEnd.IsZero() && wait > 0 {
+			// delay_seconds, as in a run: at least this long after the preceding phase.
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return rep, fmt.Errorf("probe: %w", context.Cause(ctx))
+			}
+		}
 		res, err := hook.Run(ctx, hook.Spec{Argv: h.Argv(ph), Dir: p.AgentDir, Env: hook.Environ(cfg.Env, p.HookEnv, scope),
 			Stdin: stdin, Timeout: p.TimeoutFor(ph)})
+		lastEnd = time.Now()
 		got := &Phase{Phase: ph, Result: res, Err: err}
 		rep.Phases = append(rep.Phases, got)
 		got.diagnose(h, p.TimeoutFor(ph))
