@@ -33,15 +33,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen check: %v\n", err)
 		return 1
 	}
-	warnings := gen.Lint(root, agents)
-	for _, w := range warnings {
-		if *strict {
-			fmt.Fprintf(stderr, "rookgen check: %s\n", w)
-		} else {
-			fmt.Fprintf(stderr, "rookgen check: warning: %s\n", w)
-		}
-	}
-	if *strict && len(warnings) > 0 {
+	if warn(stderr, "rookgen check", gen.Lint(root, agents), *strict) {
 		return 1
 	}
 	var profiles, scenarios int

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -33,10 +32,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]")
 		fs.PrintDefaults()
 	}
-	var agent string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		agent, args = args[0], args[1:]
-	}
+	agent, args := leadingArg(args)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -85,9 +81,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = apply(root, changes, stdout)
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "rookgen: warning: %s\n", w)
-	}
+	warn(stderr, "rookgen", warnings, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen init: generate: %v\n", err)
 		return 1

@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/rookgo/rookgo/internal/record"
@@ -81,14 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen: %v\n", err)
 		return 1
 	}
-	for _, w := range warnings {
-		if *strict {
-			fmt.Fprintf(stderr, "rookgen: %s\n", w)
-		} else {
-			fmt.Fprintf(stderr, "rookgen: warning: %s\n", w)
-		}
-	}
-	if *strict && len(warnings) > 0 {
+	if warn(stderr, "rookgen", warnings, *strict) {
 		fmt.Fprintln(stderr, "rookgen: -strict: fix the files above, or run without -strict")
 		return 1
 	}
@@ -115,6 +109,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// warn prints generation's warnings, as errors under -strict, and reports whether they
+// fail the command.
+func warn(stderr io.Writer, cmd string, warnings []string, strict bool) bool {
+	for _, w := range warnings {
+		if strict {
+			fmt.Fprintf(stderr, "%s: %s\n", cmd, w)
+		} else {
+			fmt.Fprintf(stderr, "%s: warning: %s\n", cmd, w)
+		}
+	}
+	return strict && len(warnings) > 0
+}
+
+// leadingArg takes a subcommand's first argument when it comes before the flags
+// (rookgen init myagent --command ...), where flag parsing would stop at it.
+func leadingArg(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
 }
 
 // moduleRoot is the -root flag's value, or the module root above the working directory.

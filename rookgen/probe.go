@@ -28,10 +28,7 @@ func probeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: rookgen probe <agent>/<profile> [-write] [-root dir]")
 		fs.PrintDefaults()
 	}
-	var target string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		target, args = args[0], args[1:]
-	}
+	target, args := leadingArg(args)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -77,13 +77,12 @@ type Run struct {
 	// notStarted counts the scenarios that did not start because startBy had passed.
 	notStarted atomic.Int64
 
-	// ahead says Start fed the scheduler the scenarios go test -run selects, aheadIDs
-	// (sorted), so that their subtests need not run in parallel; byID finds their jobs,
-	// and feeding is the goroutine that feeds them.
-	ahead    bool
-	aheadIDs []string
-	byID     map[string]*job
-	feeding  sync.WaitGroup
+	// ahead says Start feeds the scheduler the scenarios go test -run selects (their
+	// plans say fed), so that their subtests need not run in parallel; byID finds their
+	// jobs, and feeding is the goroutine that feeds them.
+	ahead   bool
+	byID    map[string]*job
+	feeding sync.WaitGroup
 	// stop, closed when the test has ended, turns the queued scenarios no subtest claimed
 	// (go test -failfast) into not run.
 	stop chan struct{}
@@ -100,6 +99,8 @@ type Run struct {
 type plan struct {
 	decision decision
 	why      string
+	// fed says Start feeds the scenario to the scheduler (go test -run selects it).
+	fed bool
 }
 
 // Start loads and checks the suite's YAML, plans the run and creates its record folder.
@@ -218,8 +219,9 @@ func start(t tb, s Suite) (*Run, error) {
 	runs, exact := runFilter(t.Name())
 	var ahead []string
 	for _, sc := range scenarios {
-		if p, _ := r.planOf(sc.ID); p.decision == include && runs(sc.Subtest()) {
+		if i, ok := r.index(sc.ID); ok && r.plans[i].decision == include && runs(sc.Subtest()) {
 			ahead = append(ahead, sc.ID)
+			r.plans[i].fed = exact
 		}
 	}
 	selected := len(ahead)
@@ -250,7 +252,7 @@ func start(t tb, s Suite) (*Run, error) {
 	// order, as it has room for them, and their subtests run one after another, each
 	// waiting for its own outcome. A job exists only from shortly before its scenario
 	// starts until its subtest has reported it: a long suite holds a handful.
-	r.ahead, r.aheadIDs, r.queued = true, ahead, len(ahead)
+	r.ahead, r.queued = true, len(ahead)
 	r.queue = make(chan *job)
 	r.startOnce.Do(func() { go r.dispatch() })
 	r.feeding.Go(func() {
@@ -278,7 +280,7 @@ func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (include
 	for _, sc := range scenarios {
 		d, why := decide(r.opts, r.profile, sc, planned)
 		if i, ok := r.index(sc.ID); ok {
-			r.plans[i] = plan{d, why}
+			r.plans[i] = plan{decision: d, why: why}
 		}
 		switch d {
 		case include:

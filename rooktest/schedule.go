@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,7 +89,7 @@ func (r *Run) scenario(t tb, id string) {
 		}
 		skipf(t, "unrunnable: %s", p.why)
 	}
-	j := r.claim(id)
+	j := r.claim(id, p.fed)
 	defer r.release(j)
 	if !r.ahead {
 		t.Parallel()
@@ -98,24 +97,19 @@ func (r *Run) scenario(t tb, id string) {
 	r.report(t, j)
 }
 
-// claim is the job of scenario id for its subtest: the one Start feeds the scheduler, or
-// a new one.
-func (r *Run) claim(id string) *job {
-	if _, fed := slices.BinarySearch(r.aheadIDs, id); fed {
-		j := r.jobFor(id)
-		r.mu.Lock()
-		claimed := j.claimed
-		if !claimed {
-			j.claimed = true
-			r.claimed[id] = true
-		}
-		r.mu.Unlock()
-		if !claimed {
-			return j
-		}
+// claim is the job of scenario id for its subtest: the one Start feeds the scheduler
+// (fed), or a new one.
+func (r *Run) claim(id string, fed bool) *job {
+	var j *job
+	if fed {
+		j = r.jobFor(id)
 	}
-	j := r.enqueue(id)
 	r.mu.Lock()
+	if j == nil || j.claimed {
+		r.mu.Unlock()
+		j = r.enqueue(id)
+		r.mu.Lock()
+	}
 	j.claimed = true
 	r.claimed[id] = true
 	r.mu.Unlock()

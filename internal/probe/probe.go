@@ -6,8 +6,11 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -137,7 +140,7 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 func (p *Phase) diagnose(h spec.Hook, timeout time.Duration) {
 	res := p.Result
 	switch {
-	case res == nil || (p.Err != nil && res.ExitCode == -1 && !res.TimedOut && !res.Stopped):
+	case res == nil || notStarted(p.Err):
 		p.Fixes = append(p.Fixes, fmt.Sprintf("%v: install the program or fix the path in hooks.%s", p.Err, p.Phase))
 		return
 	case res.TimedOut:
@@ -162,6 +165,14 @@ func (p *Phase) diagnose(h spec.Hook, timeout time.Duration) {
 	if res.LeftRunning {
 		p.Fixes = append(p.Fixes, "it exited and left a process of its own running (killed since): wait for what the hook starts, or stop it, before exiting")
 	}
+}
+
+// notStarted reports an error of starting the hook's program (not found, not executable),
+// as against one of the program itself.
+func notStarted(err error) bool {
+	var pathErr *fs.PathError
+	var execErr *exec.Error
+	return errors.As(err, &pathErr) || errors.As(err, &execErr)
 }
 
 func contractOf(ph spec.Phase) string {

@@ -2,14 +2,16 @@ package scaffold
 
 import (
 	"encoding/json"
+	"path"
 	"strconv"
 )
 
 // hookLang is a language init writes hook scripts in.
 type hookLang struct {
 	// file is the script's path in profiles/<agent>/, and run the profile's hook entry
-	// for it.
-	file, run func(agent string) string
+	// for that path.
+	file func(agent string) string
+	run  func(file string) string
 	// body is the command-line hook and http the HTTP one, with %[1]s the agent and %[2]s
 	// the hook's data (the command, or the request and paths) as literal makes it.
 	body, http string
@@ -20,21 +22,21 @@ type hookLang struct {
 var hooks = map[string]hookLang{
 	"node": {
 		file:    func(a string) string { return "hooks/" + a + ".mjs" },
-		run:     func(a string) string { return "script: hooks/" + a + ".mjs" },
+		run:     func(f string) string { return "script: " + f },
 		body:    nodeCommandHook,
 		http:    nodeHTTPHook,
 		literal: func(j []byte) []byte { return j }, // JSON is JavaScript
 	},
 	"python": {
 		file:    func(a string) string { return "hooks/" + a + ".py" },
-		run:     func(a string) string { return "command: [python3, hooks/" + a + ".py]" },
+		run:     func(f string) string { return "command: [python3, " + f + "]" },
 		body:    pythonCommandHook,
 		http:    pythonHTTPHook,
 		literal: jsonString, // read with json.loads: Python's literals are not JSON's
 	},
 	"go": {
 		file:    func(a string) string { return "hooks/" + a + "/main.go" },
-		run:     func(a string) string { return "command: [go, run, ./hooks/" + a + "]" },
+		run:     func(f string) string { return "command: [go, run, ./" + path.Dir(f) + "]" },
 		body:    goCommandHook,
 		http:    goHTTPHook,
 		literal: func(j []byte) []byte { return []byte(strconv.Quote(string(j))) },

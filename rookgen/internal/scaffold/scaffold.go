@@ -179,7 +179,7 @@ func httpHookBody(o Options, h hookLang) ([]byte, error) {
 }
 
 func profile(o Options, script string, h hookLang) []byte {
-	command := h.run(o.Agent)
+	command := h.run(script)
 	what := "runs the agent's command line once per turn"
 	capsNote := "  # The command answers one message at a time, with no conversation to continue.\n"
 	if o.Curl != nil {
