@@ -143,6 +143,6 @@ func printProbe(w io.Writer, p *spec.Profile, rep *probe.Report) {
 		fmt.Fprintf(w, "  calls seen: %d: %s\n", len(rep.Calls), probe.Quote(strings.Join(names, ", "), 300))
 	}
 	if u := rep.Usage; u != nil {
-		fmt.Fprintf(w, "  usage seen: %d input, %d output tokens\n", u.Input, u.Output)
+		fmt.Fprintf(w, "  usage seen: %s tokens\n", u)
 	}
 }

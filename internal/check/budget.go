@@ -61,15 +61,53 @@ func (c *Usage) Expected() string {
 }
 
 func (c *Usage) Judge(ev *Evidence) Result {
-	u := ev.Usage
-	if u == nil {
-		return unable(NotObservable, "no phase reported token usage")
+	u, why := ev.TokenUsage()
+	var unseen []string
+	need := func(budget *int, name string, n *int64) {
+		if budget != nil && n == nil {
+			unseen = append(unseen, why[name])
+		}
 	}
-	ok := (c.InputMax == nil || u.Input <= int64(*c.InputMax)) &&
-		(c.OutputMax == nil || u.Output <= int64(*c.OutputMax)) &&
-		(c.TotalMax == nil || u.Input+u.Output <= int64(*c.TotalMax))
-	return Result{Status: passIf(ok), Achieved: fmt.Sprintf("used %d input + %d output = %d tokens", u.Input, u.Output, u.Input+u.Output),
-		Evidence: fmt.Sprintf("usage: {input_tokens: %d, output_tokens: %d}", u.Input, u.Output)}
+	need(c.InputMax, "input", u.Input)
+	need(c.OutputMax, "output", u.Output)
+	if c.TotalMax != nil {
+		need(c.TotalMax, "input", u.Input)
+		need(c.TotalMax, "output", u.Output)
+	}
+	if len(unseen) > 0 {
+		return unable(NotObservable, strings.Join(unique(unseen), "; ")+": a count that was not reported is not zero")
+	}
+	var achieved []string
+	ok := true
+	within := func(budget *int, name string, n int64) {
+		if budget != nil {
+			ok = ok && n <= int64(*budget)
+			achieved = append(achieved, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	if u.Input != nil {
+		within(c.InputMax, "input", *u.Input)
+	}
+	if u.Output != nil {
+		within(c.OutputMax, "output", *u.Output)
+	}
+	if u.Input != nil && u.Output != nil {
+		within(c.TotalMax, "total", *u.Input+*u.Output)
+	}
+	return Result{Status: passIf(ok), Achieved: "used " + strings.Join(achieved, ", ") + " tokens",
+		Evidence: "usage: " + u.String()}
+}
+
+func unique(list []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Latency passes when the slowest turn (Per turn) or all turns together (Per scenario)

@@ -2,7 +2,7 @@ package check
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/hook"
@@ -32,13 +32,6 @@ func init() {
 		}
 		return c
 	}})
-}
-
-func noCalls(ev *Evidence, why string) string {
-	if ev.NoCalls != "" {
-		return ev.NoCalls
-	}
-	return why
 }
 
 func callName(p Params) string {
@@ -98,14 +91,15 @@ func (c *Called) Expected() string {
 }
 
 func (c *Called) Judge(ev *Evidence) Result {
-	if !ev.CallsObserved {
-		return unable(NotObservable, noCalls(ev, "no phase reported calls, so calls were not observable (return \"calls\" from execute or collect)"))
+	calls, ok, why := ev.ObservedCalls()
+	if !ok {
+		return unable(NotObservable, why)
 	}
-	matched := matchCalls(ev.Calls, c.Name, c.Arguments)
+	matched := matchCalls(calls, c.Name, c.Arguments)
 	n := len(matched)
-	r := Result{Evidence: callsQuote(matched, ev.Calls),
-		Achieved: fmt.Sprintf("%s was called %d time(s) with matching arguments; observed calls: %s", c.Name, n, callNames(ev.Calls))}
-	ok := n >= 1
+	r := Result{Evidence: callsQuote(matched, calls),
+		Achieved: fmt.Sprintf("%s was called %d time(s) with matching arguments; observed calls: %s", c.Name, n, callNames(calls))}
+	ok = n >= 1
 	switch {
 	case c.Never:
 		ok = n == 0
@@ -133,15 +127,16 @@ func (c *CallSequence) Expected() string {
 }
 
 func (c *CallSequence) Judge(ev *Evidence) Result {
-	if !ev.CallsObserved {
-		return unable(NotObservable, noCalls(ev, "no phase reported calls, so the call sequence was not observable"))
+	calls, ok, why := ev.ObservedCalls()
+	if !ok {
+		return unable(NotObservable, why)
 	}
-	names := make([]string, len(ev.Calls))
-	for i, cl := range ev.Calls {
+	names := make([]string, len(calls))
+	for i, cl := range calls {
 		names[i] = cl.Name
 	}
 	return Result{Status: passIf(sequenceMatches(c.Mode, c.Names, names)),
-		Achieved: "observed calls: " + callNames(ev.Calls), Evidence: callsQuote(ev.Calls, nil)}
+		Achieved: "observed calls: " + callNames(calls), Evidence: callsQuote(calls, nil)}
 }
 
 // subset reports whether every key of want is in got with an equal value; nested objects
@@ -208,16 +203,16 @@ func callsQuote(primary, fallback []hook.Call) string {
 func sequenceMatches(mode string, want, got []string) bool {
 	switch mode {
 	case "unordered":
-		a, b := append([]string(nil), want...), append([]string(nil), got...)
-		sort.Strings(a)
-		sort.Strings(b)
-		return strings.Join(a, "\x00") == strings.Join(b, "\x00")
+		a, b := slices.Clone(want), slices.Clone(got)
+		slices.Sort(a)
+		slices.Sort(b)
+		return slices.Equal(a, b)
 	case "subset":
 		return multisetWithin(got, want)
 	case "superset":
 		return multisetWithin(want, got)
 	}
-	return strings.Join(want, "\x00") == strings.Join(got, "\x00") && len(want) == len(got)
+	return slices.Equal(want, got)
 }
 
 // multisetWithin reports whether every element of small occurs in big, as often.

@@ -1,20 +1,25 @@
 package check
 
-import "github.com/rookgo/rookgo/internal/hook"
+import (
+	"fmt"
+	"strings"
 
-// Evidence is everything a check may read about one attempt of a scenario.
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// Evidence is everything a check may read about one attempt of a scenario: a list of
+// per-turn observations, each saying what its hook reported and what it did not, and
+// collect's report of the session. Checks ask it questions (ObservedCalls, TokenUsage)
+// rather than reading fields that could stand for "not reported" as zero or empty.
 type Evidence struct {
-	// Turns are the execute calls made, in order.
+	// Turns are the execute calls that replied, in order.
 	Turns []Turn
-	// Calls are the tool calls the scenario's hooks reported (collect's, when it reported
-	// the session's); CallsObserved is false when no phase returned calls at all.
-	Calls         []hook.Call
-	CallsObserved bool
-	// NoCalls, when set, says why calls are not observable (the profile declares
-	// capabilities.calls: false).
+	// Session is what collect reported of the whole session's calls and usage; nil when
+	// collect reported neither.
+	Session *Session
+	// NoCalls, when set, says why calls are not observable at all (the profile declares
+	// capabilities.calls: false): nothing a hook printed counts as calls then.
 	NoCalls string
-	// Usage is the session's token usage; nil when no phase reported usage.
-	Usage *hook.Usage
 	// Collect is collect's data; nil when collect did not run or returned nothing, and
 	// NoCollect then says why, when it knows (the profile has no collect hook).
 	Collect   map[string]any
@@ -23,11 +28,119 @@ type Evidence struct {
 	AgentRan bool
 }
 
-// Turn is one execute call.
+// Turn is one execute call and what its hook reported.
 type Turn struct {
 	Input     string
 	Output    string
 	LatencyMs int64
+	// Calls are the calls this turn reported; CallsObserved says it reported a calls list
+	// at all ([] is observed none, an absent key is not observed).
+	Calls         []hook.Call
+	CallsObserved bool
+	// Usage is this turn's reported token counts; nil, or a nil count, is not reported.
+	Usage *hook.Usage
+}
+
+// Session is collect's report of the whole session: its calls and usage replace, never
+// add to, the turns' (Rook's hooks report the session again from collect).
+type Session struct {
+	Calls         []hook.Call
+	CallsObserved bool
+	Usage         *hook.Usage
+}
+
+// AddTurn appends one execute turn's observations.
+func (e *Evidence) AddTurn(input string, latencyMs int64, out *hook.Output) {
+	e.Turns = append(e.Turns, Turn{Input: input, Output: out.Reply, LatencyMs: latencyMs,
+		Calls: out.Calls, CallsObserved: out.CallsObserved, Usage: out.Usage})
+	e.AgentRan = true
+}
+
+// SetSession applies collect's report: what it reported of calls and usage.
+func (e *Evidence) SetSession(out *hook.Output) {
+	if !out.CallsObserved && out.Usage == nil {
+		return
+	}
+	e.Session = &Session{Calls: out.Calls, CallsObserved: out.CallsObserved, Usage: out.Usage}
+}
+
+// ObservedCalls returns the scenario's calls when they were observed: collect's report of
+// the session, or else every turn's calls when every turn reported a calls list. ok is
+// false when they were not, and why then says which turn did not report them.
+func (e *Evidence) ObservedCalls() (calls []hook.Call, ok bool, why string) {
+	if e.NoCalls != "" {
+		return nil, false, e.NoCalls
+	}
+	if e.Session != nil && e.Session.CallsObserved {
+		return e.Session.Calls, true, ""
+	}
+	var missing []string
+	for i, t := range e.Turns {
+		if !t.CallsObserved {
+			missing = append(missing, fmt.Sprint(i+1))
+			continue
+		}
+		calls = append(calls, t.Calls...)
+	}
+	switch {
+	case len(missing) == len(e.Turns): // no turn at all, too
+		return nil, false, "no phase reported calls, so calls were not observable (return \"calls\" from execute or collect)"
+	case len(missing) > 0:
+		return nil, false, fmt.Sprintf("turn %s reported no \"calls\" (and collect reported no session calls), so calls in that turn were not observable",
+			strings.Join(missing, ", "))
+	}
+	if calls == nil {
+		calls = []hook.Call{}
+	}
+	return calls, true, ""
+}
+
+// TokenUsage returns the session's token counts, each observed or nil: collect's count
+// when it reported one, else the sum over the turns when every turn reported it. why
+// says, for each count that is nil, which turn (or that no phase) reported it.
+func (e *Evidence) TokenUsage() (u hook.Usage, why map[string]string) {
+	why = map[string]string{}
+	field := func(name string, get func(*hook.Usage) *int64) *int64 {
+		if e.Session != nil && e.Session.Usage != nil {
+			if n := get(e.Session.Usage); n != nil {
+				return n
+			}
+		}
+		var sum int64
+		var missing []string
+		for i, t := range e.Turns {
+			var n *int64
+			if t.Usage != nil {
+				n = get(t.Usage)
+			}
+			if n == nil {
+				missing = append(missing, fmt.Sprint(i+1))
+				continue
+			}
+			sum += *n
+		}
+		switch {
+		case len(e.Turns) == 0 || len(missing) == len(e.Turns):
+			why[name] = fmt.Sprintf("no phase reported usage.%s", name)
+			return nil
+		case len(missing) > 0:
+			why[name] = fmt.Sprintf("turn %s reported no usage.%s (and collect reported none for the session)", strings.Join(missing, ", "), name)
+			return nil
+		}
+		return &sum
+	}
+	u.Input = field("input", func(u *hook.Usage) *int64 { return u.Input })
+	u.Output = field("output", func(u *hook.Usage) *int64 { return u.Output })
+	return u, why
+}
+
+// Usage is the session's usage as a record shows it: nil when no count was observed.
+func (e *Evidence) Usage() *hook.Usage {
+	u, _ := e.TokenUsage()
+	if u.Input == nil && u.Output == nil {
+		return nil
+	}
+	return &u
 }
 
 // Output is the final reply.

@@ -2,7 +2,10 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -69,9 +72,10 @@ func (p JSONPath) Lookup(v any) (any, bool) {
 	for _, st := range p {
 		// Hooks often carry JSON inside a string (Rook's collect "output"); look inside it.
 		if str, ok := v.(string); ok {
-			var inner any
-			if t := strings.TrimSpace(str); t != "" && (t[0] == '{' || t[0] == '[') && json.Unmarshal([]byte(t), &inner) == nil {
-				v = inner
+			if t := strings.TrimSpace(str); t != "" && (t[0] == '{' || t[0] == '[') {
+				if inner, err := decodeJSON(t); err == nil {
+					v = inner
+				}
 			}
 		}
 		switch x := v.(type) {
@@ -178,7 +182,8 @@ func (c *JSONPathCheck) Judge(ev *Evidence) Result {
 		doc = ev.Collect
 	} else {
 		r.Evidence = Excerpt(ev.Output(), 0, 0)
-		if err := json.Unmarshal([]byte(ev.Output()), &doc); err != nil {
+		var err error
+		if doc, err = decodeJSON(ev.Output()); err != nil {
 			r.Status, r.Achieved = Fail, "the reply is not JSON"
 			return r
 		}
@@ -220,11 +225,73 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// jsonEqual compares two decoded values as JSON, so that 5, 5.0 and json.Number("5") agree.
+// jsonEqual compares two decoded values as JSON values, numbers by their exact value: 5,
+// 5.0 and json.Number("5") agree; 1234567890123456789 and 1234567890123456700 do not.
 func jsonEqual(a, b any) bool {
-	var na, nb any
-	if json.Unmarshal([]byte(jsonText(a)), &na) != nil || json.Unmarshal([]byte(jsonText(b)), &nb) != nil {
-		return false
+	if ra, ok := exactNumber(a); ok {
+		rb, ok := exactNumber(b)
+		return ok && ra.Cmp(rb) == 0
 	}
-	return jsonText(na) == jsonText(nb)
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string, bool, nil:
+		return a == b
+	}
+	return jsonText(a) == jsonText(b)
+}
+
+// exactNumber is v's exact value when v is a number.
+func exactNumber(v any) (*big.Rat, bool) {
+	var text string
+	switch n := v.(type) {
+	case json.Number:
+		text = string(n)
+	case int:
+		text = strconv.Itoa(n)
+	case int64:
+		text = strconv.FormatInt(n, 10)
+	case uint64:
+		text = strconv.FormatUint(n, 10)
+	case float64:
+		text = strconv.FormatFloat(n, 'g', -1, 64)
+	default:
+		return nil, false
+	}
+	return new(big.Rat).SetString(text)
+}
+
+// decodeJSON decodes text keeping every number's digits (a json.Number).
+func decodeJSON(text string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
 }

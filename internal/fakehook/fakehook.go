@@ -22,7 +22,8 @@
 //	flood-stderr-lines  print 22 MB on stderr in short lines, then reply
 //	flood-stderr-forever  print on stderr until killed
 //
-// FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario.
+// FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario,
+// and FAKEHOOK_<PHASE>_TURN<N> over FAKEHOOK_<PHASE> in turn N (ROOK_TURN).
 // FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase.
 // Every call appends one JSON line (phase, ROOK_* variables, stdin) to FAKEHOOK_LOG when set,
 // and, when it has done what it does, one Span (phase, scenario, start, end) to
@@ -106,6 +107,9 @@ func run() int {
 // act does what FAKEHOOK_<PHASE> says, and returns the exit code.
 func act(phase string, stdin []byte) int {
 	action := os.Getenv("FAKEHOOK_" + strings.ToUpper(phase) + "_" + envSafe(os.Getenv("ROOK_SCENARIO_ID")))
+	if action == "" && os.Getenv("ROOK_TURN") != "" {
+		action = os.Getenv("FAKEHOOK_" + strings.ToUpper(phase) + "_TURN" + os.Getenv("ROOK_TURN"))
+	}
 	if action == "" {
 		action = os.Getenv("FAKEHOOK_" + strings.ToUpper(phase))
 	}

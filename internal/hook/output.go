@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -31,10 +33,30 @@ type Output struct {
 	Notes []string
 }
 
-// Usage is a token count.
+// Usage is a token count. A count the hook did not report is nil: not observed, never
+// zero.
 type Usage struct {
-	Input  int64 `json:"input_tokens" yaml:"input_tokens"`
-	Output int64 `json:"output_tokens" yaml:"output_tokens"`
+	Input  *int64 `json:"input_tokens,omitempty" yaml:"input_tokens,omitempty"`
+	Output *int64 `json:"output_tokens,omitempty" yaml:"output_tokens,omitempty"`
+}
+
+// Tokens is a usage of both counts, as a test or a summary writes it.
+func Tokens(input, output int64) *Usage { return &Usage{Input: &input, Output: &output} }
+
+// String says both counts, "not reported" for one that was not.
+func (u *Usage) String() string {
+	if u == nil {
+		return "not reported"
+	}
+	return fmt.Sprintf("%s input, %s output", Count(u.Input), Count(u.Output))
+}
+
+// Count is n as text, or "not reported" when it is nil.
+func Count(n *int64) string {
+	if n == nil {
+		return "not reported"
+	}
+	return fmt.Sprint(*n)
 }
 
 // Call is one observed tool call.
@@ -192,37 +214,40 @@ func parseUsage(v any) (*Usage, error) {
 	if !ok {
 		return nil, fmt.Errorf("\"usage\" must be an object {input, output}, got %s", quote(mustJSON(v)))
 	}
-	get := func(keys ...string) (int64, bool, error) {
+	get := func(keys ...string) (*int64, error) {
 		for _, k := range keys {
 			if x, ok := m[k]; ok && x != nil {
 				switch n := x.(type) {
 				case int64:
 					if n >= 0 && n <= MaxTokens {
-						return n, true, nil
+						return &n, nil
 					}
 				case float64:
 					if n >= 0 && n <= MaxTokens && n == math.Trunc(n) {
-						return int64(n), true, nil
+						i := int64(n)
+						return &i, nil
 					}
+				case json.Number: // beyond what int64 or float64 hold exactly
 				default:
-					return 0, false, fmt.Errorf("\"usage.%s\" must be a number, got %s", k, quote(mustJSON(x)))
+					return nil, fmt.Errorf("\"usage.%s\" must be a number, got %s", k, quote(mustJSON(x)))
 				}
-				return 0, false, fmt.Errorf("\"usage.%s\" must be a non-negative whole count up to %d, got %s", k, int64(MaxTokens), quote(mustJSON(x)))
+				return nil, fmt.Errorf("\"usage.%s\" must be a non-negative whole count up to %d, got %s", k, int64(MaxTokens), quote(mustJSON(x)))
 			}
 		}
-		return 0, false, nil
-	}
-	in, okIn, err := get("input", "input_tokens", "prompt_tokens")
-	if err != nil {
-		return nil, err
-	}
-	outN, okOut, err := get("output", "output_tokens", "completion_tokens")
-	if err != nil {
-		return nil, err
-	}
-	if !okIn && !okOut {
 		return nil, nil
 	}
+	in, err := get("input", "input_tokens", "prompt_tokens")
+	if err != nil {
+		return nil, err
+	}
+	outN, err := get("output", "output_tokens", "completion_tokens")
+	if err != nil {
+		return nil, err
+	}
+	if in == nil && outN == nil {
+		return nil, nil
+	}
+	// A count the hook left out stays nil: it was not observed.
 	return &Usage{Input: in, Output: outN}, nil
 }
 
@@ -277,16 +302,20 @@ func quote(b []byte) string {
 // back from disk go through it so that their numbers compare as they did when recorded.
 func Numbers(v any) any { return numbers(v) }
 
-// numbers replaces json.Number values in place with int64 (when whole) or float64, so that
-// records show numbers as numbers.
+// numbers replaces json.Number values in place with int64 (when whole and in range) or
+// float64 (when a float64 holds the number exactly), so that records show numbers as
+// numbers; any other number stays a json.Number, its digits as the hook printed them, so
+// that nothing compares equal that the hook did not say.
 func numbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
 			return i
 		}
-		f, _ := x.Float64()
-		return f
+		if f, err := x.Float64(); err == nil && exactFloat(string(x), f) {
+			return f
+		}
+		return x
 	case map[string]any:
 		for k, vv := range x {
 			x[k] = numbers(vv)
@@ -297,4 +326,14 @@ func numbers(v any) any {
 		}
 	}
 	return v
+}
+
+// exactFloat reports whether f is exactly the number text writes.
+func exactFloat(text string, f float64) bool {
+	r, ok := new(big.Rat).SetString(text)
+	if !ok || math.IsInf(f, 0) {
+		return false
+	}
+	fr, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	return ok && r.Cmp(fr) == 0
 }

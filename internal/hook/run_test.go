@@ -42,7 +42,7 @@ func TestRunPassesStdinAndCapturesStdout(t *testing.T) {
 	assert.Equal(t, "conv-1", out.Conversation)
 	assert.True(t, out.CallsObserved)
 	assert.Empty(t, out.Calls)
-	assert.Equal(t, &hook.Usage{Input: 10, Output: 5}, out.Usage)
+	assert.Equal(t, hook.Tokens(10, 5), out.Usage)
 	assert.Equal(t, 0, res.ExitCode)
 }
 

@@ -16,6 +16,9 @@ type Evidence = check.Evidence
 // Turn is one execute call of the evidence.
 type Turn = check.Turn
 
+// Session is collect's report of the session.
+type Session = check.Session
+
 // NoJudgeModel is the reason given to llm_judge criteria while no judge model decides them.
 const NoJudgeModel = check.NoJudgeModel
 

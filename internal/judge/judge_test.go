@@ -28,12 +28,12 @@ func evidence() *judge.Evidence {
 			{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
 			{Input: "Refund it", Output: `{"status":"refunded","amount":40,"items":[{"sku":"MUG"}]}`, LatencyMs: 300},
 		},
-		CallsObserved: true,
-		Calls: []hook.Call{
-			{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1"}},
-			{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1", "amount": int64(40), "meta": map[string]any{"by": "bot", "x": 1.0}}},
-		},
-		Usage:   &hook.Usage{Input: 300, Output: 50},
+		Session: &judge.Session{CallsObserved: true,
+			Calls: []hook.Call{
+				{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1"}},
+				{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1", "amount": int64(40), "meta": map[string]any{"by": "bot", "x": 1.0}}},
+			},
+			Usage: hook.Tokens(300, 50)},
 		Collect: map[string]any{"trace": map[string]any{"tickets": []any{map[string]any{"status": "open"}}}},
 	}
 }
@@ -95,7 +95,7 @@ func TestChecks(t *testing.T) {
 
 func TestObservability(t *testing.T) {
 	ev := evidence()
-	ev.CallsObserved, ev.Calls, ev.Usage, ev.Collect = false, nil, nil, nil
+	ev.Session, ev.Collect = nil, nil
 	for _, c := range []string{
 		`{statement: s, check: called, params: {name: x}}`,
 		`{statement: s, check: not_called, params: {name: issue_refund}}`,
@@ -108,7 +108,7 @@ func TestObservability(t *testing.T) {
 		assert.Equal(t, judge.NotObservable, row.Reason, c)
 	}
 	// calls: [] is positive evidence that nothing was called.
-	ev.CallsObserved = true
+	ev.Session = &judge.Session{CallsObserved: true}
 	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev)[0]
 	assert.Equal(t, judge.Pass, row.Status)
 }

@@ -20,9 +20,9 @@ import (
 func caseFor(id string) modeljudge.Case {
 	return modeljudge.Case{ScenarioID: id, Title: "refund", Goal: "Refund order ORD-1.",
 		Criteria: []modeljudge.Criterion{{ID: "C2", Statement: "The agent refunds the order and says so."}, {ID: "C3", Statement: "The agent is polite."}},
-		Evidence: &check.Evidence{AgentRan: true, CallsObserved: true,
-			Turns: []check.Turn{{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1 for you, thank you for waiting.", LatencyMs: 40}},
-			Calls: []hook.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}}}
+		Evidence: &check.Evidence{AgentRan: true,
+			Turns: []check.Turn{{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1 for you, thank you for waiting.", LatencyMs: 40,
+				CallsObserved: true, Calls: []hook.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}}}}}
 }
 
 func newJudge(t *testing.T, scripts map[string]string, tune func(*modeljudge.Config)) (*modeljudge.Judge, *fakejudge.Server) {

@@ -14,7 +14,7 @@ var preflightCase = Case{
 	Title:      "the judge answers in the protocol",
 	Goal:       "When will my parcel ship?",
 	Criteria:   []Criterion{{ID: "P1", Statement: "The agent's reply names the day the parcel ships."}},
-	Evidence: &check.Evidence{AgentRan: true, CallsObserved: true, Turns: []check.Turn{{
+	Evidence: &check.Evidence{AgentRan: true, Turns: []check.Turn{{CallsObserved: true,
 		Input: "When will my parcel ship?", Output: "Your parcel ships on Friday from the Leeds warehouse."}}},
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/hook"
 )
 
 // ProtocolVersion names the judge protocol: the prompt's shape and the answer's schema.
@@ -91,18 +92,19 @@ func recordText(c Case) (full string, sections []section) {
 	if !ev.AgentRan {
 		add("agent", "(the agent never replied)")
 	}
+	calls, observed, _ := ev.ObservedCalls()
 	switch {
-	case !ev.CallsObserved:
+	case !observed:
 		add("tool calls", "(not observable: the hooks reported no calls)")
-	case len(ev.Calls) == 0:
+	case len(calls) == 0:
 		add("tool calls", "(none: the hooks observed that no tool was called)")
 	default:
-		for i, call := range ev.Calls {
+		for i, call := range calls {
 			add(fmt.Sprintf("tool call %d: %s", i+1, call.Name), "arguments: "+jsonText(call.Arguments)+"\noutput: "+jsonText(call.Output))
 		}
 	}
-	if ev.Usage != nil {
-		add("token usage", fmt.Sprintf("input %d, output %d", ev.Usage.Input, ev.Usage.Output))
+	if u := ev.Usage(); u != nil {
+		add("token usage", fmt.Sprintf("input %s, output %s", hook.Count(u.Input), hook.Count(u.Output)))
 	}
 	// Latency is not sent: it changes on every run, so a prompt holding it could never be
 	// answered from the cache; timing criteria belong to the latency check.

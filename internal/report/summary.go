@@ -64,9 +64,11 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 		latencies = append(latencies, v.LatencyMs)
 		rep.Metrics.TurnsTotal += v.Turns
 		rep.Metrics.CriteriaDecided += v.PassCount + v.FailCount
-		if v.Usage != nil {
-			rep.Metrics.TokensIn += v.Usage.Input
-			rep.Metrics.TokensOut += v.Usage.Output
+		if v.Usage != nil && v.Usage.Input != nil {
+			rep.Metrics.TokensIn += *v.Usage.Input
+		}
+		if v.Usage != nil && v.Usage.Output != nil {
+			rep.Metrics.TokensOut += *v.Usage.Output
 		}
 	}
 	t.NotRun = t.Planned - t.Executed

@@ -105,13 +105,19 @@ type paramReader struct {
 }
 
 func newParamReader(e *errs, item, params *yaml.Node, where string, kind *check.Kind) *paramReader {
-	r := &paramReader{e: e, item: item, params: params, where: where, pw: where + ".params", kind: kind.Name, got: map[string]field{}}
+	return &paramReader{e: e, item: item, params: params, where: where, pw: where + ".params", kind: kind.Name,
+		got: paramFields(e, params, where+".params", kind)}
+}
+
+// paramFields reads params' keys, refusing those kind does not take.
+func paramFields(e *errs, params *yaml.Node, where string, kind *check.Kind) map[string]field {
+	got := map[string]field{}
 	if params != nil {
-		for _, f := range fields(e, params, r.pw, kind.Params, true) {
-			r.got[f.key] = f
+		for _, f := range fields(e, params, where, kind.Params, true) {
+			got[f.key] = f
 		}
 	}
-	return r
+	return got
 }
 
 func (r *paramReader) Has(key string) bool { _, ok := r.got[key]; return ok }
@@ -199,66 +205,56 @@ func parseCalls(e *errs, f field) []Criterion {
 	}
 	var out []Criterion
 	for i, item := range f.v.Content {
-		where := fmt.Sprintf("calls[%d]", i)
-		c := Criterion{ID: fmt.Sprintf("CALL-%02d", i+1), Line: item.Line, Column: item.Column, Kind: "called"}
-		call := &check.Called{}
-		expect := "called"
-		got := map[string]field{}
-		for _, k := range fields(e, item, where, callKeys, true) {
-			got[k.key] = k
-			switch k.key {
-			case "tool", "name":
-				call.Name = str(e, k)
-			case "expect":
-				expect = str(e, k)
-			case "arguments":
-				if !isNull(k.v) {
-					m, isMap := value(e, k).(map[string]any)
-					if !isMap {
-						e.at(k.v, "%s.arguments must be a mapping", where)
-					}
-					call.Arguments = m
-				}
-			case "times", "min", "max":
-				if n, ok := integer(e, k); ok {
-					switch k.key {
-					case "times":
-						call.Times = &n
-					case "min":
-						call.Min = &n
-					case "max":
-						call.Max = &n
-					}
-				}
-			}
+		if c, ok := parseCall(e, item, fmt.Sprintf("calls[%d]", i)); ok {
+			c.ID = fmt.Sprintf("CALL-%02d", i+1)
+			out = append(out, c)
 		}
-		if item.Kind != yaml.MappingNode {
-			continue
-		}
-		if call.Name == "" {
-			e.at(item, "%s needs a tool name", where)
-		}
-		switch expect {
-		case "called", "called_with":
-		case "not_called":
-			c.Kind, call.Never = "not_called", true
-		default:
-			e.at(got["expect"].v, "%s.expect must be called, not_called or called_with, not %q", where, expect)
-		}
-		c.Check = call
-		c.Statement = callStatement(call)
-		c.Params = map[string]any{"name": call.Name}
-		if call.Arguments != nil {
-			c.Params["arguments"] = call.Arguments
-		}
-		for k, p := range map[string]*int{"times": call.Times, "min": call.Min, "max": call.Max} {
-			if p != nil {
-				c.Params[k] = *p
-			}
-		}
-		out = append(out, c)
 	}
 	return out
+}
+
+// parseCall reads one entry of Rook's calls shorthand ({tool, expect, arguments, times,
+// ...}) through the same parser as a called or not_called criterion's params, so that the
+// shorthand accepts exactly what those checks accept.
+func parseCall(e *errs, item *yaml.Node, where string) (Criterion, bool) {
+	c := Criterion{Line: item.Line, Column: item.Column, Kind: "called"}
+	if item.Kind != yaml.MappingNode {
+		e.at(item, "%s must be a mapping, not %s", where, kindName(item))
+		return c, false
+	}
+	// The params are the entry's keys but tool (called name) and expect.
+	params := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: item.Line, Column: item.Column}
+	expect := "called"
+	for _, k := range fields(e, item, where, callKeys, true) {
+		switch k.key {
+		case "expect":
+			expect = str(e, k)
+			switch expect {
+			case "called", "called_with":
+			case "not_called":
+				c.Kind = "not_called"
+			default:
+				e.at(k.v, "%s.expect must be called, not_called or called_with, not %q", where, expect)
+			}
+			continue
+		case "tool":
+			name := *k.kNode
+			name.Value = "name"
+			params.Content = append(params.Content, &name, k.v)
+			continue
+		case "server":
+			continue // Rook's MCP server name: kept in the snapshot
+		}
+		params.Content = append(params.Content, k.kNode, k.v)
+	}
+	kind, _ := check.Lookup(c.Kind)
+	c.Check = kind.Parse(&paramReader{e: e, item: item, params: params, where: where, pw: where, kind: kind.Name,
+		got: paramFields(e, params, where, kind)})
+	c.Params, _ = value(e, field{key: where, v: params}).(map[string]any)
+	if call, ok := c.Check.(*check.Called); ok {
+		c.Statement = callStatement(call)
+	}
+	return c, true
 }
 
 func callStatement(c *check.Called) string {

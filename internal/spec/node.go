@@ -1,9 +1,13 @@
 package spec
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,7 +67,21 @@ func parseDoc(e *errs, data []byte) *yaml.Node {
 		return nil
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		err = nil // an empty file: said below
+	}
+	if err == nil {
+		var second yaml.Node
+		if derr := dec.Decode(&second); derr == nil {
+			e.at(&second, "a second YAML document (after ---) would be ignored: one file holds one document")
+			return nil
+		} else if !errors.Is(derr, io.EOF) {
+			err = derr
+		}
+	}
+	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 0
 		// yaml.v3 reports "line N: ..."; lift it into the position.
@@ -297,12 +315,58 @@ func strList(e *errs, f field) []string {
 
 // value decodes any YAML value into plain Go values (maps, slices, strings, numbers).
 func value(e *errs, f field) any {
-	var v any
-	if err := f.v.Decode(&v); err != nil {
+	v, err := nodeValue(f.v)
+	if err != nil {
 		e.at(f.v, "%s: %v", f.key, err)
 		return nil
 	}
-	return normalize(v)
+	return v
+}
+
+// jsonNumber is a number as JSON writes it.
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
+// nodeValue decodes n as a JSON-compatible value whose numbers keep the digits the file
+// wrote (a json.Number): 1234567890123456789 is not rounded to the nearest float64.
+func nodeValue(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if t := n.ShortTag(); (t == "!!int" || t == "!!float") && jsonNumber.MatchString(n.Value) {
+			return json.Number(n.Value), nil
+		}
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].ShortTag() == "!!merge" {
+				return decoded(n)
+			}
+			v, err := nodeValue(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[n.Content[i].Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		list := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := nodeValue(c)
+			if err != nil {
+				return nil, err
+			}
+			list[i] = v
+		}
+		return list, nil
+	}
+	return decoded(n)
+}
+
+func decoded(n *yaml.Node) (any, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return normalize(v), nil
 }
 
 // normalize turns yaml.v3's map[string]interface{} trees into JSON-compatible values.

@@ -144,7 +144,7 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		case "acceptance_criteria":
 			s.Criteria = parseCriteria(e, f)
 		case "forbidden":
-			s.Forbidden = strList(e, f)
+			s.Forbidden = forbiddenList(e, f)
 		case "calls":
 			calls = parseCalls(e, f)
 		case "repeat":
@@ -217,6 +217,20 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// forbiddenList reads forbidden, refusing a blank entry: it would forbid nothing and read
+// as if it forbade something.
+func forbiddenList(e *errs, f field) []string {
+	list := strList(e, f)
+	if f.v.Kind == yaml.SequenceNode && len(f.v.Content) == len(list) {
+		for i, text := range list {
+			if strings.TrimSpace(text) == "" {
+				e.at(f.v.Content[i], "forbidden[%d] is blank: forbidden text must say what must never appear", i)
+			}
+		}
+	}
+	return list
 }
 
 func requiresUsage(v any) bool {

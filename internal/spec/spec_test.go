@@ -244,6 +244,19 @@ func TestScenarioErrors(t *testing.T) {
 			[]string{`unknown key "txt" in acceptance_criteria[0].params; did you mean "text"?`}},
 		{"bad calls expect", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, expect: maybe}]\n",
 			[]string{"calls[0].expect must be called, not_called or called_with"}},
+		// Author mistakes that used to load and pass.
+		{"blank forbidden text", "SC-1.yaml", "id: SC-1\ngoal: g\nforbidden: [\"\", \" \", real]\n",
+			[]string{"SC-1.yaml:3:13: forbidden[0] is blank", "SC-1.yaml:3:17: forbidden[1] is blank"}},
+		{"second document", "SC-1.yaml", "id: SC-1\ngoal: g\n---\nforbidden: [secret]\n",
+			[]string{"SC-1.yaml:3:1: a second YAML document (after ---) would be ignored"}},
+		{"calls shorthand times with min", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, times: 1, min: 1}]\n",
+			[]string{"calls[0]: params.times cannot be combined with min or max"}},
+		{"calls shorthand not_called with times", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, expect: not_called, times: 2}]\n",
+			[]string{`unknown key "times" in calls[0]`}},
+		{"calls shorthand negative times", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, times: -1}]\n",
+			[]string{"SC-1.yaml:3:26: times must not be negative"}},
+		{"calls shorthand without a tool", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{expect: called}]\n",
+			[]string{"calls[0]: check called needs params.name"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

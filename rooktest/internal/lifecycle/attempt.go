@@ -279,14 +279,14 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 			status = "failed"
 		}
 		var calls *[]hook.Call
-		if ev.CallsObserved {
-			c := nonNil(ev.Calls)
+		if c, ok, _ := ev.ObservedCalls(); ok {
+			c = nonNil(c)
 			calls = &c
 		}
 		artifacts := a.artifacts()
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
 			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, Turns: len(ev.Turns), Usage: ev.Usage}))
+			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, Turns: len(ev.Turns), Usage: ev.Usage()}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res

@@ -31,10 +31,8 @@ func (a *attemptRun) evidence() (*judge.Evidence, []record.Message, string) {
 				break
 			}
 			input := a.sc.TurnInput(t.Turn)
-			ev.Turns = append(ev.Turns, judge.Turn{Input: input, Output: out.Reply, LatencyMs: t.DurationMs})
+			ev.AddTurn(input, t.DurationMs, out)
 			transcript = append(transcript, record.Message{Role: "user", Content: input}, record.Message{Role: "agent", Content: out.Reply})
-			ev.AgentRan = true
-			addTurnEvidence(ev, out)
 			raw = t.Stdout
 			if raw == "" { // recorded before stdout was kept as printed
 				if b, err := json.Marshal(t.Data); err == nil {
@@ -49,7 +47,7 @@ func (a *attemptRun) evidence() (*judge.Evidence, []record.Message, string) {
 			ev.Collect = map[string]any{}
 		}
 		if out, err := hook.FromData(h.Collect.Data, false); err == nil {
-			sessionEvidence(ev, out)
+			ev.SetSession(out)
 		}
 	}
 	if _, ok := a.r.cfg.Profile.Hooks[spec.Collect]; !ok {
@@ -58,7 +56,6 @@ func (a *attemptRun) evidence() (*judge.Evidence, []record.Message, string) {
 	if !a.r.cfg.Profile.Capabilities.Calls {
 		// The profile says its hooks do not observe calls: whatever they print is not
 		// evidence of what was or was not called.
-		ev.Calls, ev.CallsObserved = nil, false
 		ev.NoCalls = fmt.Sprintf("profile %s declares capabilities.calls: false, so calls are not observed", a.r.cfg.Profile.ID)
 	}
 	return ev, transcript, raw
@@ -127,35 +124,4 @@ func readEvidenceFile(path string) (data []byte, cut bool, err error) {
 		return data[:MaxEvidenceFile], true, nil
 	}
 	return data, false, nil
-}
-
-// addTurnEvidence adds one execute turn's calls and usage to what earlier turns reported.
-func addTurnEvidence(ev *judge.Evidence, out *hook.Output) {
-	if out.CallsObserved {
-		ev.CallsObserved = true
-		ev.Calls = append(ev.Calls, out.Calls...)
-	}
-	if out.Usage != nil {
-		if ev.Usage == nil {
-			ev.Usage = &hook.Usage{}
-		}
-		ev.Usage.Input += out.Usage.Input
-		ev.Usage.Output += out.Usage.Output
-	}
-}
-
-// sessionEvidence applies collect's report. Rook's hooks return the whole session's calls
-// and usage again from collect, so when collect reports calls they are the scenario's
-// calls, and when it reports usage it is the session's usage: each replaces, never adds
-// to, what the turns reported (execute's stay in hooks.json). What collect leaves out
-// keeps the turns' values.
-func sessionEvidence(ev *judge.Evidence, out *hook.Output) {
-	if out.CallsObserved {
-		ev.CallsObserved = true
-		ev.Calls = append([]hook.Call(nil), out.Calls...)
-	}
-	if out.Usage != nil {
-		u := *out.Usage
-		ev.Usage = &u
-	}
 }

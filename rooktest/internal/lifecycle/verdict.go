@@ -41,7 +41,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 		status, reason = judge.Fail, ""
 	}
 	v := record.Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: status, UnverifiableReason: reason,
-		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage, Judge: info, HooksSHA256: hooksSum}
+		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage(), Judge: info, HooksSHA256: hooksSum}
 	for _, t := range ev.Turns {
 		v.LatencyMs += t.LatencyMs
 	}

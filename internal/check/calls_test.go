@@ -1,0 +1,23 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// call_sequence compares lists of names, not names joined into one text.
+func TestCallSequenceComparesLists(t *testing.T) {
+	ev := &check.Evidence{AgentRan: true, Turns: []check.Turn{{Output: "ok", CallsObserved: true,
+		Calls: []hook.Call{{Name: "a\x00b"}}}}}
+	for _, mode := range []string{"strict", "unordered"} {
+		c := &check.CallSequence{Names: []string{"a", "b"}, Mode: mode}
+		assert.Equal(t, check.Fail, check.Decide(c, ev).Status, mode)
+	}
+	ev.Turns[0].Calls = []hook.Call{{Name: "b"}, {Name: "a"}}
+	assert.Equal(t, check.Pass, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "unordered"}, ev).Status)
+	assert.Equal(t, check.Fail, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "strict"}, ev).Status)
+}
