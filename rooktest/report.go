@@ -29,17 +29,17 @@ func (r *Run) report(t tb, j *job) {
 	}
 	o := j.outcome
 	if o.Err != nil {
-		t.Attr("rook.status", "error")
+		attr(t, "rook.status", "error")
 		fatalln(t, r.show(o.Err.Error()))
 	}
 	if o.NotRun != "" {
-		t.Attr("rook.status", "not_run")
+		attr(t, "rook.status", "not_run")
 		skipln(t, r.show("not run: "+o.NotRun))
 	}
-	t.Attr("rook.records", o.Dir)
-	t.Attr("rook.duration_ms", strconv.FormatInt(j.took.Milliseconds(), 10))
+	attr(t, "rook.records", o.Dir)
+	attr(t, "rook.duration_ms", strconv.FormatInt(j.took.Milliseconds(), 10))
 	if o.CarriedFrom != "" {
-		t.Attr("rook.carried_from", o.CarriedFrom)
+		attr(t, "rook.carried_from", o.CarriedFrom)
 		logf(t, "carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)
 	}
 	if len(o.Attempts) == 1 {
@@ -52,14 +52,14 @@ func (r *Run) report(t tb, j *job) {
 	v := o.Verdict
 	if v == nil {
 		if !t.Failed() && !t.Skipped() {
-			t.Attr("rook.status", "not_judged")
+			attr(t, "rook.status", "not_judged")
 			skipln(t, notJudged(o))
 		}
 		return
 	}
-	t.Attr("rook.status", string(v.Status))
+	attr(t, "rook.status", string(v.Status))
 	if v.UnverifiableReason != "" {
-		t.Attr("rook.reason", v.UnverifiableReason)
+		attr(t, "rook.reason", v.UnverifiableReason)
 	}
 	if n := len(o.Attempts); n > 1 {
 		passed := 0
@@ -71,7 +71,7 @@ func (r *Run) report(t tb, j *job) {
 		flaky := ""
 		if v.Flaky {
 			flaky = "; flaky: the attempts disagree"
-			t.Attr("rook.flaky", "true")
+			attr(t, "rook.flaky", "true")
 		}
 		logf(t, "pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
 	}
@@ -132,17 +132,17 @@ func reasonText(reason string) string {
 
 func (r *Run) criterion(t tb, row record.Row) {
 	t.Helper()
-	t.Attr("rook.criterion", row.CriterionID)
-	t.Attr("rook.status", string(row.Status))
+	attr(t, "rook.criterion", row.CriterionID)
+	attr(t, "rook.status", string(row.Status))
 	if row.Reason != "" {
-		t.Attr("rook.reason", row.Reason)
+		attr(t, "rook.reason", row.Reason)
 	}
-	t.Attr("rook.confidence", row.Confidence)
+	attr(t, "rook.confidence", r.show(row.Confidence))
 	body := fmt.Sprintf("    criterion:  %s\n    expected:   %s\n    achieved:   %s\n    evidence:   %s\n    confidence: %s",
-		oneLine(row.Criterion), row.Expected, row.Achieved, row.Evidence, row.Confidence)
+		oneLine(row.Criterion), row.Expected, row.Achieved, row.Evidence, oneLine(row.Confidence))
 	if row.Judge != "" {
-		t.Attr("rook.judge_model", row.Judge)
-		body += "\n    judge:      " + row.Judge
+		attr(t, "rook.judge_model", r.show(row.Judge))
+		body += "\n    judge:      " + oneLine(row.Judge)
 	}
 	body = r.show(body)
 	switch row.Status {

@@ -71,7 +71,17 @@ func (f *fakeT) Skip(args ...any)                 { f.skipNow(fmt.Sprint(args...
 func (f *fakeT) Skipf(format string, args ...any) { f.skipNow(fmt.Sprintf(format, args...)) }
 func (f *fakeT) Failed() bool                     { f.mu.Lock(); defer f.mu.Unlock(); return f.failed }
 func (f *fakeT) Skipped() bool                    { f.mu.Lock(); defer f.mu.Unlock(); return f.skipped }
-func (f *fakeT) Attr(key, value string)           { f.mu.Lock(); f.attrs[key] = value; f.mu.Unlock() }
+
+// Attr refuses what testing's Attr refuses: a newline in a value fails the test.
+func (f *fakeT) Attr(key, value string) {
+	if strings.ContainsAny(value, "\r\n") {
+		f.fail(fmt.Sprintf("disallowed newline in attribute value %q", value))
+		return
+	}
+	f.mu.Lock()
+	f.attrs[key] = value
+	f.mu.Unlock()
+}
 
 func (f *fakeT) add(list *[]string, s string) { f.mu.Lock(); *list = append(*list, s); f.mu.Unlock() }
 
@@ -264,4 +274,24 @@ func TestReportCloseAfterFailedOpen(t *testing.T) {
 	all := strings.Join(ft.logs, "\n")
 	assert.Contains(t, all, "reported as well: close hook failed")
 	assert.NotContains(t, all, "the answer is kept")
+}
+
+// Values that hooks and judge servers wrote reach t.Attr as one bounded line: a judge
+// reporting a model name with a newline cannot fail a passing criterion.
+func TestAttributesAreOneLine(t *testing.T) {
+	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: llm_judge}\n")
+	row := record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: judge.Pass, Expected: "a", Confidence: "High",
+		Judge: "judge-large\n--- FAIL: TestForged\r\n" + strings.Repeat("m", 1000)}
+	v := verdict(judge.Pass, "", row)
+	ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: v}}, Verdict: v}, false)
+	c1 := ft.sub(t, "C1_llm_judge_a")
+	assert.False(t, c1.Failed(), "%v", c1.errs)
+	model := c1.attrs["rook.judge_model"]
+	assert.True(t, strings.HasPrefix(model, `judge-large\n--- FAIL: TestForged\x0d\nmmm`), model)
+	assert.LessOrEqual(t, len(model), 256)
+	assert.Contains(t, c1.logs[0], "judge:      judge-large --- FAIL: TestForged mmm", "the log line is one line too")
+
+	// And a real *testing.T takes the value: its subtest passes.
+	ok := t.Run("real", func(t *testing.T) { attr(tshim{t}, "rook.judge_model", row.Judge) })
+	assert.True(t, ok)
 }

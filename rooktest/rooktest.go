@@ -238,8 +238,8 @@ func start(t tb, s Suite) (*Run, error) {
 	if r.judge != nil {
 		t.Logf("judge: model %s at %s (llm_judge criteria; -rook.min-confidence=%s)", r.judge.Model(), r.judge.URL(), jopts.minConfidence)
 	}
-	t.Attr("rook.run_id", run.ID)
-	t.Attr("rook.records", run.Dir)
+	attr(t, "rook.run_id", run.ID)
+	attr(t, "rook.records", run.Dir)
 	t.Cleanup(r.finish)
 	r.concurrency = concurrency
 	if !exact {

@@ -78,12 +78,12 @@ func (r *Run) scenario(t tb, id string) {
 	if !ok {
 		fatalf(t, "rooktest: scenario %s is not in suite %s", id, r.suite.Profile.Path)
 	}
-	t.Attr("rook.scenario", id)
+	attr(t, "rook.scenario", id)
 	switch p.decision {
 	case skip:
 		skipln(t, p.why)
 	case unrunnable:
-		t.Attr("rook.status", "unrunnable")
+		attr(t, "rook.status", "unrunnable")
 		if r.opts.strict {
 			fatalf(t, "unrunnable (failing under -rook.strict): %s", p.why)
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // tb is the part of *testing.T the runtime uses. The exported API takes *testing.T and
@@ -63,3 +65,21 @@ func skipln(t tb, args ...any) { logln(t, args...); t.SkipNow() }
 func fatalf(t tb, format string, args ...any) { logf(t, format, args...); t.FailNow() }
 
 func fatalln(t tb, args ...any) { logln(t, args...); t.FailNow() }
+
+// maxAttr bounds an attribute's value: JUnit properties are one line each.
+const maxAttr = 256
+
+// attr gives t an attribute whose value is one line (testing fails a test whose attribute
+// holds a newline) of at most maxAttr bytes: values come from records that hooks and judge
+// servers wrote.
+func attr(t tb, key, value string) {
+	value = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`).Replace(value)
+	if len(value) > maxAttr {
+		cut := maxAttr - len("...")
+		for cut > 0 && !utf8.RuneStart(value[cut]) {
+			cut--
+		}
+		value = value[:cut] + "..."
+	}
+	t.Attr(key, value)
+}

@@ -16,6 +16,8 @@
 //	                  FAKEHOOK_PIDFILE, reply and exit
 //	leave-child       start a child in the hook's group, write its pid to FAKEHOOK_PIDFILE,
 //	                  reply and exit
+//	hold-stdout       start a child in the hook's group that keeps the hook's stdout open,
+//	                  write its pid to FAKEHOOK_PIDFILE, reply and exit 0
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
 //	flood-stderr      print 64 MiB on stderr, in long lines
@@ -152,6 +154,12 @@ func act(phase string, stdin []byte) int {
 			return 1
 		}
 		return reply("left a child running")
+	case "hold-stdout":
+		if err := startSleeperWith(nil, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return reply("left a child holding stdout")
 	case "hang-child":
 		if err := startSleeper(nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -298,10 +306,16 @@ func readLines[T any](path string) ([]T, error) {
 
 // startSleeper starts this binary as a child that sleeps, with attr, and writes its pid
 // to FAKEHOOK_PIDFILE.
-func startSleeper(attr *syscall.SysProcAttr) error {
+func startSleeper(attr *syscall.SysProcAttr) error { return startSleeperWith(attr, nil) }
+
+// startSleeperWith starts a sleeper whose stdout is out (nil: not inherited).
+func startSleeperWith(attr *syscall.SysProcAttr, out *os.File) error {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "FAKEHOOK_SLEEPER=1")
 	cmd.SysProcAttr = attr
+	if out != nil {
+		cmd.Stdout = out
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}

@@ -136,7 +136,12 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	res.Stderr = stderr.tail()
 	res.ExitCode = cmd.ProcessState.ExitCode()
 
+	// Wait's own result comes first: a hook that exited 0 finished, even when the clock
+	// passed its deadline before Wait returned (a child held its output, or the deadline's
+	// SIGTERM reached a leader that had already exited).
+	exitedZero := cmd.ProcessState != nil && cmd.ProcessState.Exited() && res.ExitCode == 0
 	switch {
+	case exitedZero:
 	case runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
 		res.TimedOut = true
 		return res, fmt.Errorf("timed out after %s; its process group was killed", s.Timeout)
@@ -145,9 +150,7 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 		return res, fmt.Errorf("stopped: %w", context.Cause(ctx))
 	case errors.Is(err, exec.ErrWaitDelay):
 		// The hook exited but something it started kept its output open; it was killed.
-		if res.ExitCode != 0 {
-			return res, fmt.Errorf("exited with status %d", res.ExitCode)
-		}
+		return res, fmt.Errorf("exited with status %d", res.ExitCode)
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

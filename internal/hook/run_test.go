@@ -177,3 +177,19 @@ func TestRunLeftRunning(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.LeftRunning)
 }
+
+// A hook that exited 0 is a success, whatever the clock says when Wait returns: here it
+// replied at once and a child it left kept its stdout open past the timeout, so the
+// deadline's SIGTERM reached a group whose leader had already exited.
+func TestRunExitZeroBeforeTheTimeoutIsNotATimeout(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	s := fake(t, "execute", "FAKEHOOK_EXECUTE=hold-stdout", "FAKEHOOK_PIDFILE="+pidfile)
+	s.Timeout = 700 * time.Millisecond
+	res, err := hook.Run(context.Background(), s)
+	require.NoError(t, err)
+	assert.False(t, res.TimedOut)
+	assert.Equal(t, 0, res.ExitCode)
+	out, err := hook.ParseOutput(res.Stdout, true)
+	require.NoError(t, err)
+	assert.Equal(t, "left a child holding stdout", out.Reply)
+}
