@@ -113,11 +113,17 @@ func chatAgent(t *testing.T, token string) *httptest.Server {
 		n := turns[in.Session]
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
+		answer := map[string]any{
 			"data":       map[string]any{"reply": fmt.Sprintf("you said: %s (turn %d)", in.Message, n), "session_id": in.Session},
 			"tool_calls": []any{map[string]any{"function": map[string]any{"name": "lookup", "arguments": `{"q": "orders"}`}}},
 			"usage":      map[string]any{"prompt_tokens": 5, "completion_tokens": 7},
-		})
+		}
+		if strings.Contains(in.Message, "quietly") {
+			// An answer that leaves its tool calls and its output count out.
+			delete(answer, "tool_calls")
+			answer["usage"] = map[string]any{"prompt_tokens": 5}
+		}
+		_ = json.NewEncoder(w).Encode(answer)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -161,12 +167,26 @@ acceptance_criteria:
   - {statement: The agent looks it up, check: called, params: {name: lookup, arguments: {q: orders}}}
   - {statement: Two turns of 5 + 7 tokens, check: usage, params: {total_max: 24}}
 `)
+			// The response leaves calls and the output count out: not observed, not none.
+			write(t, dir, "scenarios/shop/SC-003.yaml", `id: SC-003
+title: Quiet
+goal: Answer quietly.
+acceptance_criteria:
+  - {statement: No lookup, check: not_called, params: {name: lookup}}
+  - {statement: Few output tokens, check: usage, params: {output_max: 100}}
+  - {statement: Few input tokens, check: usage, params: {input_max: 100}}
+`)
 			rookgen(t, dir)
 
 			res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=Bearer " + token}, "./scenarios/...", "-v")
 			require.NoError(t, err, res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-001_the_agent_answers"], res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-002_second_turn"], res.all)
+			assert.Equal(t, "skip", res.action["TestLocal/SC-003_quiet/C1_not_called_lookup"], res.all)
+			assert.Contains(t, res.output["TestLocal/SC-003_quiet/C1_not_called_lookup"], "Unable to Verify (not_observable)")
+			assert.Equal(t, "skip", res.action["TestLocal/SC-003_quiet/C2_usage"], res.all)
+			assert.Contains(t, res.output["TestLocal/SC-003_quiet/C2_usage"], "no phase reported usage.output")
+			assert.Equal(t, "pass", res.action["TestLocal/SC-003_quiet/C3_usage"], res.all)
 			assert.Contains(t, res.all, "2 passed, 0 failed")
 			assert.NotContains(t, res.all, token)
 			responses, err := filepath.Glob(filepath.Join(dir, ".rook/runs/shop/*/scenarios/SC-002/response.json"))

@@ -50,7 +50,7 @@ func TestProbeObservesCapabilities(t *testing.T) {
 	assert.Contains(t, out, `multi_turn yes (a "conversation" id from open or execute); the profile declares multi_turn: false (-write sets it)`)
 	assert.Contains(t, out, "calls      yes")
 	assert.Contains(t, out, "usage      yes")
-	assert.Contains(t, out, "usage seen: 10 input, 5 output tokens")
+	assert.Contains(t, out, "usage seen: input 10, output 5 tokens")
 	assert.Contains(t, out, "wrote the observed capabilities into profiles/fake/p.yaml")
 
 	data, err := os.ReadFile(filepath.Join(dir, "profiles/fake/p.yaml"))

@@ -43,12 +43,12 @@ type Usage struct {
 // Tokens is a usage of both counts, as a test or a summary writes it.
 func Tokens(input, output int64) *Usage { return &Usage{Input: &input, Output: &output} }
 
-// String says both counts, "not reported" for one that was not.
+// String says both counts ("input 5, output not reported").
 func (u *Usage) String() string {
 	if u == nil {
 		return "not reported"
 	}
-	return fmt.Sprintf("%s input, %s output", Count(u.Input), Count(u.Output))
+	return fmt.Sprintf("input %s, output %s", Count(u.Input), Count(u.Output))
 }
 
 // Count is n as text, or "not reported" when it is nil.

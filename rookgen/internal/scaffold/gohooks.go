@@ -190,9 +190,11 @@ func main() {
 			out["conversation"] = fmt.Sprint(id)
 		}
 	}
-	if cfg.Calls != "" {
-		list, ok := at(data, cfg.Calls).([]any)
-		if !ok && at(data, cfg.Calls) != nil {
+	// A path that matches nothing leaves calls (or a usage count) out: not observed this
+	// turn, which is not the same as "none".
+	if found := at(data, cfg.Calls); cfg.Calls != "" && found != nil {
+		list, ok := found.([]any)
+		if !ok {
 			fail("no list at " + cfg.Calls + " in the response")
 		}
 		calls := []any{}
@@ -210,11 +212,15 @@ func main() {
 		}
 		out["calls"] = calls
 	}
-	if cfg.Usage != "" {
-		if u, ok := at(data, cfg.Usage).(map[string]any); ok {
-			out["usage"] = map[string]any{"input": first(u["input"], u["input_tokens"], u["prompt_tokens"], 0),
-				"output": first(u["output"], u["output_tokens"], u["completion_tokens"], 0)}
+	if u, ok := at(data, cfg.Usage).(map[string]any); cfg.Usage != "" && ok {
+		usage := map[string]any{}
+		if n := first(u["input"], u["input_tokens"], u["prompt_tokens"]); n != nil {
+			usage["input"] = n
 		}
+		if n := first(u["output"], u["output_tokens"], u["completion_tokens"]); n != nil {
+			usage["output"] = n
+		}
+		out["usage"] = usage
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fail(err.Error())

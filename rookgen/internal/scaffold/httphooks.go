@@ -73,10 +73,12 @@ if (CONFIG.conversation) {
   const id = at(CONFIG.conversation);
   if (id != null) out.conversation = String(id);
 }
+// A path that matches nothing leaves calls (or a usage count) out: not observed this
+// turn, which is not the same as "none".
 if (CONFIG.calls) {
-  const calls = at(CONFIG.calls) ?? [];
-  if (!Array.isArray(calls)) fail('no list at ' + CONFIG.calls + ' in the response');
-  out.calls = calls.map((c) => {
+  const calls = at(CONFIG.calls);
+  if (calls != null && !Array.isArray(calls)) fail('no list at ' + CONFIG.calls + ' in the response');
+  if (calls != null) out.calls = calls.map((c) => {
     let args = c.arguments ?? c.args ?? c.input ?? c.function?.arguments ?? {};
     if (typeof args === 'string') { try { args = JSON.parse(args); } catch { /* kept as text */ } }
     return { name: c.name ?? c.tool ?? c.function?.name ?? '', arguments: args, output: c.output ?? c.result };
@@ -85,7 +87,11 @@ if (CONFIG.calls) {
 if (CONFIG.usage) {
   const u = at(CONFIG.usage);
   if (u && typeof u === 'object') {
-    out.usage = { input: u.input ?? u.input_tokens ?? u.prompt_tokens ?? 0, output: u.output ?? u.output_tokens ?? u.completion_tokens ?? 0 };
+    const input = u.input ?? u.input_tokens ?? u.prompt_tokens;
+    const output = u.output ?? u.output_tokens ?? u.completion_tokens;
+    out.usage = {};
+    if (input != null) out.usage.input = input;
+    if (output != null) out.usage.output = output;
   }
 }
 process.stdout.write(JSON.stringify(out) + '\n');
@@ -186,26 +192,33 @@ def main():
         cid = at(CONFIG["conversation"])
         if cid is not None:
             out["conversation"] = str(cid)
+    # A path that matches nothing leaves calls (or a usage count) out: not observed this
+    # turn, which is not the same as "none".
     if CONFIG.get("calls"):
-        calls = at(CONFIG["calls"]) or []
-        if not isinstance(calls, list):
+        calls = at(CONFIG["calls"])
+        if calls is not None and not isinstance(calls, list):
             fail("no list at " + CONFIG["calls"] + " in the response")
-        out["calls"] = []
-        for c in calls:
-            fn = c.get("function") or {}
-            args = c.get("arguments", c.get("args", c.get("input", fn.get("arguments", {}))))
-            if isinstance(args, str):
-                try:
-                    args = json.loads(args)
-                except ValueError:
-                    pass
-            out["calls"].append({"name": c.get("name", c.get("tool", fn.get("name", ""))), "arguments": args,
-                                 "output": c.get("output", c.get("result"))})
+        if calls is not None:
+            out["calls"] = []
+            for c in calls:
+                fn = c.get("function") or {}
+                args = c.get("arguments", c.get("args", c.get("input", fn.get("arguments", {}))))
+                if isinstance(args, str):
+                    try:
+                        args = json.loads(args)
+                    except ValueError:
+                        pass
+                out["calls"].append({"name": c.get("name", c.get("tool", fn.get("name", ""))), "arguments": args,
+                                     "output": c.get("output", c.get("result"))})
     if CONFIG.get("usage"):
         u = at(CONFIG["usage"])
         if isinstance(u, dict):
-            out["usage"] = {"input": u.get("input", u.get("input_tokens", u.get("prompt_tokens", 0))),
-                            "output": u.get("output", u.get("output_tokens", u.get("completion_tokens", 0)))}
+            counts = {"input": ("input", "input_tokens", "prompt_tokens"), "output": ("output", "output_tokens", "completion_tokens")}
+            out["usage"] = {}
+            for name, keys in counts.items():
+                found = [u[k] for k in keys if u.get(k) is not None]
+                if found:
+                    out["usage"][name] = found[0]
     print(json.dumps(out))
 
 
