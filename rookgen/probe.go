@@ -22,10 +22,11 @@ import (
 func probeCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen probe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	write := fs.Bool("write", false, "set the profile's capabilities to what the hooks showed, and regenerate")
+	write := fs.Bool("write", false, "turn on the capabilities the hooks showed, and regenerate (only after a probe that succeeded)")
+	force := fs.Bool("force", false, "with -write: also turn off declared capabilities the hooks did not show")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen probe <agent>/<profile> [-write] [-root dir]")
+		fmt.Fprintln(stderr, "usage: rookgen probe <agent>/<profile> [-write [-force]] [-root dir]")
 		fs.PrintDefaults()
 	}
 	target, args := leadingArg(args)
@@ -65,22 +66,49 @@ func probeCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	printProbe(stdout, p, rep)
 	if *write {
-		if err := probe.WriteCapabilities(path, rep.Observed); err != nil {
-			fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
+		if !rep.OK() {
+			fmt.Fprintln(stderr, "rookgen probe: -write: nothing written: the probe failed, so what it did not see says nothing about the agent; fix the hooks and probe again")
 			return 1
 		}
-		rel, _ := filepath.Rel(root, path)
-		fmt.Fprintf(stdout, "wrote the observed capabilities into %s\n", filepath.ToSlash(rel))
-		changes, _, err := plan(root)
-		if err == nil {
-			err = apply(root, changes, stdout)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "rookgen probe: generate: %v\n", err)
-			return 1
+		if code := writeProbed(root, path, p.Capabilities, rep.Observed, *force, stdout, stderr); code != 0 {
+			return code
 		}
 	}
 	if !rep.OK() {
+		return 1
+	}
+	return 0
+}
+
+// writeProbed writes what a successful probe observed into the profile at path and
+// regenerates: a capability seen is turned on; one declared and not seen is kept unless
+// force says to turn it off (one probe's turn may simply not have called a tool).
+func writeProbed(root, path string, declared, seen spec.Capabilities, force bool, stdout, stderr io.Writer) int {
+	caps := seen
+	if !force {
+		caps = spec.Capabilities{MultiTurn: seen.MultiTurn || declared.MultiTurn, Calls: seen.Calls || declared.Calls,
+			Usage: seen.Usage || declared.Usage}
+		for _, c := range []struct {
+			name       string
+			kept, seen bool
+		}{{"multi_turn", declared.MultiTurn, seen.MultiTurn}, {"calls", declared.Calls, seen.Calls}, {"usage", declared.Usage, seen.Usage}} {
+			if c.kept && !c.seen {
+				fmt.Fprintf(stdout, "kept %s: true as declared, though this probe did not see it (-force turns it off)\n", c.name)
+			}
+		}
+	}
+	if err := probe.WriteCapabilities(path, caps); err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
+		return 1
+	}
+	rel, _ := filepath.Rel(root, path)
+	fmt.Fprintf(stdout, "wrote the observed capabilities into %s\n", filepath.ToSlash(rel))
+	changes, _, err := plan(root)
+	if err == nil {
+		err = apply(root, changes, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: generate: %v\n", err)
 		return 1
 	}
 	return 0

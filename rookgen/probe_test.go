@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +88,48 @@ func TestProbeNamesContractBreaches(t *testing.T) {
 		}
 		assert.NotContains(t, stdout.String(), "\x1b", "what a hook prints is escaped")
 	}
+}
+
+// -write after a failed probe writes nothing, and a declared capability the probe did not
+// see is turned off only with -force.
+func TestProbeWriteOnlyWhatASuccessfulProbeSaw(t *testing.T) {
+	declaredAll := "  FAKEHOOK_OPEN: \"exit:4:the agent is down\"\n"
+	dir := probeModule(t, declaredAll)
+	profile := filepath.Join(dir, "profiles/fake/p.yaml")
+	setCaps := func(t *testing.T) {
+		t.Helper()
+		data, err := os.ReadFile(profile)
+		require.NoError(t, err)
+		write(t, dir, "profiles/fake/p.yaml", strings.Replace(string(data), "  multi_turn: false\n", "  multi_turn: true\n  calls: true\n  usage: true\n", 1))
+	}
+	setCaps(t)
+	before, err := os.ReadFile(profile)
+	require.NoError(t, err)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"probe", "fake/p", "-write", "-root", dir}, &stdout, &stderr)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr.String(), "nothing written: the probe failed")
+	after, err := os.ReadFile(profile)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "a failed probe changes nothing")
+	assert.NoFileExists(t, filepath.Join(dir, "scenarios/fake/p_rook_test.go"))
+
+	// A successful probe whose execute reports no calls and no usage keeps them declared...
+	dir = probeModule(t, `  FAKEHOOK_EXECUTE: 'json:{"output": "hi", "conversation": "c"}'`+"\n")
+	profile = filepath.Join(dir, "profiles/fake/p.yaml")
+	setCaps(t)
+	stdout.Reset()
+	code = run([]string{"probe", "fake/p", "-write", "-root", dir}, &stdout, &stderr)
+	require.Equal(t, 0, code, stdout.String()+stderr.String())
+	assert.Contains(t, stdout.String(), "kept calls: true as declared, though this probe did not see it (-force turns it off)")
+	p, err := spec.LoadProfile(profile, filepath.Join(dir, "profiles/fake"))
+	require.NoError(t, err)
+	assert.Equal(t, spec.Capabilities{MultiTurn: true, Calls: true, Usage: true}, p.Capabilities)
+
+	// ...and -force turns them off.
+	code = run([]string{"probe", "fake/p", "-write", "-force", "-root", dir}, &stdout, &stderr)
+	require.Equal(t, 0, code)
+	p, err = spec.LoadProfile(profile, filepath.Join(dir, "profiles/fake"))
+	require.NoError(t, err)
+	assert.Equal(t, spec.Capabilities{MultiTurn: true}, p.Capabilities)
 }
