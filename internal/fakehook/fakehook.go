@@ -18,6 +18,8 @@
 //	                  reply and exit
 //	hold-stdout       start a child in the hook's group that keeps the hook's stdout open,
 //	                  write its pid to FAKEHOOK_PIDFILE, reply and exit 0
+//	forge-verdict     write a Pass verdict.yaml beside its ROOK_STATE_DIR, bound to the hooks.json
+//	                  there now (the best a hostile hook can do), then do the default
 //	sleep:<duration>  sleep, then do the default
 //	flood             print 16 MiB on stdout
 //	flood-stderr      print 64 MiB on stderr, in long lines
@@ -33,12 +35,14 @@
 package fakehook
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,6 +158,15 @@ func act(phase string, stdin []byte) int {
 			return 1
 		}
 		return reply("left a child running")
+	case "forge-verdict":
+		scenario := filepath.Dir(os.Getenv("ROOK_STATE_DIR"))
+		hooks, _ := os.ReadFile(filepath.Join(scenario, "hooks.json"))
+		sum := sha256.Sum256(hooks)
+		forged := fmt.Sprintf("scenario_id: %s\nstatus: Pass\ncriteria: []\nhooks_sha256: %x\n", os.Getenv("ROOK_SCENARIO_ID"), sum)
+		if err := os.WriteFile(filepath.Join(scenario, "verdict.yaml"), []byte(forged), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	case "hold-stdout":
 		if err := startSleeperWith(nil, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -24,8 +24,11 @@ func writeShard(t *testing.T, root, name, id string, k, n int, ids []string, edi
 	for _, sc := range ids {
 		if record.ShardOf(sc, n) == k {
 			run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
-			require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(dir, "scenarios", sc, "verdict.yaml"),
-				record.Verdict{ScenarioID: sc, Status: "Pass"}))
+			sdir := filepath.Join(dir, "scenarios", sc)
+			require.NoError(t, record.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+			v := record.Verdict{ScenarioID: sc, Status: "Pass"}
+			v.HooksSHA256 = record.HooksDigest(sdir, &v)
+			require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(sdir, "verdict.yaml"), v))
 		} else {
 			run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: "not selected: another shard runs it"})
 		}

@@ -48,12 +48,15 @@ type ClusterScenario struct {
 // Totals counts scenarios. planned == executed + not_run; executed == passed + failed +
 // unverifiable + unjudged; unrunnable is outside planned.
 type Totals struct {
-	Planned        int     `yaml:"planned" json:"planned"`
-	Executed       int     `yaml:"executed" json:"executed"`
-	Passed         int     `yaml:"passed" json:"passed"`
-	Failed         int     `yaml:"failed" json:"failed"`
-	Unverifiable   int     `yaml:"unverifiable" json:"unverifiable"`
-	Unjudged       int     `yaml:"unjudged" json:"unjudged"`
+	Planned      int `yaml:"planned" json:"planned"`
+	Executed     int `yaml:"executed" json:"executed"`
+	Passed       int `yaml:"passed" json:"passed"`
+	Failed       int `yaml:"failed" json:"failed"`
+	Unverifiable int `yaml:"unverifiable" json:"unverifiable"`
+	Unjudged     int `yaml:"unjudged" json:"unjudged"`
+	// Untrusted counts the unjudged scenarios whose verdict.yaml did not match the records
+	// it claims (ReadVerdict): never counted as what they say.
+	Untrusted      int     `yaml:"untrusted,omitempty" json:"untrusted,omitempty"`
 	NotRun         int     `yaml:"not_run" json:"not_run"`
 	Unrunnable     int     `yaml:"unrunnable" json:"unrunnable"`
 	Decided        int     `yaml:"decided" json:"decided"`

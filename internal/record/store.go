@@ -2,6 +2,8 @@ package record
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -83,10 +86,51 @@ func (s Store) Report() (*Report, error) {
 // ScenarioDir is the folder of a scenario's records.
 func (s Store) ScenarioDir(id string) string { return filepath.Join(s.Dir, "scenarios", id) }
 
-// ReadVerdict reads the verdict.yaml in dir (a scenario's folder, or one of its attempts').
+// ErrUntrusted is the error of a verdict that does not match the records it claims.
+var ErrUntrusted = errors.New("untrusted verdict")
+
+// ReadVerdict reads the verdict.yaml in dir (a scenario's folder, or one of its attempts')
+// and checks it against the records it claims: its hooks_sha256 must be HooksDigest of
+// dir. A verdict that does not match (one a hook wrote itself, or one judged from records
+// that changed since) is returned with an error wrapping ErrUntrusted: never count it.
 func ReadVerdict(dir string) (*Verdict, error) {
 	var v Verdict
-	return &v, ReadYAML(filepath.Join(dir, "verdict.yaml"), &v)
+	path := filepath.Join(dir, "verdict.yaml")
+	if err := ReadYAML(path, &v); err != nil {
+		return &v, err
+	}
+	if want := HooksDigest(dir, &v); v.HooksSHA256 == "" || v.HooksSHA256 != want {
+		return &v, fmt.Errorf("%s: %w: its hooks_sha256 does not match the hooks.json it was judged from, so nothing in it is counted", path, ErrUntrusted)
+	}
+	return &v, nil
+}
+
+// HooksDigest is what a verdict in dir holds as hooks_sha256: the SHA-256 of dir's
+// hooks.json, or, for a repeated scenario's verdict (v lists attempts), the SHA-256 of its
+// attempts' digests in order. "" when a hooks.json it covers cannot be read.
+func HooksDigest(dir string, v *Verdict) string {
+	if len(v.Attempts) == 0 {
+		return fileDigest(filepath.Join(dir, "hooks.json"))
+	}
+	h := sha256.New()
+	for _, a := range v.Attempts {
+		sum := fileDigest(filepath.Join(dir, "attempts", strconv.Itoa(a.Attempt), "hooks.json"))
+		if sum == "" {
+			return ""
+		}
+		h.Write([]byte(sum + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fileDigest is the hex SHA-256 of a file, or "" when it cannot be read.
+func fileDigest(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // ReadHooks reads the hooks.json in dir, with the numbers hooks printed kept exact; a

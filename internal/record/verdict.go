@@ -1,6 +1,8 @@
 package record
 
 import (
+	"fmt"
+
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/hook"
 )
@@ -81,4 +83,23 @@ type ForbiddenHit struct {
 	Text  string `yaml:"text" json:"text"`
 	Turn  int    `yaml:"turn" json:"turn"`
 	Quote string `yaml:"quote" json:"quote"`
+}
+
+// ForbiddenCheck is the check name of a forbidden text's row in Rows.
+const ForbiddenCheck = "forbidden"
+
+// Rows are the verdict's criteria, then one failed row per forbidden text hit: what reports
+// list, so that a scenario failed by forbidden text shows why wherever its rows are shown.
+func (v *Verdict) Rows() []Row {
+	if len(v.ForbiddenHits) == 0 {
+		return v.Criteria
+	}
+	rows := append(make([]Row, 0, len(v.Criteria)+len(v.ForbiddenHits)), v.Criteria...)
+	for _, h := range v.ForbiddenHits {
+		rows = append(rows, Row{CriterionID: ForbiddenCheck, Criterion: "forbidden text", Check: ForbiddenCheck,
+			Expected: fmt.Sprintf("%q never appears in the agent's replies", h.Text),
+			Achieved: fmt.Sprintf("%q appeared in turn %d", h.Text, h.Turn),
+			Status:   check.Fail, Evidence: h.Quote, Confidence: "High"})
+	}
+	return rows
 }

@@ -21,6 +21,9 @@ type Changes struct {
 	Redefined      []string `json:"redefined" yaml:"redefined"`
 	Added          []string `json:"added" yaml:"added"`
 	Removed        []string `json:"removed" yaml:"removed"`
+	// NotCompared are scenarios one of the two runs held but did not run (not selected,
+	// excluded, unrunnable): like is compared with like only.
+	NotCompared []string `json:"not_compared" yaml:"not_compared"`
 	ProfileChanged bool     `json:"profile_changed" yaml:"profile_changed"`
 }
 
@@ -44,7 +47,11 @@ func (r *Report) compare(dir, base string) error {
 		s := &r.Scenarios[i]
 		prev, ok := before[s.ID]
 		delete(before, s.ID)
-		if !ok {
+		switch {
+		case !ok && old.others[s.ID]:
+			s.Change, c.NotCompared = "not compared: not run in the baseline", append(c.NotCompared, s.ID)
+			continue
+		case !ok:
 			s.Change, c.Added = "added", append(c.Added, s.ID)
 			continue
 		}
@@ -71,9 +78,14 @@ func (r *Report) compare(dir, base string) error {
 		s.Change = strings.Join(labels, ", ")
 	}
 	for id := range before {
+		if r.others[id] {
+			c.NotCompared = append(c.NotCompared, id)
+			continue
+		}
 		c.Removed = append(c.Removed, id)
 	}
 	sort.Strings(c.Removed)
+	sort.Strings(c.NotCompared)
 	return nil
 }
 

@@ -63,7 +63,7 @@ var quotedRE = regexp.MustCompile(`"((?:[^"\\]|\\.){8,})"`)
 // quotes are the evidence quotes of a verdict's criteria, to mark in its conversation.
 func quotes(v *record.Verdict) []string {
 	var out []string
-	for _, row := range v.Criteria {
+	for _, row := range v.Rows() {
 		for _, m := range quotedRE.FindAllStringSubmatch(row.Evidence, -1) {
 			q := strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\\`, `\`).Replace(m[1])
 			if len(q) >= 8 {

@@ -45,7 +45,7 @@ func (r *Report) Markdown(w io.Writer) error {
 			name string
 			ids  []string
 		}{{"newly failing", c.NewlyFailing}, {"fixed", c.Fixed}, {"still failing", c.StillFailing}, {"flaky", c.Flaky},
-			{"redefined", c.Redefined}, {"added", c.Added}, {"removed", c.Removed}} {
+			{"redefined", c.Redefined}, {"added", c.Added}, {"removed", c.Removed}, {"not compared (not run in one of the two runs)", c.NotCompared}} {
 			if len(l.ids) > 0 {
 				fmt.Fprintf(&b, "- **%s**: %s\n", l.name, strings.Join(l.ids, ", "))
 			}

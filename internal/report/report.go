@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -41,6 +42,10 @@ type Report struct {
 	// (or the one -base named); nil without one.
 	Base    string   `json:"base,omitempty" yaml:"base,omitempty"`
 	Changes *Changes `json:"changes,omitempty" yaml:"changes,omitempty"`
+
+	// others are the suite's scenarios the run did not include (not selected, excluded,
+	// unrunnable): a scenario there was not added or removed, only not compared.
+	others map[string]bool
 }
 
 // Reason is one reason scenarios were Unable to Verify, how many, and what would make
@@ -173,6 +178,10 @@ func Build(dir, base string) (*Report, error) {
 	if rep != nil {
 		r.Totals, r.Metrics = rep.Totals, rep.Metrics
 	}
+	r.others = map[string]bool{}
+	for _, e := range append(slices.Clone(run.Skipped), run.Unrunnable...) {
+		r.others[e.ScenarioID] = true
+	}
 	reasons := map[string]*Reason{}
 	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
@@ -187,13 +196,17 @@ func Build(dir, base string) (*Report, error) {
 			sc.Title = head.Title
 			sc.Status = "not judged"
 		}
-		if v, err := record.ReadVerdict(sdir); err == nil && v.Status != "" {
+		v, err := record.ReadVerdict(sdir)
+		if errors.Is(err, record.ErrUntrusted) {
+			sc.Status, sc.Reason = "untrusted", "its verdict.yaml does not match the records it claims (hooks_sha256): not counted"
+		}
+		if err == nil && v.Status != "" {
 			sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
 			sc.run = dir
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
 			}
-			for _, row := range v.Criteria {
+			for _, row := range v.Rows() {
 				if row.Status == check.Fail {
 					r.Failed = append(r.Failed, Failure{ScenarioID: sc.ID, CriterionID: row.CriterionID, Expected: row.Expected,
 						Achieved: row.Achieved, Evidence: row.Evidence})

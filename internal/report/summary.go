@@ -44,6 +44,9 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 		if err != nil {
 			problems = append(problems, err)
 			t.Unjudged++
+			if errors.Is(err, record.ErrUntrusted) {
+				t.Untrusted++
+			}
 			continue
 		}
 		v := *vp

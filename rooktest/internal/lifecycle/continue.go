@@ -123,11 +123,15 @@ func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
 		if _, err := os.Stat(vpath); err != nil {
 			continue // not judged: nothing to carry; the new run runs it
 		}
-		var v record.Verdict
-		if err := record.ReadYAML(vpath, &v); err != nil {
+		vp, err := record.ReadVerdict(sdir)
+		if errors.Is(err, record.ErrUntrusted) {
+			continue // never carried: the new run runs it
+		}
+		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
+		v := *vp
 		if v.Status != judge.Pass && v.Status != judge.Fail && v.Status != judge.UnableToVerify {
 			problems = append(problems, fmt.Errorf("%s has no status: the record is incomplete", vpath))
 			continue

@@ -4,11 +4,16 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // What a hook did not report is not observed: a count left out is not zero, and a turn
@@ -123,4 +128,27 @@ func TestNumbersCompareExactly(t *testing.T) {
 			assert.Contains(t, row.Achieved, tc.achievedHas)
 		})
 	}
+}
+
+// A verdict.yaml no judge wrote (here a collect hook forged one while judge was skipped)
+// is untrusted: report.yaml never counts it as what it says, and the report names it.
+func TestAForgedVerdictIsNotCounted(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_COLLECT": "forge-verdict"}, "")
+	f.restart(t, lifecycle.Selection{spec.Prepare: true, spec.Open: true, spec.Execute: true, spec.Close: true, spec.Collect: true})
+	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: never said}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.Empty(t, o.Attempts[0].Failures)
+	require.Nil(t, o.Verdict, "judge did not run")
+	require.FileExists(t, filepath.Join(o.Dir, "verdict.yaml"), "the hook wrote one")
+
+	rep, err := f.run.Finish(time.Now())
+	require.ErrorIs(t, err, record.ErrUntrusted, "a forged verdict is a problem of the run")
+	assert.Equal(t, 0, rep.Totals.Passed)
+	assert.Equal(t, 1, rep.Totals.Unjudged)
+	assert.Equal(t, 1, rep.Totals.Untrusted)
+	assert.NoError(t, rep.Totals.Check())
+
+	r, err := report.Build(f.run.Dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, "untrusted", r.Scenarios[0].Status)
 }

@@ -157,6 +157,7 @@ func (r *Run) aggregate(o *Outcome) {
 	sv := shown.Verdict
 	v.Criteria, v.LatencyMs, v.Turns, v.Usage = nonNil(sv.Criteria), sv.LatencyMs, sv.Turns, sv.Usage
 	countRows(&v, sv.Criteria)
+	v.HooksSHA256 = record.HooksDigest(o.Dir, &v)
 	o.Verdict = &v
 	if err := r.cfg.Redactor.YAML(filepath.Join(o.Dir, "verdict.yaml"), v); err != nil {
 		shown.RecordErr = err

@@ -2,10 +2,7 @@ package lifecycle
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,10 +18,9 @@ import (
 // configure a model, then -rook.run=<id> -rook.phases=judge judges a finished run.
 func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	path := filepath.Join(a.dir, "verdict.yaml")
-	hooksSum := fileSHA256(filepath.Join(a.dir, "hooks.json"))
 	if !a.ranNow {
-		if v, err := record.ReadVerdict(a.dir); err == nil && v.Status != "" && v.HooksSHA256 == hooksSum &&
-			(!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) {
+		// ReadVerdict refuses a verdict that does not match the hooks.json beside it.
+		if v, err := record.ReadVerdict(a.dir); err == nil && v.Status != "" && (!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) {
 			subtests(a.sc, v.Criteria)
 			res.Verdict = v
 			return
@@ -41,7 +37,8 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 		status, reason = judge.Fail, ""
 	}
 	v := record.Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: status, UnverifiableReason: reason,
-		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage(), Judge: info, HooksSHA256: hooksSum}
+		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage(), Judge: info}
+	v.HooksSHA256 = record.HooksDigest(a.dir, &v)
 	for _, t := range ev.Turns {
 		v.LatencyMs += t.LatencyMs
 	}
@@ -53,16 +50,6 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	countRows(&v, rows)
 	res.Verdict = &v
 	a.record(a.r.cfg.Redactor.YAML(path, v))
-}
-
-// fileSHA256 is the hex SHA-256 of a file, or "" when it cannot be read.
-func fileSHA256(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 func (a *attemptRun) hasLLM() bool {

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// writeRun writes a run folder: run.yaml with included and skipped scenarios, and for
+// each included one hooks.json and a verdict bound to it.
+func writeRun(t *testing.T, dir, id string, verdicts map[string]record.Verdict, skipped ...string) string {
+	t.Helper()
+	run := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p", ProfileRevision: "sha256:p"},
+		Created: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
+	red := record.NewRedactor(nil)
+	for sc, v := range verdicts {
+		run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
+		sdir := filepath.Join(dir, "scenarios", sc)
+		require.NoError(t, record.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+		require.NoError(t, record.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: "+sc+"\n")))
+		v.ScenarioID = sc
+		v.HooksSHA256 = record.HooksDigest(sdir, &v)
+		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
+	}
+	for _, sc := range skipped {
+		run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: "not selected: not named by -rook.only"})
+	}
+	require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), run))
+	return dir
+}
+
+// What changed compares like with like: a scenario one run did not select is not added
+// or removed; and forbidden text that appeared is a failed row in every format.
+func TestChangesCompareLikeWithLike(t *testing.T) {
+	root := t.TempDir()
+	pass := record.Verdict{Status: check.Pass, Criteria: []record.Row{}}
+	forbidden := record.Verdict{Status: check.Fail, Criteria: []record.Row{},
+		ForbiddenHits: []record.ForbiddenHit{{Text: "refund issued", Turn: 2, Quote: `"your refund issued today"`}}}
+	base := writeRun(t, filepath.Join(root, "base"), "R1", map[string]record.Verdict{"SC-1": pass, "SC-2": pass}, "SC-3")
+	dir := writeRun(t, filepath.Join(root, "new"), "R2", map[string]record.Verdict{"SC-1": pass, "SC-3": forbidden, "SC-4": pass}, "SC-2")
+
+	r, err := Build(dir, base)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"SC-4"}, r.Changes.Added, "SC-3 was in the baseline's suite, only not selected")
+	assert.Empty(t, r.Changes.Removed, "SC-2 is in this run's suite, only not selected")
+	assert.Equal(t, []string{"SC-2", "SC-3"}, r.Changes.NotCompared)
+
+	require.Len(t, r.Failed, 1)
+	assert.Equal(t, Failure{ScenarioID: "SC-3", CriterionID: "forbidden", Expected: `"refund issued" never appears in the agent's replies`,
+		Achieved: `"refund issued" appeared in turn 2`, Evidence: `"your refund issued today"`}, r.Failed[0])
+	var md bytes.Buffer
+	require.NoError(t, r.Markdown(&md))
+	assert.Contains(t, md.String(), `- SC-3 forbidden: expected "refund issued" never appears`)
+	assert.Contains(t, md.String(), "- **not compared (not run in one of the two runs)**: SC-2, SC-3")
+
+	var page bytes.Buffer
+	require.NoError(t, r.HTML(&page))
+	assert.Contains(t, page.String(), "appeared in turn 2", "the page's criteria show the forbidden hit")
+}
