@@ -14,16 +14,16 @@ import (
 // still failing compare statuses; redefined means the scenario or the profile changed;
 // flaky means the status flipped between Pass and Fail although neither changed.
 type Changes struct {
-	NewlyFailing   []string `json:"newly_failing" yaml:"newly_failing"`
-	Fixed          []string `json:"fixed" yaml:"fixed"`
-	StillFailing   []string `json:"still_failing" yaml:"still_failing"`
-	Flaky          []string `json:"flaky" yaml:"flaky"`
-	Redefined      []string `json:"redefined" yaml:"redefined"`
-	Added          []string `json:"added" yaml:"added"`
-	Removed        []string `json:"removed" yaml:"removed"`
+	NewlyFailing []string `json:"newly_failing" yaml:"newly_failing"`
+	Fixed        []string `json:"fixed" yaml:"fixed"`
+	StillFailing []string `json:"still_failing" yaml:"still_failing"`
+	Flaky        []string `json:"flaky" yaml:"flaky"`
+	Redefined    []string `json:"redefined" yaml:"redefined"`
+	Added        []string `json:"added" yaml:"added"`
+	Removed      []string `json:"removed" yaml:"removed"`
 	// NotCompared are scenarios one of the two runs held but did not run (not selected,
 	// excluded, unrunnable): like is compared with like only.
-	NotCompared []string `json:"not_compared" yaml:"not_compared"`
+	NotCompared    []string `json:"not_compared" yaml:"not_compared"`
 	ProfileChanged bool     `json:"profile_changed" yaml:"profile_changed"`
 }
 
