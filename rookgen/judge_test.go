@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -213,4 +215,54 @@ func TestModelJudgePreflight(t *testing.T) {
 		assert.Contains(t, res.output[name], "Unable to Verify (undecidable): the judge failed the preflight check at the start of the run")
 	}
 	assert.Empty(t, fake.Requests("SC-PASS"), "no scenario was sent to a judge that failed the preflight")
+}
+
+// A judge call cut short by Ctrl-C or by go test's -timeout leaves its rows Unable to
+// Verify, which skip; the run still never exits 0.
+func TestAnInterruptedJudgeCallFailsTheRun(t *testing.T) {
+	dir, _ := judgeModule(t)
+	fake, env := judgeServer(t)
+	fake.Delay = time.Minute
+	env = append(env, "ROOK_JUDGE_TIMEOUT=2m")
+	bin := filepath.Join(t.TempDir(), "fake.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/fake")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	for _, tc := range []struct {
+		name, timeout, says string
+		interrupt           bool
+	}{
+		{"ctrl-c", "0", "was interrupted (interrupt signal received)", true},
+		{"go test -timeout", "8s", "was interrupted (go test's -timeout is running out", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(fake.Requests("SC-SLOW"))
+			cmd := exec.Command(bin, "-test.v", "-test.timeout="+tc.timeout, "-test.run=TestFake/SC-SLOW", "-rook.dir="+t.TempDir())
+			cmd.Dir = filepath.Join(dir, "scenarios", "fake")
+			cmd.Env = append(os.Environ(), env...)
+			var output bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &output, &output
+			require.NoError(t, cmd.Start())
+			require.Eventually(t, func() bool { return len(fake.Requests("SC-SLOW")) > before }, 30*time.Second, 20*time.Millisecond,
+				"the judge was never asked:\n%s", &output)
+			if tc.interrupt {
+				require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("the test binary did not end:\n%s", output.String())
+			}
+			require.Error(t, err, "an interrupted run never exits 0:\n%s", output.String())
+			assert.Contains(t, output.String(), "--- SKIP: TestFake/SC-SLOW/C1_llm_judge", "the cut judge call's row is Unable to Verify")
+			assert.Contains(t, output.String(), tc.says)
+			assert.Contains(t, output.String(), "--- FAIL: TestFake ")
+		})
+	}
 }

@@ -345,15 +345,46 @@ func (r *Run) open(cfg lifecycle.Config) error {
 // binary with every in-flight result. startBy, zero without a deadline, is when the run
 // stops starting scenarios, so that those in flight can finish first.
 func testContext(t tb) (ctx context.Context, cancel context.CancelFunc, startBy time.Time) {
-	ctx, stop := signal.NotifyContext(t.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(t.Context())
 	deadline, ok := t.Deadline()
 	if !ok {
 		return ctx, stop, time.Time{}
 	}
 	startBy, stopAt := cutoffs(time.Now(), deadline)
-	ctx, end := context.WithDeadlineCause(ctx, stopAt,
-		fmt.Errorf("go test's -timeout is running out (the test binary ends at %s); raise it, for example go test -timeout 30m", deadline.Format(time.TimeOnly)))
+	ctx, end := context.WithDeadlineCause(ctx, stopAt, interrupted{
+		fmt.Sprintf("go test's -timeout is running out (the test binary ends at %s); raise it, for example go test -timeout 30m", deadline.Format(time.TimeOnly))})
 	return ctx, func() { end(); stop() }, startBy
+}
+
+// interrupted is the cause of a run's context that ended before its test did: Ctrl-C,
+// SIGTERM or go test's deadline. A run stopped so never ends as a pass.
+type interrupted struct{ why string }
+
+func (i interrupted) Error() string { return i.why }
+
+// interruptible is parent, cancelled with an interrupted cause on Ctrl-C or SIGTERM.
+func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(interrupted{s.String() + " signal received"})
+		case <-ctx.Done():
+		}
+		signal.Stop(sigs)
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// stoppedEarly says why the run's context ended before its test did, or "".
+func stoppedEarly(ctx context.Context) string {
+	var i interrupted
+	if errors.As(context.Cause(ctx), &i) {
+		return i.why
+	}
+	return ""
 }
 
 // minStartMargin is the least time left before go test's deadline in which a scenario

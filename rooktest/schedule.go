@@ -277,6 +277,12 @@ func (r *Run) finish() {
 		errorf(r.t, "rook run %s: %d scenario(s) were not started because go test's -timeout was near; everything recorded is kept: continue with %s, and give a suite this long go test -timeout 0 or a generous one",
 			r.run.ID, n, r.continueCommand())
 	}
+	if why := stoppedEarly(r.ctx); why != "" {
+		// Whatever the verdicts say (a judge call cut short leaves its rows Unable to
+		// Verify, which skip), an interrupted run never exits 0.
+		errorf(r.t, "rook run %s was interrupted (%s): what was running was stopped and everything recorded is kept; continue with %s",
+			r.run.ID, why, r.continueCommand())
+	}
 	defer r.run.Close()
 	rep, err := r.run.Finish(time.Now())
 	if err != nil {
