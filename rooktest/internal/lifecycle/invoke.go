@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -74,9 +75,11 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		label = fmt.Sprintf("execute turn %d", inv.turn)
 	}
 	timeout := r.cfg.Profile.TimeoutFor(inv.phase)
-	// What a hook prints is redacted once, as it comes in: its stdout before it is parsed
-	// (object keys included) and its stderr before it is logged or kept. Records, the
-	// judge, the test log and JUnit then all see the same text.
+	// What a hook prints is redacted once, as it comes in: its stdout after it is parsed
+	// (the decoded strings and keys, so that a secret never changes what is parsed; the
+	// raw text kept beside them with every JSON escaping of a secret) and its stderr
+	// before it is logged or kept. Records, the judge, the test log and JUnit then all see
+	// the same text.
 	red := r.cfg.Redactor
 	res, err := hook.Run(ctx, hook.Spec{
 		Argv:    inv.hook.Argv(inv.phase),
@@ -100,13 +103,20 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		rec.ExitCode = res.ExitCode
 		rec.TimedOut = res.TimedOut
 		rec.Stopped = res.Stopped
-		res.Stderr = red.String(res.Stderr)
-		res.Stdout = []byte(red.String(string(res.Stdout)))
+		res.Stderr = red.Text(res.Stderr)
 		rec.Stderr = res.Stderr
 	}
 	if err == nil {
 		var perr error
 		out, perr = hook.ParseOutput(res.Stdout, inv.phase == spec.Execute)
+		res.Stdout = []byte(red.Text(string(res.Stdout)))
+		if out != nil && out.Data != nil {
+			red.Value(out.Data)
+			out, _ = hook.FromData(out.Data, inv.phase == spec.Execute) // the fields, read again from the redacted data
+		}
+		if perr != nil {
+			perr = errors.New(red.Text(perr.Error())) // it quotes the stdout
+		}
 		if out != nil && out.Data != nil {
 			rec.Data = out.Data
 			r.relEvidenceFile(rec.Data)
@@ -128,6 +138,9 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		}
 	}
 	if err != nil {
+		if msg := red.Text(err.Error()); msg != err.Error() {
+			err = errors.New(msg) // it quoted what the hook printed
+		}
 		rec.Error = err.Error()
 		pe := &PhaseError{Phase: inv.phase, Turn: inv.turn, Scenario: inv.scenario, Script: inv.hook.Invoked(), Err: err}
 		if res != nil {

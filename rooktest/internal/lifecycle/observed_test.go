@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -151,4 +152,26 @@ func TestAForgedVerdictIsNotCounted(t *testing.T) {
 	r, err := report.Build(f.run.Dir, "")
 	require.NoError(t, err)
 	assert.Equal(t, "untrusted", r.Scenarios[0].Status)
+}
+
+// A secret that is all digits never changes what a hook's stdout parses to, and one the
+// hook escaped another way than Go's encoder (\/, \u00e9) is redacted all the same.
+func TestRedactionAfterParsing(t *testing.T) {
+	const token = "sk/café-9f8e7d"
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "order 14821 for sk\/caf\u00e9-9f8e7d", "conversation": "c", "calls": [], "n": 14821}`}, "")
+	f.cfg.Redactor = record.NewRedactor(map[string]string{"PIN": "4821", "TOKEN": token})
+	f.restart(t, nil)
+	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: order}}\n"), f.logs.add)
+	require.Empty(t, o.Attempts[0].Failures, "a digit secret does not break the hook's JSON")
+	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	for _, name := range []string{"hooks.json", "response.json"} {
+		data, err := os.ReadFile(filepath.Join(o.Dir, name))
+		require.NoError(t, err)
+		assert.NotContains(t, string(data), `sk\/caf\u00e9`, name)
+		assert.NotContains(t, string(data), token, name)
+		assert.Contains(t, string(data), "[redacted:TOKEN]", name)
+	}
+	resp := readJSON(t, filepath.Join(o.Dir, "response.json"))
+	assert.Equal(t, "order 1[redacted:PIN] for [redacted:TOKEN]", resp["output"])
+	assert.Contains(t, resp["raw_response"], `"output": "order 1[redacted:PIN] for [redacted:TOKEN]"`)
 }
