@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// junitCases reads a JUnit file's testcases: name to "pass", "fail" or "skip".
+func junitCases(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	var doc struct {
+		Suites []struct {
+			Cases []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+				Skipped *struct{} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(data, &doc), "%s", data)
+	out := map[string]string{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			switch {
+			case c.Failure != nil:
+				out[c.Name] = "fail"
+			case c.Skipped != nil:
+				out[c.Name] = "skip"
+			default:
+				out[c.Name] = "pass"
+			}
+		}
+	}
+	return out
+}
+
+// In every selection, go test's exit code, gotestsum's JUnit and report.yaml say the
+// same: the run plans exactly the scenarios go test runs (testing's own matcher, top-level
+// alternatives and -skip included), and counts nothing it did not run.
+func TestSelectionsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated test binary")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\nconcurrency: 2\n", os.Args[0]))
+	for _, id := range []string{"SC-1", "SC-3"} {
+		helloScenario(t, dir, id)
+	}
+	for _, id := range []string{"SC-2", "SC-4"} {
+		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: goodbye}}\n")
+	}
+	rookgen(t, dir)
+	bin := filepath.Join(t.TempDir(), "fake.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/fake")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	gotestsumBin, err := exec.Command("go", "tool", "-n", "gotestsum").Output()
+	require.NoError(t, err)
+
+	tests := []struct {
+		run, skip string
+		ran       []string // the scenarios go test runs
+	}{
+		{"", "", []string{"SC-1", "SC-2", "SC-3", "SC-4"}},
+		{"TestFake", "", []string{"SC-1", "SC-2", "SC-3", "SC-4"}},
+		{"TestFake/SC-1", "", []string{"SC-1"}},
+		{"TestFake/SC-1|SC-3", "", []string{"SC-1"}}, // SC-3 is an alternative of the test's name
+		{"TestFake/(SC-1|SC-3)", "", []string{"SC-1", "SC-3"}},
+		{"TestFake/SC-1|TestFake/SC-2", "", []string{"SC-1", "SC-2"}},
+		{"TestNothing|TestFake/SC-4", "", []string{"SC-4"}},
+		{"TestFake/SC-[12]$", "", []string{"SC-1", "SC-2"}},
+		{"TestFake/SC-2/C1|TestFake/SC-3", "", []string{"SC-2", "SC-3"}},
+		{"TestFake/SC-1/C1", "", []string{"SC-1"}},
+		{"Test.*/SC-[34]", "", []string{"SC-3", "SC-4"}},
+		{"", "TestFake/SC-2", []string{"SC-1", "SC-3", "SC-4"}},
+		{"TestFake", "TestFake/SC-1|TestFake/SC-4", []string{"SC-2", "SC-3"}},
+		{"TestFake", "TestFake/SC-1/C1", []string{"SC-1", "SC-2", "SC-3", "SC-4"}}, // a partial skip runs the scenario
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("run=%s,skip=%s", tc.run, tc.skip), func(t *testing.T) {
+			records := t.TempDir()
+			junitFile := filepath.Join(t.TempDir(), "junit.xml")
+			args := []string{"--junitfile", junitFile, "--format", "standard-quiet", "--raw-command", "--",
+				"go", "tool", "test2json", "-t", "-p", "example.com/agents/scenarios/fake", bin, "-test.v=test2json",
+				"-rook.dir=" + records, "-test.run=" + tc.run, "-test.skip=" + tc.skip}
+			cmd := exec.Command(strings.TrimSpace(string(gotestsumBin)), args...)
+			cmd.Dir = filepath.Join(dir, "scenarios", "fake")
+			out, runErr := cmd.CombinedOutput()
+			data, err := os.ReadFile(junitFile)
+			require.NoError(t, err, "%s", out)
+			cases := junitCases(t, data)
+
+			var passed, failed []string
+			for _, id := range []string{"SC-1", "SC-2", "SC-3", "SC-4"} {
+				for name, action := range cases {
+					if strings.HasPrefix(name, "TestFake/"+id+"_") && !strings.Contains(strings.TrimPrefix(name, "TestFake/"), "/") ||
+						name == "TestFake/"+id {
+						switch action {
+						case "pass":
+							passed = append(passed, id)
+						case "fail":
+							failed = append(failed, id)
+						}
+					}
+				}
+			}
+			assert.ElementsMatch(t, tc.ran, append(append([]string{}, passed...), failed...), "JUnit's scenarios:\n%s", out)
+
+			reports, err := filepath.Glob(filepath.Join(records, "fake", "*", "report.yaml"))
+			require.NoError(t, err)
+			require.Len(t, reports, 1, "%s", out)
+			totals := readYAMLFile(t, reports[0])["totals"].(map[string]any)
+			assert.Equal(t, len(tc.ran), totals["planned"], "report.yaml plans what go test ran")
+			assert.Equal(t, len(tc.ran), totals["executed"])
+			assert.Equal(t, len(passed), totals["passed"], "report.yaml and JUnit agree on what passed")
+			assert.Equal(t, len(failed), totals["failed"], "report.yaml and JUnit agree on what failed")
+			assert.Equal(t, len(failed) > 0, runErr != nil, "the exit code agrees: %v\n%s", runErr, out)
+		})
+	}
+}
