@@ -128,3 +128,40 @@ func TestSelectionsAgree(t *testing.T) {
 		})
 	}
 }
+
+// go test ./scenarios/... with a selection flag (or its ROOKTEST_* twin, as an IDE sets
+// it): a package whose scenarios the selection leaves out skips, saying which agent's it
+// selects; a selection that names nothing in any agent fails, saying so.
+func TestSelectionAcrossAgentPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs generated packages")
+	}
+	dir := newModule(t)
+	for _, agent := range []string{"alpha", "beta"} {
+		write(t, dir, "profiles/"+agent+"/"+agent+".yaml", fmt.Sprintf("id: %s\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\n", agent, os.Args[0]))
+	}
+	write(t, dir, "scenarios/alpha/SC-A1.yaml", "id: SC-A1\ntags: [smoke]\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	write(t, dir, "scenarios/beta/SC-B1.yaml", "id: SC-B1\ntags: [slow]\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	rookgen(t, dir)
+	records := "-rook.dir=" + t.TempDir()
+
+	for _, sel := range []struct{ flag, env string }{
+		{"-rook.tag=smoke", ""}, {"", "ROOKTEST_TAG=smoke"}, {"-rook.only=SC-A1", ""},
+	} {
+		args := []string{"./scenarios/...", records}
+		if sel.flag != "" {
+			args = append(args, sel.flag)
+		}
+		res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", sel.env}, args...)
+		require.NoError(t, err, "%v: a package with nothing selected skips:\n%s", sel, res.all)
+		assert.Equal(t, "pass", res.action["TestAlpha/SC-A1"], "%v", sel)
+		assert.Equal(t, "skip", res.action["TestBeta"], "%v", sel)
+		assert.Contains(t, res.output["TestBeta"], "selects none of agent beta's 1 scenario(s); it selects 1 of agent alpha, whose packages run them")
+	}
+
+	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/...", records, "-rook.tag=nothing")
+	require.Error(t, err, "a selection that names nothing anywhere fails")
+	assert.Equal(t, "fail", res.action["TestAlpha"])
+	assert.Equal(t, "fail", res.action["TestBeta"])
+	assert.Contains(t, res.output["TestBeta"], "-rook.tag=nothing selects no scenario of any agent under scenarios/ (alpha, beta); its tags: slow")
+}

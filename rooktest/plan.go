@@ -1,7 +1,6 @@
 package rooktest
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,30 +76,4 @@ func overlaps(a, b []string) bool {
 		}
 	}
 	return false
-}
-
-// unknownOnly refuses -rook.only ids that name no scenario of the suite: a run that plans
-// nothing because of a typo must not print ok.
-func unknownOnly(only []string, s Suite) error {
-	ids := make([]string, len(s.Scenarios))
-	for i, sc := range s.Scenarios {
-		ids[i] = sc.ID
-	}
-	var problems []string
-	for _, id := range only {
-		if slices.Contains(ids, id) {
-			continue
-		}
-		msg := fmt.Sprintf("-rook.only names %s, which is no scenario of agent %s", id, s.Agent)
-		if near := spec.Nearest(id, ids); near != "" {
-			msg += fmt.Sprintf("; did you mean %s?", near)
-		} else if len(ids) > 0 {
-			msg += fmt.Sprintf(" (its scenarios: %s)", strings.Join(ids, ", "))
-		}
-		problems = append(problems, msg)
-	}
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "\n"))
-	}
-	return nil
 }

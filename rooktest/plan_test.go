@@ -1,6 +1,8 @@
 package rooktest
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,10 +100,14 @@ func TestRunIDFlag(t *testing.T) {
 }
 
 func TestUnknownOnly(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "scenarios", "billing"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "scenarios", "billing", "SC-777.yaml"), []byte("id: SC-777\ngoal: g\n"), 0o644))
 	s := Suite{Agent: "helpdesk", Scenarios: []Scenario{{ID: "SC-001"}, {ID: "SC-002"}}}
-	assert.NoError(t, unknownOnly([]string{"SC-001"}, s))
-	err := unknownOnly([]string{"sc-001", "SC-999", "SC-002"}, s)
+	assert.NoError(t, unknownOnly(root, []string{"SC-001"}, s))
+	assert.NoError(t, unknownOnly(root, []string{"SC-777"}, s), "another agent's scenario is its package's to run")
+	err := unknownOnly(root, []string{"sc-001", "SC-999", "SC-002"}, s)
 	require.Error(t, err)
-	assert.Equal(t, "-rook.only names sc-001, which is no scenario of agent helpdesk; did you mean SC-001?\n"+
-		"-rook.only names SC-999, which is no scenario of agent helpdesk (its scenarios: SC-001, SC-002)", err.Error())
+	assert.Equal(t, "-rook.only names sc-001, which is no scenario of agent helpdesk or of any agent under scenarios/; did you mean SC-001?\n"+
+		"-rook.only names SC-999, which is no scenario of agent helpdesk or of any agent under scenarios/ (agent helpdesk's scenarios: SC-001, SC-002)", err.Error())
 }

@@ -139,7 +139,10 @@ func start(t tb, s Suite) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := unknownOnly(opts.only, s); err != nil {
+	if err := unknownOnly(root, opts.only, s); err != nil {
+		return nil, err
+	}
+	if err := noneSelected(root, s, opts, scenarios); err != nil {
 		return nil, err
 	}
 	records := workspace.RecordsRoot(root, opts.dir)
