@@ -165,3 +165,40 @@ func TestSelectionAcrossAgentPackages(t *testing.T) {
 	assert.Equal(t, "fail", res.action["TestBeta"])
 	assert.Contains(t, res.output["TestBeta"], "-rook.tag=nothing selects no scenario of any agent under scenarios/ (alpha, beta); its tags: slow")
 }
+
+// A hook that prints a near miss of the contract (tool_calls for calls, a bare
+// prompt_tokens for usage) leaves checks Unable to Verify: go test says so without -v,
+// and -rook.strict fails on it.
+func TestNearMissesAreSaidWithoutVerbose(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  execute: {command: [%q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_EXECUTE: 'json:{"output": "hello", "tool_calls": [{"name": "lookup"}], "prompt_tokens": 12}'
+capabilities: {calls: true, usage: true}
+`, os.Args[0]))
+	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n  - {statement: c, check: called, params: {name: lookup}}\n")
+	rookgen(t, dir)
+	goTestHere := func(args ...string) (string, error) {
+		cmd := exec.Command("go", append([]string{"test", "-count=1", "-rook.dir=" + t.TempDir()}, args...)...)
+		cmd.Dir = filepath.Join(dir, "scenarios", "fake") // local directory mode: the binary's stderr is shown
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := goTestHere()
+	require.NoError(t, err, out)
+	assert.Contains(t, out, `TestFake/SC-1: rooktest: warning: SC-1: C2 Unable to Verify (not_observable), and its hooks printed a near miss of the hook contract: `)
+	assert.Contains(t, out, `execute turn 1: "tool_calls" is not read: the hook contract's key is "calls"`)
+	assert.Contains(t, out, `TestFake: rooktest: warning: profile fake declares capabilities.usage: true, but no hook reported usage in this run`)
+	assert.Contains(t, out, `the hooks printed a near miss: "prompt_tokens" is not read: the hook contract's key is "usage"`)
+
+	out, err = goTestHere("-rook.strict")
+	require.Error(t, err, out)
+	assert.Contains(t, out, "[failing under -rook.strict]")
+}

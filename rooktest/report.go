@@ -107,7 +107,7 @@ func (r *Run) attempt(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
 		if len(a.Failures) > 0 {
 			kept = "reported as well: "
 		}
-		logln(t, r.show(kept+phaseReport(pe)))
+		notice(t, r.show(kept+phaseReport(pe))) // a close hook that broke the contract is said without -v
 	}
 	if a.NotRun != "" && !t.Failed() {
 		skipln(t, r.show("not run: "+a.NotRun))
@@ -118,9 +118,29 @@ func (r *Run) attempt(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
 	for _, row := range a.Verdict.Criteria {
 		t.Run(row.Subtest, func(t tb) { r.criterion(t, row) })
 	}
+	r.nearMisses(t, a)
 	if len(sc.Forbidden) > 0 {
 		t.Run("forbidden", func(t tb) { r.forbidden(t, sc, a) })
 	}
+}
+
+// nearMisses warns when a criterion could not be observed and the attempt's hooks printed a
+// near miss of the contract (tool_calls for calls): the likely reason, said without -v.
+func (r *Run) nearMisses(t tb, a *lifecycle.Attempt) {
+	if len(a.Notes) == 0 {
+		return
+	}
+	var unseen []string
+	for _, row := range a.Verdict.Criteria {
+		if row.Status == judge.UnableToVerify && row.Reason == judge.NotObservable {
+			unseen = append(unseen, row.CriterionID)
+		}
+	}
+	if len(unseen) == 0 {
+		return
+	}
+	r.warn(t, r.show(fmt.Sprintf("%s: %s Unable to Verify (not_observable), and its hooks printed a near miss of the hook contract: %s",
+		a.ScenarioID, strings.Join(unseen, ", "), strings.Join(a.Notes, "; "))))
 }
 
 func reasonText(reason string) string {

@@ -356,7 +356,7 @@ func (r *Run) undecided(rep *record.Report) {
 // of this process reported: the checks that need them were Unable to Verify, not proven.
 // Under -rook.strict it fails.
 func (r *Run) capabilities() {
-	ran, calls, usage := r.run.Reported()
+	ran, calls, usage, notes := r.run.Reported()
 	if !ran {
 		return
 	}
@@ -370,11 +370,41 @@ func (r *Run) capabilities() {
 		}
 		msg := fmt.Sprintf("profile %s declares capabilities.%s: true, but no hook reported %s in this run, so its %s checks could not be observed; return %s from execute or collect, or declare capabilities.%s: false",
 			r.profile.ID, c.key, c.key, c.key, c.want, c.key)
-		if r.opts.strict {
-			errorln(r.t, "rooktest: "+msg+" [failing under -rook.strict]")
-		} else {
-			logln(r.t, "rooktest: warning: "+msg)
+		if near := nearMissesOf(notes, `"`+c.key+`"`); len(near) > 0 {
+			msg += "; the hooks printed a near miss: " + strings.Join(near, "; ")
 		}
+		r.warn(r.t, msg)
+	}
+}
+
+// nearMissesOf are the notes that name key as the contract's key.
+func nearMissesOf(notes []string, key string) []string {
+	var out []string
+	for _, n := range notes {
+		if strings.Contains(n, "the hook contract's key is "+key) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// warn says something that decides whether a test means anything: on the test's log,
+// and, since go test shows a passing test's log only with -v, on the test binary's stderr
+// too without -v (go test shows it in local directory mode, go test -json and gotestsum
+// carry it). Under -rook.strict it fails the test.
+func (r *Run) warn(t tb, msg string) {
+	if r.opts.strict {
+		errorln(t, "rooktest: "+msg+" [failing under -rook.strict]")
+		return
+	}
+	notice(t, "rooktest: warning: "+msg)
+}
+
+// notice logs msg and, without -v, writes it on the test binary's stderr as well.
+func notice(t tb, msg string) {
+	logln(t, msg)
+	if !testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", t.Name(), msg)
 	}
 }
 

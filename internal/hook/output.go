@@ -152,6 +152,8 @@ var misses = map[string]string{
 	"tool_uses": `"calls" ([{name, arguments, output?}])`, "function_calls": `"calls" ([{name, arguments, output?}])`,
 	"reply": `"output" (or "agent_reply")`, "response": `"output" (or "agent_reply")`, "answer": `"output" (or "agent_reply")`,
 	"tokens": `"usage" ({input, output})`, "token_usage": `"usage" ({input, output})`, "usageMetadata": `"usage" ({input, output})`,
+	"prompt_tokens": `"usage" ({input, output})`, "completion_tokens": `"usage" ({input, output})`,
+	"input_tokens": `"usage" ({input, output})`, "output_tokens": `"usage" ({input, output})`, "total_tokens": `"usage" ({input, output})`,
 	"conversation_id": `"conversation"`, "thread_id": `"conversation"`, "session_id": `"conversation"`,
 }
 

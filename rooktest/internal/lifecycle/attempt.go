@@ -28,6 +28,9 @@ type Attempt struct {
 	// collect); Problems are those reported without failing it (close).
 	Failures []*PhaseError
 	Problems []*PhaseError
+	// Notes are the near misses of the hook contract its hooks printed (a key the
+	// contract does not read, such as tool_calls), as phase: note.
+	Notes []string
 	// Abandoned is set when earlier, unfinishable records were kept aside in abandoned/<n>.
 	Abandoned string
 	// RecordErr is set when a record could not be written or read.
@@ -268,6 +271,7 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 		res.NotJudged = fmt.Sprintf("not judged: continue with -rook.run=%s", a.r.ID)
 	}
 	res.Failures, res.Problems = a.failures()
+	res.Notes = a.notes()
 	ev, transcript, raw := a.evidence()
 	if !a.fresh() {
 		var latency int64
@@ -339,4 +343,31 @@ func withPhase(inv invocation, ph spec.Phase, h spec.Hook, conv ...string) invoc
 		inv.conversation = conv[0]
 	}
 	return inv
+}
+
+// notes are the near misses of the contract its hooks printed, as phase: note.
+func (a *attemptRun) notes() []string {
+	var out []string
+	add := func(label string, rec *record.PhaseRecord) {
+		for _, n := range rec.Notes {
+			out = append(out, label+": "+n)
+		}
+	}
+	h := a.hooks.Phases
+	for _, p := range []struct {
+		label string
+		rec   *record.PhaseRecord
+	}{{"open", h.Open}, {"execute", h.Execute}, {"close", h.Close}, {"collect", h.Collect}} {
+		if p.rec == nil {
+			continue
+		}
+		if p.label == "execute" {
+			for _, t := range p.rec.Turns {
+				add(fmt.Sprintf("execute turn %d", t.Turn), t)
+			}
+			continue
+		}
+		add(p.label, p.rec)
+	}
+	return out
 }

@@ -79,6 +79,8 @@ type Run struct {
 	unlock func()
 	// sawCalls and sawUsage say whether any hook of this process reported calls or usage.
 	sawCalls, sawUsage, sawOutput bool
+	// sawNotes are the near misses of the hook contract hooks printed (a few).
+	sawNotes []string
 }
 
 // HaltAfter is how many execute transport failures in a row halt a run, as Rook's do.
@@ -238,15 +240,20 @@ func (r *Run) saw(out *hook.Output) {
 	r.sawCalls = r.sawCalls || out.CallsObserved
 	r.sawUsage = r.sawUsage || out.Usage != nil
 	r.sawOutput = true
+	for _, n := range out.Notes {
+		if !slices.Contains(r.sawNotes, n) && len(r.sawNotes) < 20 {
+			r.sawNotes = append(r.sawNotes, n)
+		}
+	}
 	r.mu.Unlock()
 }
 
-// Reported says whether any hook this process ran printed output (ran), and whether any
-// reported calls, and usage.
-func (r *Run) Reported() (ran, calls, usage bool) {
+// Reported says whether any hook this process ran printed output (ran), whether any
+// reported calls, and usage, and the near misses of the contract they printed (notes).
+func (r *Run) Reported() (ran, calls, usage bool, notes []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.sawOutput, r.sawCalls, r.sawUsage
+	return r.sawOutput, r.sawCalls, r.sawUsage, slices.Clone(r.sawNotes)
 }
 
 // markPhase adds ph to phases_run, writing run.yaml the first time.
