@@ -15,6 +15,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	strict := fs.Bool("strict", false, "treat warnings (ignored files and keys) as errors")
+	lenient := fs.Bool("lenient", false, "keep a scenario key that reads like a misspelt one (forbidden_text) as a warning, not an error")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -31,6 +32,15 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	agents, err := gen.Load(root)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen check: %v\n", err)
+		return 1
+	}
+	if typos := gen.Typos(root, agents); len(typos) > 0 && !*lenient {
+		for _, ty := range typos {
+			fmt.Fprintf(stderr, "rookgen check: %s\n", ty)
+		}
+		fmt.Fprintln(stderr, "rookgen check: a key that reads like a misspelt one is refused; run with -lenient to keep it as a warning")
+		return 1
+	} else if warn(stderr, "rookgen check", typos, *strict) {
 		return 1
 	}
 	if warn(stderr, "rookgen check", gen.Lint(root, agents), *strict) {

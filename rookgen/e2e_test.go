@@ -274,7 +274,7 @@ func runIDFrom(t *testing.T, out string) string {
 
 // TestRepositoryIsUpToDate is rookgen -check on this repository.
 func TestRepositoryIsUpToDate(t *testing.T) {
-	changes, warnings, err := plan("..")
+	changes, warnings, err := plan("..", false)
 	require.NoError(t, err)
 	for _, c := range changes {
 		t.Errorf("%s is stale (%s); run go generate ./...", c.path, c.what)
@@ -293,7 +293,16 @@ func TestLintWarnsAboutIgnoredInput(t *testing.T) {
 	write(t, dir, "scenarios/SC-9.yaml", "id: SC-9\ngoal: g\n")
 	write(t, dir, "scenarios/b/SC-2.yaml", "id: SC-2\ngoal: g\n")
 	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	// A key that reads like a misspelt one is an error; -lenient keeps it a warning.
+	require.Equal(t, 1, run([]string{"-root", dir}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), `rookgen: scenarios/a/SC-1.yaml:3:1: unknown key "forbidden_text" in scenario is kept in the snapshot but read by nothing; did you mean "forbidden"?`)
+	assert.Contains(t, stderr.String(), "run with -lenient to keep it as a warning")
+	assert.NoFileExists(t, filepath.Join(dir, "scenarios/a/p_rook_test.go"))
+	stderr.Reset()
+	require.Equal(t, 1, run([]string{"check", "-root", dir}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), `did you mean "forbidden"?`)
+	stderr.Reset()
+	require.Equal(t, 0, run([]string{"-root", dir, "-lenient"}, &stdout, &stderr), stderr.String())
 	for _, w := range []string{
 		`warning: scenarios/a/SC-1.yaml:3:1: unknown key "forbidden_text" in scenario is kept in the snapshot but read by nothing; did you mean "forbidden"?`,
 		"warning: profiles/a/q.yml is ignored: rookgen reads .yaml files; rename it to q.yaml",
@@ -303,7 +312,7 @@ func TestLintWarnsAboutIgnoredInput(t *testing.T) {
 		assert.Contains(t, stderr.String(), w)
 	}
 	stderr.Reset()
-	require.Equal(t, 1, run([]string{"-root", dir, "-strict"}, &stdout, &stderr))
+	require.Equal(t, 1, run([]string{"-root", dir, "-lenient", "-strict"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "-strict: fix the files above")
 }
 

@@ -77,7 +77,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 		return 1
 	}
-	changes, warnings, err := plan(root)
+	changes, warnings, err := plan(root, false)
 	if err == nil {
 		err = apply(root, changes, stdout)
 	}

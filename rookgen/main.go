@@ -58,10 +58,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	check := fs.Bool("check", false, "write nothing; exit 1 naming the generated files that are stale")
 	strict := fs.Bool("strict", false, "treat warnings (ignored files and keys) as errors")
+	lenient := fs.Bool("lenient", false, "keep a scenario key that reads like a misspelt one (forbidden_text) as a warning, not an error")
 	watchFlag := fs.Bool("watch", false, "after generating, regenerate whenever a profile or scenario changes")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python|go] [--profile id]\n       rookgen check [-strict] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE]\n       rookgen prune [-keep N] [-dir records] [-n]")
+		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-lenient] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python|go] [--profile id]\n       rookgen check [-strict] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE]\n       rookgen prune [-keep N] [-dir records] [-n]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -77,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen: %v\n", err)
 		return 1
 	}
-	changes, warnings, err := plan(root)
+	changes, warnings, err := plan(root, *lenient)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen: %v\n", err)
 		return 1
@@ -194,11 +195,18 @@ func (c change) verb() string {
 	return "wrote"
 }
 
-// plan compares what Generate returns with what is on disk, and lints the inputs.
-func plan(root string) ([]change, []string, error) {
+// plan compares what Generate returns with what is on disk, and lints the inputs: a
+// misspelt-looking scenario key is an error, or with lenient a warning.
+func plan(root string, lenient bool) ([]change, []string, error) {
 	agents, err := gen.Load(root)
 	if err != nil {
 		return nil, nil, err
+	}
+	warnings := gen.Lint(root, agents)
+	if typos := gen.Typos(root, agents); len(typos) > 0 && !lenient {
+		return nil, nil, fmt.Errorf("%s\n(a key that reads like a misspelt one is refused; run with -lenient to keep it as a warning)", strings.Join(typos, "\n"))
+	} else {
+		warnings = append(warnings, typos...)
 	}
 	want, err := gen.Generate(agents)
 	if err != nil {
@@ -235,5 +243,5 @@ func plan(root string) ([]change, []string, error) {
 		changes = append(changes, change{p, nil, why})
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
-	return changes, gen.Lint(root, agents), nil
+	return changes, warnings, nil
 }

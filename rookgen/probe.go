@@ -103,7 +103,7 @@ func writeProbed(root, path string, declared, seen spec.Capabilities, force bool
 	}
 	rel, _ := filepath.Rel(root, path)
 	fmt.Fprintf(stdout, "wrote the observed capabilities into %s\n", filepath.ToSlash(rel))
-	changes, _, err := plan(root)
+	changes, _, err := plan(root, false)
 	if err == nil {
 		err = apply(root, changes, stdout)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"os"
@@ -201,4 +202,35 @@ capabilities: {calls: true, usage: true}
 	out, err = goTestHere("-rook.strict")
 	require.Error(t, err, out)
 	assert.Contains(t, out, "[failing under -rook.strict]")
+}
+
+// What generation let stand under -lenient (a key that reads like a misspelt one), and a
+// profile of the agent with no generated test yet, are said by the agent's tests while they
+// stand, without -v; -rook.strict fails on them.
+func TestGenerationWarningsAreRepeatedAtRunTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	profile := fmt.Sprintf("hooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\n", os.Args[0])
+	write(t, dir, "profiles/fake/fake.yaml", "id: fake\n"+profile)
+	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hello\nforbidden_text: [goodbye]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-root", dir, "-lenient"}, &stdout, &stderr), stderr.String())
+	write(t, dir, "profiles/fake/staging.yaml", "id: staging\n"+profile)
+
+	goTestHere := func(args ...string) (string, error) {
+		cmd := exec.Command("go", append([]string{"test", "-count=1", "-rook.dir=" + t.TempDir()}, args...)...)
+		cmd.Dir = filepath.Join(dir, "scenarios", "fake")
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := goTestHere()
+	require.NoError(t, err, out)
+	assert.Contains(t, out, `TestFake: rooktest: warning: scenarios/fake/SC-1.yaml:3:1: unknown key "forbidden_text" in scenario is kept in the snapshot but read by nothing; did you mean "forbidden"?`)
+	assert.Contains(t, out, "TestFake: rooktest: warning: profiles/fake/staging.yaml has no generated test yet (go test runs nothing for it)")
+	out, err = goTestHere("-rook.strict")
+	require.Error(t, err, out)
+	assert.Contains(t, out, `did you mean "forbidden"? [failing under -rook.strict]`)
 }

@@ -61,7 +61,7 @@ func watch(ctx context.Context, root string, stdout, stderr io.Writer) error {
 
 // generate writes what plan says is stale, reporting problems without stopping the watch.
 func generate(root string, stdout, stderr io.Writer) {
-	changes, warnings, err := plan(root)
+	changes, warnings, err := plan(root, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen: %v\n", err)
 		return

@@ -135,7 +135,7 @@ func start(t tb, s Suite) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad flag: %w", err)
 	}
-	prof, scenarios, err := load(root, s)
+	prof, scenarios, warnings, err := load(root, s)
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +243,9 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	attr(t, "rook.run_id", run.ID)
 	attr(t, "rook.records", run.Dir)
+	for _, w := range warnings {
+		r.warn(t, w) // what generation let stand under -lenient, said while it stands
+	}
 	t.Cleanup(r.finish)
 	r.concurrency = concurrency
 	if !exact {
@@ -404,19 +407,20 @@ func cutoffs(now, deadline time.Time) (startBy, stopAt time.Time) {
 	return deadline.Add(-max(4*grace, minStartMargin)), deadline.Add(-2 * grace)
 }
 
-// load reads the profile and scenarios and checks them against what was generated.
-func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
+// load reads the profile and scenarios and checks them against what was generated; typos
+// are the scenario keys that read like misspelt ones, which generation let stand only
+// under -lenient.
+func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario, typos []string, err error) {
 	fix := "the generated test is stale; run go generate ./... (or " + workspace.GeneratorCommand(root) + ")"
 	var problems []error
-	prof, err := spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
+	prof, err = spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
 	if err != nil {
-		return nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
+		return nil, nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
 	}
 	if prof.SHA256 != s.Profile.SHA256 {
 		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
 	}
 	known := map[string]bool{}
-	var scenarios []*spec.Scenario
 	for _, f := range s.Scenarios {
 		known[filepath.ToSlash(f.Path)] = true
 		sc, err := spec.LoadScenario(filepath.Join(root, f.Path))
@@ -431,6 +435,9 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 		if sc.SHA256 != f.SHA256 {
 			problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", f.Path, fix))
 		}
+		for _, ty := range sc.Typos {
+			typos = append(typos, workspace.Rel(root, errors.New(ty)).Error())
+		}
 		scenarios = append(scenarios, slim(sc))
 	}
 	files, _ := filepath.Glob(filepath.Join(root, "scenarios", s.Agent, "*.yaml"))
@@ -441,9 +448,24 @@ func load(root string, s Suite) (*spec.Profile, []*spec.Scenario, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, nil, errors.Join(problems...)
+		return nil, nil, nil, errors.Join(problems...)
 	}
-	return prof, scenarios, nil
+	return prof, scenarios, append(typos, ungenerated(root, s.Agent)...), nil
+}
+
+// ungenerated names the agent's profiles that have no generated test yet: go test -run
+// for one of them says only [no tests to run].
+func ungenerated(root, agent string) []string {
+	var out []string
+	profiles, _ := filepath.Glob(filepath.Join(root, "profiles", agent, "*.yaml"))
+	for _, p := range profiles {
+		id := strings.TrimSuffix(filepath.Base(p), ".yaml")
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(workspace.GeneratedFile(agent, id)))); errors.Is(err, os.ErrNotExist) {
+			out = append(out, fmt.Sprintf("profiles/%s/%s.yaml has no generated test yet (go test runs nothing for it): run go generate ./... (or %s)",
+				agent, id, workspace.GeneratorCommand(root)))
+		}
+	}
+	return out
 }
 
 // slim is what planning reads of a scenario: its selectors and turns, whether it grades

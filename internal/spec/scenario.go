@@ -44,8 +44,11 @@ type Scenario struct {
 	Source []byte
 	SHA256 string
 	// Warnings name keys that are neither this project's nor Rook's: kept in the snapshot,
-	// read by nothing, so likely a mistake (forbidden_text for forbidden).
+	// read by nothing. Typos are those of them that look like a known key (forbidden_text
+	// for forbidden): a criterion or a selection the author meant is silently missing, so
+	// rookgen refuses them unless -lenient, and the test repeats them while they stand.
 	Warnings []string
+	Typos    []string
 }
 
 // Turns is the number of execute calls the scenario makes.
@@ -116,10 +119,16 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 	for _, f := range fields(e, root, "scenario", scenarioKeys, false) {
 		if !contains(scenarioKeys, f.key) {
 			msg := fmt.Sprintf("unknown key %q in scenario is kept in the snapshot but read by nothing", f.key)
-			if near := related(f.key, scenarioKeys); near != "" {
+			near := related(f.key, scenarioKeys)
+			if near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
-			s.Warnings = append(s.Warnings, (&PosError{File: file, Line: f.kNode.Line, Column: f.kNode.Column, Msg: msg}).Error())
+			at := (&PosError{File: file, Line: f.kNode.Line, Column: f.kNode.Column, Msg: msg}).Error()
+			if near != "" {
+				s.Typos = append(s.Typos, at)
+			} else {
+				s.Warnings = append(s.Warnings, at)
+			}
 		}
 		switch f.key {
 		case "id":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -79,4 +80,12 @@ func GeneratorCommand(root string) string {
 		return "go run ./rookgen"
 	}
 	return "go run " + module + "/rookgen"
+}
+
+// GeneratedFile is the test file rookgen generates for profile id of agent, relative to
+// the module root: <profile>_rook_test.go, with '-' written '_'. The fixed last element
+// keeps a profile id such as eu-arm64 or prod-windows from reading as a GOOS or GOARCH
+// build constraint.
+func GeneratedFile(agent, profileID string) string {
+	return path.Join("scenarios", agent, strings.ReplaceAll(profileID, "-", "_")+"_rook_test.go")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // RooktestPath is the import path of the runtime that generated files call.
@@ -32,12 +33,8 @@ type Agent struct {
 	ScenarioPaths map[string]string
 }
 
-// FileName is the generated file of profile id, relative to the module root:
-// <profile>_rook_test.go. The fixed last element keeps a profile id such as eu-arm64 or
-// prod-windows from reading as a GOOS or GOARCH build constraint.
-func FileName(agent, profileID string) string {
-	return path.Join("scenarios", agent, strings.ReplaceAll(profileID, "-", "_")+"_rook_test.go")
-}
+// FileName is the generated file of profile id, relative to the module root.
+func FileName(agent, profileID string) string { return workspace.GeneratedFile(agent, profileID) }
 
 // IsOldFileName reports whether name is the rook_<profile>_test.go of earlier versions,
 // which rookgen replaces.

@@ -49,3 +49,18 @@ func Lint(root string, agents []Agent) []string {
 	}
 	return out
 }
+
+// Typos are the scenario keys that look like a known key misspelt (forbidden_text for
+// forbidden): the criterion or selection the author meant is silently missing. rookgen
+// refuses them unless -lenient.
+func Typos(root string, agents []Agent) []string {
+	var out []string
+	for _, a := range agents {
+		for _, sc := range a.Scenarios {
+			for _, w := range sc.Typos {
+				out = append(out, workspace.Rel(root, fmt.Errorf("%s", w)).Error())
+			}
+		}
+	}
+	return out
+}
