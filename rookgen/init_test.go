@@ -134,6 +134,7 @@ func chatAgent(t *testing.T, token string) *httptest.Server {
 // read from a variable, never written; a second scenario of two turns continues the
 // conversation and grades the calls and the usage.
 func TestInitFromCurl(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs generated packages")
 	}

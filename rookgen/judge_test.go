@@ -220,6 +220,7 @@ func TestModelJudgePreflight(t *testing.T) {
 // A judge call cut short by Ctrl-C or by go test's -timeout leaves its rows Unable to
 // Verify, which skip; the run still never exits 0.
 func TestAnInterruptedJudgeCallFailsTheRun(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	dir, _ := judgeModule(t)
 	fake, env := judgeServer(t)
 	fake.Delay = time.Minute

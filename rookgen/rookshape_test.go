@@ -106,6 +106,7 @@ func readYAMLFile(t *testing.T, path string) map[string]any {
 // settings beside a token, Rook's own sample scenarios) against an HTTP agent: the agent
 // answers in one process, and its evidence is collected and judged later in another.
 func TestRookShapedAgent(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	dir, env, bank := bankModule(t)
 
 	res, err := goTest(t, dir, env, "./scenarios/bank", "-rook.phases=prepare,open,execute,close")

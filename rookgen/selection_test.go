@@ -47,6 +47,7 @@ func junitCases(t *testing.T, data []byte) map[string]string {
 // same: the run plans exactly the scenarios go test runs (testing's own matcher, top-level
 // alternatives and -skip included), and counts nothing it did not run.
 func TestSelectionsAgree(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated test binary")
 	}
@@ -134,6 +135,7 @@ func TestSelectionsAgree(t *testing.T) {
 // it): a package whose scenarios the selection leaves out skips, saying which agent's it
 // selects; a selection that names nothing in any agent fails, saying so.
 func TestSelectionAcrossAgentPackages(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs generated packages")
 	}
@@ -171,6 +173,7 @@ func TestSelectionAcrossAgentPackages(t *testing.T) {
 // prompt_tokens for usage) leaves checks Unable to Verify: go test says so without -v,
 // and -rook.strict fails on it.
 func TestNearMissesAreSaidWithoutVerbose(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
@@ -208,6 +211,7 @@ capabilities: {calls: true, usage: true}
 // profile of the agent with no generated test yet, are said by the agent's tests while they
 // stand, without -v; -rook.strict fails on them.
 func TestGenerationWarningsAreRepeatedAtRunTime(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
