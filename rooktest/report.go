@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -64,7 +63,7 @@ func (r *Run) report(t tb, j *job) {
 	if n := len(o.Attempts); n > 1 {
 		passed := 0
 		for _, a := range o.Attempts {
-			if a.Verdict.Status == judge.Pass {
+			if a.Verdict.Status == record.Pass {
 				passed++
 			}
 		}
@@ -76,7 +75,7 @@ func (r *Run) report(t tb, j *job) {
 		logf(t, "pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
 	}
 	logf(t, "%s: %s%s; records in %s", o.Scenario.ID, v.Status, reasonText(v.UnverifiableReason), o.Dir)
-	if v.Status == judge.UnableToVerify && !t.Failed() {
+	if v.Status == record.UnableToVerify && !t.Failed() {
 		skipf(t, "Unable to Verify (%s)", v.UnverifiableReason)
 	}
 }
@@ -132,7 +131,7 @@ func (r *Run) nearMisses(t tb, a *lifecycle.Attempt) {
 	}
 	var unseen []string
 	for _, row := range a.Verdict.Criteria {
-		if row.Status == judge.UnableToVerify && row.Reason == judge.NotObservable {
+		if row.Status == record.UnableToVerify && row.Reason == record.NotObservable {
 			unseen = append(unseen, row.CriterionID)
 		}
 	}
@@ -166,9 +165,9 @@ func (r *Run) criterion(t tb, row record.Row) {
 	}
 	body = r.show(body)
 	switch row.Status {
-	case judge.Pass:
+	case record.Pass:
 		logln(t, r.show("Pass: "+row.Expected+"\n"+body))
-	case judge.Fail:
+	case record.Fail:
 		errorln(t, r.show("Fail: expected "+row.Expected+"\n"+body))
 	default:
 		msg := r.show(fmt.Sprintf("Unable to Verify (%s): %s", row.Reason, row.Achieved))

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -154,7 +154,7 @@ func scenarioOf(t *testing.T, body string) *spec.Scenario {
 	return sc
 }
 
-func verdict(status judge.Status, reason string, rows ...record.Row) *record.Verdict {
+func verdict(status record.Status, reason string, rows ...record.Row) *record.Verdict {
 	return &record.Verdict{Status: status, UnverifiableReason: reason, Criteria: rows, Turns: 1}
 }
 
@@ -163,12 +163,12 @@ func verdict(status judge.Status, reason string, rows ...record.Row) *record.Ver
 func TestReportMapsVerdictsOntoTests(t *testing.T) {
 	sc := scenarioOf(t, "forbidden: [refund issued]\nacceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n  - {statement: b, check: contains, params: {text: b}}\n  - {statement: c, check: not_called, params: {name: x}}\n")
 	rows := []record.Row{
-		{CriterionID: "C1", Subtest: "C1_contains_a", Status: judge.Pass, Expected: `the reply contains "a"`},
-		{CriterionID: "C2", Subtest: "C2_contains_b", Status: judge.Fail, Expected: `the reply contains "b"`,
+		{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Pass, Expected: `the reply contains "a"`},
+		{CriterionID: "C2", Subtest: "C2_contains_b", Status: record.Fail, Expected: `the reply contains "b"`,
 			Achieved: `the reply does not contain "b"`, Evidence: `"said ` + secret + `"`},
-		{CriterionID: "C3", Subtest: "C3_not_called_x", Status: judge.UnableToVerify, Reason: judge.NotObservable, Achieved: "no phase reported calls"},
+		{CriterionID: "C3", Subtest: "C3_not_called_x", Status: record.UnableToVerify, Reason: record.NotObservable, Achieved: "no phase reported calls"},
 	}
-	v := verdict(judge.Fail, "", rows...)
+	v := verdict(record.Fail, "", rows...)
 	v.ForbiddenHits = []record.ForbiddenHit{{Text: "refund issued", Turn: 1, Quote: `"your refund issued"`}}
 	a := &lifecycle.Attempt{ScenarioID: "SC-1", N: 1, Verdict: v,
 		Failures: []*lifecycle.PhaseError{{Phase: spec.Collect, Scenario: "SC-1", Script: "hook.mjs", ExitCode: 2,
@@ -203,8 +203,8 @@ func TestReportMapsVerdictsOntoTests(t *testing.T) {
 	assert.True(t, strings.HasPrefix(forbidden.errs[0], "Fail: forbidden text appeared in the agent's replies (1 hit(s))"))
 
 	// Under -rook.strict, Unable to Verify fails.
-	ft = reportOf(t, &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", Verdict: verdict(judge.UnableToVerify, judge.NotObservable, rows[2])}},
-		Verdict: verdict(judge.UnableToVerify, judge.NotObservable, rows[2])}, true)
+	ft = reportOf(t, &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", Verdict: verdict(record.UnableToVerify, record.NotObservable, rows[2])}},
+		Verdict: verdict(record.UnableToVerify, record.NotObservable, rows[2])}, true)
 	c3 = ft.sub(t, "C3_not_called_x")
 	assert.True(t, c3.Failed())
 	assert.Contains(t, c3.errs[0], "[failing under -rook.strict]")
@@ -212,8 +212,8 @@ func TestReportMapsVerdictsOntoTests(t *testing.T) {
 
 func TestReportOutcomesWithoutVerdicts(t *testing.T) {
 	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: llm_judge}\n")
-	utv := verdict(judge.UnableToVerify, judge.Undecidable, record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: judge.UnableToVerify,
-		Reason: judge.Undecidable, Achieved: judge.NoJudgeModel})
+	utv := verdict(record.UnableToVerify, record.Undecidable, record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: record.UnableToVerify,
+		Reason: record.Undecidable, Achieved: check.NoJudgeModel})
 	tests := []struct {
 		name    string
 		o       *lifecycle.Outcome
@@ -242,9 +242,9 @@ func TestReportOutcomesWithoutVerdicts(t *testing.T) {
 
 func TestReportRepeatedScenario(t *testing.T) {
 	sc := scenarioOf(t, "repeat: 2\nacceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n")
-	pass := verdict(judge.Pass, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: judge.Pass})
-	fail := verdict(judge.Fail, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: judge.Fail, Expected: `the reply contains "a"`})
-	whole := verdict(judge.Fail, "")
+	pass := verdict(record.Pass, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Pass})
+	fail := verdict(record.Fail, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Fail, Expected: `the reply contains "a"`})
+	whole := verdict(record.Fail, "")
 	whole.Flaky = true
 	ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Verdict: whole,
 		Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: pass}, {ScenarioID: "SC-1", N: 2, Verdict: fail}}}, false)
@@ -266,7 +266,7 @@ func (o fakeOut) Write(p []byte) (int, error) {
 // A close that followed a failed open is reported as well, not as if an answer were kept.
 func TestReportCloseAfterFailedOpen(t *testing.T) {
 	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n")
-	v := verdict(judge.Fail, "")
+	v := verdict(record.Fail, "")
 	a := &lifecycle.Attempt{ScenarioID: "SC-1", N: 1, Verdict: v,
 		Failures: []*lifecycle.PhaseError{{Phase: spec.Open, Scenario: "SC-1", Script: "h", ExitCode: 1, Err: errors.New("exited with status 1")}},
 		Problems: []*lifecycle.PhaseError{{Phase: spec.Close, Scenario: "SC-1", Script: "h", ExitCode: 1, Err: errors.New("exited with status 1")}}}
@@ -280,9 +280,9 @@ func TestReportCloseAfterFailedOpen(t *testing.T) {
 // reporting a model name with a newline cannot fail a passing criterion.
 func TestAttributesAreOneLine(t *testing.T) {
 	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: llm_judge}\n")
-	row := record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: judge.Pass, Expected: "a", Confidence: "High",
+	row := record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: record.Pass, Expected: "a", Confidence: "High",
 		Judge: "judge-large\n--- FAIL: TestForged\r\n" + strings.Repeat("m", 1000)}
-	v := verdict(judge.Pass, "", row)
+	v := verdict(record.Pass, "", row)
 	ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: v}}, Verdict: v}, false)
 	c1 := ft.sub(t, "C1_llm_judge_a")
 	assert.False(t, c1.Failed(), "%v", c1.errs)

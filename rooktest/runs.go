@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -65,7 +64,7 @@ func toRerun(root, agent, id string) (map[string]bool, error) {
 	rerun := map[string]bool{}
 	for _, e := range run.Included {
 		v, err := record.ReadVerdict(store.ScenarioDir(e.ScenarioID))
-		if err != nil || v.Status != judge.Pass {
+		if err != nil || v.Status != record.Pass {
 			rerun[e.ScenarioID] = true
 		}
 	}

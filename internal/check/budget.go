@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // The checks on what the scenario cost: tokens, time and turns.
@@ -75,7 +77,7 @@ func (c *Usage) Judge(ev *Evidence) Result {
 		need(c.TotalMax, "output", u.Output)
 	}
 	if len(unseen) > 0 {
-		return unable(NotObservable, strings.Join(unique(unseen), "; ")+": a count that was not reported is not zero")
+		return unable(record.NotObservable, strings.Join(unique(unseen), "; ")+": a count that was not reported is not zero")
 	}
 	var achieved []string
 	ok := true

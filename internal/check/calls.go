@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // The checks on the tool calls the hooks reported. Without a reported calls list they are
@@ -93,7 +94,7 @@ func (c *Called) Expected() string {
 func (c *Called) Judge(ev *Evidence) Result {
 	calls, ok, why := ev.ObservedCalls()
 	if !ok {
-		return unable(NotObservable, why)
+		return unable(record.NotObservable, why)
 	}
 	matched := matchCalls(calls, c.Name, c.Arguments)
 	n := len(matched)
@@ -129,7 +130,7 @@ func (c *CallSequence) Expected() string {
 func (c *CallSequence) Judge(ev *Evidence) Result {
 	calls, ok, why := ev.ObservedCalls()
 	if !ok {
-		return unable(NotObservable, why)
+		return unable(record.NotObservable, why)
 	}
 	names := make([]string, len(calls))
 	for i, cl := range calls {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // call_sequence compares lists of names, not names joined into one text.
@@ -15,9 +16,9 @@ func TestCallSequenceComparesLists(t *testing.T) {
 		Calls: []hook.Call{{Name: "a\x00b"}}}}}
 	for _, mode := range []string{"strict", "unordered"} {
 		c := &check.CallSequence{Names: []string{"a", "b"}, Mode: mode}
-		assert.Equal(t, check.Fail, check.Decide(c, ev).Status, mode)
+		assert.Equal(t, record.Fail, check.Decide(c, ev).Status, mode)
 	}
 	ev.Turns[0].Calls = []hook.Call{{Name: "b"}, {Name: "a"}}
-	assert.Equal(t, check.Pass, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "unordered"}, ev).Status)
-	assert.Equal(t, check.Fail, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "strict"}, ev).Status)
+	assert.Equal(t, record.Pass, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "unordered"}, ev).Status)
+	assert.Equal(t, record.Fail, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "strict"}, ev).Status)
 }

@@ -9,29 +9,14 @@ package check
 import (
 	"fmt"
 	"sort"
-)
 
-// Status is a criterion's or a scenario's outcome.
-type Status string
-
-// The three outcomes. Unable to Verify is never folded into Pass or Fail.
-const (
-	Pass           Status = "Pass"
-	Fail           Status = "Fail"
-	UnableToVerify Status = "Unable to Verify"
-)
-
-// Why a criterion or scenario is Unable to Verify.
-const (
-	AgentNeverRan = "agent_never_ran"
-	NotObservable = "not_observable"
-	Undecidable   = "undecidable"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Result is what a check decided about one criterion.
 type Result struct {
-	Status Status
-	// Reason is set with Unable to Verify: AgentNeverRan, NotObservable or Undecidable.
+	Status record.Status
+	// Reason is set with Unable to Verify: record.AgentNeverRan, record.NotObservable or record.Undecidable.
 	Reason string
 	// Achieved says what the evidence shows; Evidence quotes it from the record.
 	Achieved string
@@ -122,7 +107,7 @@ type Params interface {
 // (agent_never_ran) when there is none.
 func Decide(c Check, ev *Evidence) Result {
 	if rf, ok := c.(ReplyFree); (!ok || !rf.JudgesWithoutReply()) && !ev.AgentRan {
-		return unable(AgentNeverRan, "the agent never replied, so there is nothing to judge")
+		return unable(record.AgentNeverRan, "the agent never replied, so there is nothing to judge")
 	}
 	r := c.Judge(ev)
 	if r.Confidence == "" {
@@ -131,15 +116,15 @@ func Decide(c Check, ev *Evidence) Result {
 	return r
 }
 
-func passIf(ok bool) Status {
+func passIf(ok bool) record.Status {
 	if ok {
-		return Pass
+		return record.Pass
 	}
-	return Fail
+	return record.Fail
 }
 
 func unable(reason, why string) Result {
-	return Result{Status: UnableToVerify, Reason: reason, Achieved: why}
+	return Result{Status: record.UnableToVerify, Reason: reason, Achieved: why}
 }
 
 // oneOf reports key's value unless it is one of allowed.

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // JSONPath is a parsed path of the form $.a.b[0]["c d"].
@@ -177,14 +179,14 @@ func (c *JSONPathCheck) Judge(ev *Evidence) Result {
 			if ev.NoCollect != "" {
 				why = ev.NoCollect
 			}
-			return unable(NotObservable, why)
+			return unable(record.NotObservable, why)
 		}
 		doc = ev.Collect
 	} else {
 		r.Evidence = Excerpt(ev.Output(), 0, 0)
 		var err error
 		if doc, err = decodeJSON(ev.Output()); err != nil {
-			r.Status, r.Achieved = Fail, "the reply is not JSON"
+			r.Status, r.Achieved = record.Fail, "the reply is not JSON"
 			return r
 		}
 	}
@@ -193,7 +195,7 @@ func (c *JSONPathCheck) Judge(ev *Evidence) Result {
 	case c.Exists != nil:
 		r.Status = passIf(found == *c.Exists)
 	case !found:
-		r.Status = Fail
+		r.Status = record.Fail
 	case c.HasEquals:
 		r.Status = passIf(jsonEqual(v, c.Equals))
 	default:

@@ -1,6 +1,10 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rookgo/rookgo/internal/record"
+)
 
 // NoJudgeModel is the reason given to llm_judge criteria while no judge model decides them.
 const NoJudgeModel = "no judge model configured"
@@ -21,7 +25,7 @@ func (c *LLMJudge) Expected() string { return "" }
 func (c *LLMJudge) JudgesWithoutReply() bool { return true }
 
 func (c *LLMJudge) Judge(*Evidence) Result {
-	r := unable(Undecidable, NoJudgeModel)
+	r := unable(record.Undecidable, NoJudgeModel)
 	r.Confidence = "Low"
 	return r
 }
@@ -37,7 +41,7 @@ func (c *Unsupported) Expected() string { return "" }
 func (c *Unsupported) JudgesWithoutReply() bool { return true }
 
 func (c *Unsupported) Judge(*Evidence) Result {
-	r := unable(Undecidable, fmt.Sprintf("check %q is not supported by this judge", c.Name))
+	r := unable(record.Undecidable, fmt.Sprintf("check %q is not supported by this judge", c.Name))
 	r.Confidence = "Low"
 	return r
 }

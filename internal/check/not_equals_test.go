@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -22,12 +23,12 @@ acceptance_criteria:
 		return &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "g", Output: reply}}}
 	}
 	canned, echo := sc.Criteria[0].Check, sc.Criteria[1].Check
-	assert.Equal(t, check.Fail, check.Decide(canned, ev("sorry, I CAN'T help.")).Status, "trimmed, case-insensitive by default")
-	assert.Equal(t, check.Pass, check.Decide(canned, ev("Your order ships Friday.")).Status)
-	assert.Equal(t, check.Pass, check.Decide(echo, ev("echo")).Status, "case-sensitive when asked")
-	assert.Equal(t, check.Fail, check.Decide(echo, ev(" ECHO ")).Status)
+	assert.Equal(t, record.Fail, check.Decide(canned, ev("sorry, I CAN'T help.")).Status, "trimmed, case-insensitive by default")
+	assert.Equal(t, record.Pass, check.Decide(canned, ev("Your order ships Friday.")).Status)
+	assert.Equal(t, record.Pass, check.Decide(echo, ev("echo")).Status, "case-sensitive when asked")
+	assert.Equal(t, record.Fail, check.Decide(echo, ev(" ECHO ")).Status)
 	assert.Equal(t, `the reply does not equal "  Sorry, I can't help.  "`, canned.Expected())
-	assert.Equal(t, check.AgentNeverRan, check.Decide(canned, &check.Evidence{}).Reason)
+	assert.Equal(t, record.AgentNeverRan, check.Decide(canned, &check.Evidence{}).Reason)
 
 	_, err = spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: not_equals}\n"))
 	require.Error(t, err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // The scripts, chosen per scenario id.
@@ -173,18 +175,18 @@ func (s *Server) content(script, prompt string) string {
 	for _, id := range ids {
 		switch script {
 		case GroundedFail:
-			rows = append(rows, row(id, "Fail", []string{quote}))
+			rows = append(rows, row(id, string(record.Fail), []string{quote}))
 		case Fabricated:
-			rows = append(rows, row(id, "Pass", []string{"the agent confirmed the refund of 900 dollars"}))
+			rows = append(rows, row(id, string(record.Pass), []string{"the agent confirmed the refund of 900 dollars"}))
 		case NoQuote:
-			rows = append(rows, row(id, "Pass", []string{}))
+			rows = append(rows, row(id, string(record.Pass), []string{}))
 		case MissingAnswer:
 		case Unsure:
-			r := row(id, "Pass", []string{quote})
+			r := row(id, string(record.Pass), []string{quote})
 			r["confidence"] = "Medium"
 			rows = append(rows, r)
 		default:
-			rows = append(rows, row(id, "Pass", []string{quote}))
+			rows = append(rows, row(id, string(record.Pass), []string{quote}))
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"criteria": rows})

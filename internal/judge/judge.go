@@ -10,20 +10,8 @@ import (
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
-// Evidence is what the judge reads; see package check.
-type Evidence = check.Evidence
-
-// Turn is one execute call of the evidence.
-type Turn = check.Turn
-
-// Session is collect's report of the session.
-type Session = check.Session
-
-// NoJudgeModel is the reason given to llm_judge criteria while no judge model decides them.
-const NoJudgeModel = check.NoJudgeModel
-
 // Evaluate judges every criterion against the evidence, in order.
-func Evaluate(criteria []spec.Criterion, ev *Evidence) []record.Row {
+func Evaluate(criteria []spec.Criterion, ev *check.Evidence) []record.Row {
 	rows := make([]record.Row, 0, len(criteria))
 	for i := range criteria {
 		c := &criteria[i]
@@ -39,7 +27,7 @@ func Evaluate(criteria []spec.Criterion, ev *Evidence) []record.Row {
 }
 
 // Forbidden returns every forbidden text that appears in an agent turn (case-insensitive).
-func Forbidden(forbidden []string, ev *Evidence) []record.ForbiddenHit {
+func Forbidden(forbidden []string, ev *check.Evidence) []record.ForbiddenHit {
 	var hits []record.ForbiddenHit
 	for _, f := range forbidden {
 		if strings.TrimSpace(f) == "" {

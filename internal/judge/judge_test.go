@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
@@ -21,14 +22,14 @@ func criterion(t *testing.T, yaml string) spec.Criterion {
 	return s.Criteria[0]
 }
 
-func evidence() *judge.Evidence {
-	return &judge.Evidence{
+func evidence() *check.Evidence {
+	return &check.Evidence{
 		AgentRan: true,
-		Turns: []judge.Turn{
+		Turns: []check.Turn{
 			{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
 			{Input: "Refund it", Output: `{"status":"refunded","amount":40,"items":[{"sku":"MUG"}]}`, LatencyMs: 300},
 		},
-		Session: &judge.Session{CallsObserved: true,
+		Session: &check.Session{CallsObserved: true,
 			Calls: []hook.Call{
 				{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1"}},
 				{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1", "amount": int64(40), "meta": map[string]any{"by": "bot", "x": 1.0}}},
@@ -41,43 +42,43 @@ func evidence() *judge.Evidence {
 func TestChecks(t *testing.T) {
 	tests := []struct {
 		criterion string
-		want      judge.Status
+		want      record.Status
 		reason    string
 	}{
-		{`{statement: s, check: contains, params: {text: REFUNDED}}`, judge.Pass, "case-insensitive by default"},
-		{`{statement: s, check: contains, params: {text: REFUNDED, case_sensitive: true}}`, judge.Fail, "case-sensitive when asked"},
-		{`{statement: s, check: contains, params: {text: ORD-1.}}`, judge.Fail, "output is the final reply only"},
-		{`{statement: s, check: contains, params: {text: "have ORD-1", in: transcript}}`, judge.Pass, "transcript holds every turn"},
-		{`{statement: s, check: not_contains, params: {text: approval}}`, judge.Pass, "absent text"},
-		{`{statement: s, check: regex, params: {pattern: '"amount":\d+'}}`, judge.Pass, "RE2 match"},
-		{`{statement: s, check: not_regex, params: {pattern: 'amount'}}`, judge.Fail, "not_regex fails on a match"},
-		{`{statement: s, check: equals, params: {value: 'Thanks, I have ORD-1.', in: transcript}}`, judge.Fail, "equals compares the whole text"},
-		{`{statement: s, check: json_path, params: {path: '$.items[0].sku', equals: MUG}}`, judge.Pass, "path into the reply"},
-		{`{statement: s, check: json_path, params: {path: '$.amount', equals: 40}}`, judge.Pass, "numbers compare as JSON"},
-		{`{statement: s, check: json_path, params: {path: '$.amount', equals: "40"}}`, judge.Fail, "a string is not a number"},
-		{`{statement: s, check: json_path, params: {path: '$.status', matches: '^refund'}}`, judge.Pass, "matches"},
-		{`{statement: s, check: json_path, params: {path: '$.nope', exists: false}}`, judge.Pass, "exists: false"},
-		{`{statement: s, check: json_path, params: {path: '$.nope', equals: 1}}`, judge.Fail, "a missing path fails"},
-		{`{statement: s, check: json_path, params: {in: collect, path: '$.trace.tickets[0].status', equals: open}}`, judge.Pass, "collect's data"},
-		{`{statement: s, check: called, params: {name: issue_refund}}`, judge.Pass, "called"},
-		{`{statement: s, check: called, params: {name: issue_refund, arguments: {amount: 40, meta: {by: bot}}}}`, judge.Pass, "nested subset of arguments"},
-		{`{statement: s, check: called, params: {name: issue_refund, arguments: {amount: 41}}}`, judge.Fail, "other arguments"},
-		{`{statement: s, check: called, params: {name: lookup_order, times: 2}}`, judge.Fail, "times is exact"},
-		{`{statement: s, check: called, params: {name: lookup_order, min: 1, max: 1}}`, judge.Pass, "bounds"},
-		{`{statement: s, check: not_called, params: {name: escalate}}`, judge.Pass, "not called"},
-		{`{statement: s, check: not_called, params: {name: issue_refund}}`, judge.Fail, "called after all"},
-		{`{statement: s, check: call_sequence, params: {names: [lookup_order, issue_refund]}}`, judge.Pass, "strict is the default"},
-		{`{statement: s, check: call_sequence, params: {names: [issue_refund, lookup_order]}}`, judge.Fail, "strict order"},
-		{`{statement: s, check: call_sequence, params: {names: [issue_refund, lookup_order], mode: unordered}}`, judge.Pass, "unordered"},
-		{`{statement: s, check: call_sequence, params: {names: [lookup_order], mode: superset}}`, judge.Pass, "observed calls include all of these"},
-		{`{statement: s, check: call_sequence, params: {names: [lookup_order], mode: subset}}`, judge.Fail, "observed calls must all be among these"},
-		{`{statement: s, check: usage, params: {total_max: 350}}`, judge.Pass, "within budget"},
-		{`{statement: s, check: usage, params: {input_max: 299}}`, judge.Fail, "over the input budget"},
-		{`{statement: s, check: latency, params: {max_ms: 300}}`, judge.Pass, "per turn by default"},
-		{`{statement: s, check: latency, params: {max_ms: 300, per: scenario}}`, judge.Fail, "the scenario adds its turns"},
-		{`{statement: s, check: turns, params: {max: 1}}`, judge.Fail, "two turns taken"},
-		{`{statement: s, check: llm_judge}`, judge.UnableToVerify, "no judge model"},
-		{`{statement: s, check: mcp_probe}`, judge.UnableToVerify, "unsupported checks are not guessed"},
+		{`{statement: s, check: contains, params: {text: REFUNDED}}`, record.Pass, "case-insensitive by default"},
+		{`{statement: s, check: contains, params: {text: REFUNDED, case_sensitive: true}}`, record.Fail, "case-sensitive when asked"},
+		{`{statement: s, check: contains, params: {text: ORD-1.}}`, record.Fail, "output is the final reply only"},
+		{`{statement: s, check: contains, params: {text: "have ORD-1", in: transcript}}`, record.Pass, "transcript holds every turn"},
+		{`{statement: s, check: not_contains, params: {text: approval}}`, record.Pass, "absent text"},
+		{`{statement: s, check: regex, params: {pattern: '"amount":\d+'}}`, record.Pass, "RE2 match"},
+		{`{statement: s, check: not_regex, params: {pattern: 'amount'}}`, record.Fail, "not_regex fails on a match"},
+		{`{statement: s, check: equals, params: {value: 'Thanks, I have ORD-1.', in: transcript}}`, record.Fail, "equals compares the whole text"},
+		{`{statement: s, check: json_path, params: {path: '$.items[0].sku', equals: MUG}}`, record.Pass, "path into the reply"},
+		{`{statement: s, check: json_path, params: {path: '$.amount', equals: 40}}`, record.Pass, "numbers compare as JSON"},
+		{`{statement: s, check: json_path, params: {path: '$.amount', equals: "40"}}`, record.Fail, "a string is not a number"},
+		{`{statement: s, check: json_path, params: {path: '$.status', matches: '^refund'}}`, record.Pass, "matches"},
+		{`{statement: s, check: json_path, params: {path: '$.nope', exists: false}}`, record.Pass, "exists: false"},
+		{`{statement: s, check: json_path, params: {path: '$.nope', equals: 1}}`, record.Fail, "a missing path fails"},
+		{`{statement: s, check: json_path, params: {in: collect, path: '$.trace.tickets[0].status', equals: open}}`, record.Pass, "collect's data"},
+		{`{statement: s, check: called, params: {name: issue_refund}}`, record.Pass, "called"},
+		{`{statement: s, check: called, params: {name: issue_refund, arguments: {amount: 40, meta: {by: bot}}}}`, record.Pass, "nested subset of arguments"},
+		{`{statement: s, check: called, params: {name: issue_refund, arguments: {amount: 41}}}`, record.Fail, "other arguments"},
+		{`{statement: s, check: called, params: {name: lookup_order, times: 2}}`, record.Fail, "times is exact"},
+		{`{statement: s, check: called, params: {name: lookup_order, min: 1, max: 1}}`, record.Pass, "bounds"},
+		{`{statement: s, check: not_called, params: {name: escalate}}`, record.Pass, "not called"},
+		{`{statement: s, check: not_called, params: {name: issue_refund}}`, record.Fail, "called after all"},
+		{`{statement: s, check: call_sequence, params: {names: [lookup_order, issue_refund]}}`, record.Pass, "strict is the default"},
+		{`{statement: s, check: call_sequence, params: {names: [issue_refund, lookup_order]}}`, record.Fail, "strict order"},
+		{`{statement: s, check: call_sequence, params: {names: [issue_refund, lookup_order], mode: unordered}}`, record.Pass, "unordered"},
+		{`{statement: s, check: call_sequence, params: {names: [lookup_order], mode: superset}}`, record.Pass, "observed calls include all of these"},
+		{`{statement: s, check: call_sequence, params: {names: [lookup_order], mode: subset}}`, record.Fail, "observed calls must all be among these"},
+		{`{statement: s, check: usage, params: {total_max: 350}}`, record.Pass, "within budget"},
+		{`{statement: s, check: usage, params: {input_max: 299}}`, record.Fail, "over the input budget"},
+		{`{statement: s, check: latency, params: {max_ms: 300}}`, record.Pass, "per turn by default"},
+		{`{statement: s, check: latency, params: {max_ms: 300, per: scenario}}`, record.Fail, "the scenario adds its turns"},
+		{`{statement: s, check: turns, params: {max: 1}}`, record.Fail, "two turns taken"},
+		{`{statement: s, check: llm_judge}`, record.UnableToVerify, "no judge model"},
+		{`{statement: s, check: mcp_probe}`, record.UnableToVerify, "unsupported checks are not guessed"},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprintf("%02d_%s", i, tc.reason), func(t *testing.T) {
@@ -85,7 +86,7 @@ func TestChecks(t *testing.T) {
 			assert.Equal(t, tc.want, row.Status, "%s\nexpected: %s\nachieved: %s", tc.reason, row.Expected, row.Achieved)
 			assert.NotEmpty(t, row.Expected)
 			assert.NotEmpty(t, row.Achieved)
-			if row.Status != judge.UnableToVerify {
+			if row.Status != record.UnableToVerify {
 				assert.NotEmpty(t, row.Evidence, "a decided row quotes its evidence")
 				assert.Equal(t, "High", row.Confidence)
 			}
@@ -104,25 +105,25 @@ func TestObservability(t *testing.T) {
 		`{statement: s, check: json_path, params: {in: collect, path: '$.a', exists: true}}`,
 	} {
 		row := judge.Evaluate([]spec.Criterion{criterion(t, c)}, ev)[0]
-		assert.Equal(t, judge.UnableToVerify, row.Status, c)
-		assert.Equal(t, judge.NotObservable, row.Reason, c)
+		assert.Equal(t, record.UnableToVerify, row.Status, c)
+		assert.Equal(t, record.NotObservable, row.Reason, c)
 	}
 	// calls: [] is positive evidence that nothing was called.
-	ev.Session = &judge.Session{CallsObserved: true}
+	ev.Session = &check.Session{CallsObserved: true}
 	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev)[0]
-	assert.Equal(t, judge.Pass, row.Status)
+	assert.Equal(t, record.Pass, row.Status)
 }
 
 func TestAgentNeverRan(t *testing.T) {
-	ev := &judge.Evidence{}
+	ev := &check.Evidence{}
 	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev)[0]
-	assert.Equal(t, judge.UnableToVerify, row.Status, "no reply is no pass, even for a negative check")
-	assert.Equal(t, judge.AgentNeverRan, row.Reason)
+	assert.Equal(t, record.UnableToVerify, row.Status, "no reply is no pass, even for a negative check")
+	assert.Equal(t, record.AgentNeverRan, row.Reason)
 }
 
 func TestFailQuotesWhatTheAgentDid(t *testing.T) {
 	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, evidence())[0]
-	assert.Equal(t, judge.Fail, row.Status)
+	assert.Equal(t, record.Fail, row.Status)
 	assert.Equal(t, "issue_refund is never called", row.Expected)
 	assert.Contains(t, row.Evidence, `"name":"issue_refund"`)
 	assert.Contains(t, row.Evidence, `"amount":40`)
@@ -136,22 +137,22 @@ func TestForbidden(t *testing.T) {
 }
 
 func TestScenarioStatus(t *testing.T) {
-	pass := record.Row{Status: judge.Pass}
-	fail := record.Row{Status: judge.Fail}
-	undecidable := record.Row{Status: judge.UnableToVerify, Reason: judge.Undecidable}
-	unobserved := record.Row{Status: judge.UnableToVerify, Reason: judge.NotObservable}
+	pass := record.Row{Status: record.Pass}
+	fail := record.Row{Status: record.Fail}
+	undecidable := record.Row{Status: record.UnableToVerify, Reason: record.Undecidable}
+	unobserved := record.Row{Status: record.UnableToVerify, Reason: record.NotObservable}
 	tests := []struct {
 		name   string
 		rows   []record.Row
 		hits   []record.ForbiddenHit
-		want   judge.Status
+		want   record.Status
 		reason string
 	}{
-		{"all pass", []record.Row{pass, pass}, nil, judge.Pass, ""},
-		{"a fail wins over unable to verify", []record.Row{undecidable, fail, pass}, nil, judge.Fail, ""},
-		{"unable to verify is not a pass", []record.Row{pass, undecidable, unobserved}, nil, judge.UnableToVerify, judge.NotObservable},
-		{"a forbidden hit fails", []record.Row{pass}, []record.ForbiddenHit{{Text: "x"}}, judge.Fail, ""},
-		{"nothing to decide", nil, nil, judge.UnableToVerify, judge.Undecidable},
+		{"all pass", []record.Row{pass, pass}, nil, record.Pass, ""},
+		{"a fail wins over unable to verify", []record.Row{undecidable, fail, pass}, nil, record.Fail, ""},
+		{"unable to verify is not a pass", []record.Row{pass, undecidable, unobserved}, nil, record.UnableToVerify, record.NotObservable},
+		{"a forbidden hit fails", []record.Row{pass}, []record.ForbiddenHit{{Text: "x"}}, record.Fail, ""},
+		{"nothing to decide", nil, nil, record.UnableToVerify, record.Undecidable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

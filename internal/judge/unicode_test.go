@@ -9,11 +9,12 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
-func reply(text string) *judge.Evidence {
-	return &judge.Evidence{AgentRan: true, Turns: []judge.Turn{{Input: "q", Output: text}}}
+func reply(text string) *check.Evidence {
+	return &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "q", Output: text}}}
 }
 
 // Runes whose lowercase is longer (Ⱥ) or shorter (the Kelvin sign) than themselves moved
@@ -27,7 +28,7 @@ func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ev := reply(text)
 			rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev)
-			assert.Equal(t, judge.Pass, rows[0].Status)
+			assert.Equal(t, record.Pass, rows[0].Status)
 			assert.Contains(t, rows[0].Evidence, "hello", "the quote shows the match")
 			hits := judge.Forbidden([]string{"Hello"}, ev)
 			if assert.Len(t, hits, 1) {
@@ -37,9 +38,9 @@ func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
 	}
 	// Case folding reaches beyond ASCII: the Kelvin sign is a K.
 	rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"))
-	assert.Equal(t, judge.Fail, rows[0].Status, "no 'ok' here")
+	assert.Equal(t, record.Fail, rows[0].Status, "no 'ok' here")
 	rows = judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"))
-	assert.Equal(t, judge.Pass, rows[0].Status)
+	assert.Equal(t, record.Pass, rows[0].Status)
 	assert.Contains(t, rows[0].Evidence, "O\u212a")
 }
 
@@ -62,7 +63,7 @@ func FuzzJudge(f *testing.F) {
 		}
 		for _, r := range judge.Evaluate(criteria, ev) {
 			assert.True(t, utf8.ValidString(r.Evidence), "%q", r.Evidence)
-			assert.NotEqual(t, judge.UnableToVerify, r.Status)
+			assert.NotEqual(t, record.UnableToVerify, r.Status)
 		}
 		for _, h := range judge.Forbidden([]string{needle}, ev) {
 			assert.True(t, utf8.ValidString(h.Quote), "%q", h.Quote)

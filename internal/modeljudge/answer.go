@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // MinQuote is the shortest quote that can ground a verdict: "the" occurs everywhere.
@@ -30,7 +31,7 @@ type answerRow struct {
 
 // Result is the judge's decision on one criterion, after the answer was checked.
 type Result struct {
-	Status     check.Status
+	Status     record.Status
 	Reason     string
 	Expected   string
 	Achieved   string
@@ -39,7 +40,7 @@ type Result struct {
 }
 
 func unable(why string) Result {
-	return Result{Status: check.UnableToVerify, Reason: check.Undecidable, Achieved: why, Confidence: "Low"}
+	return Result{Status: record.UnableToVerify, Reason: record.Undecidable, Achieved: why, Confidence: "Low"}
 }
 
 // parse reads the model's content leniently (a fenced block, prose around the object) and
@@ -116,14 +117,14 @@ func ground(r answerRow, hay string) Result {
 		quoted = append(quoted, fmt.Sprintf("%q", q))
 	}
 	res.Evidence = strings.Join(quoted, " … ")
-	switch r.Status {
-	case "Unable to Verify":
-		res.Status, res.Reason = check.UnableToVerify, check.Undecidable
+	switch record.Status(r.Status) {
+	case record.UnableToVerify:
+		res.Status, res.Reason = record.UnableToVerify, record.Undecidable
 		if r.Reason != "" {
 			res.Achieved = "the judge could not decide: " + r.Reason
 		}
 		return res
-	case "Pass", "Fail":
+	case record.Pass, record.Fail:
 	default:
 		return unable(fmt.Sprintf("the judge's status %q is not Pass, Fail or Unable to Verify", r.Status))
 	}
@@ -140,7 +141,7 @@ func ground(r answerRow, hay string) Result {
 			return u
 		}
 	}
-	res.Status = check.Status(r.Status)
+	res.Status = record.Status(r.Status)
 	return res
 }
 

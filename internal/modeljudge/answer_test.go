@@ -3,30 +3,29 @@ package modeljudge
 import (
 	"testing"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/stretchr/testify/assert"
-
-	"github.com/rookgo/rookgo/internal/check"
 )
 
 func TestGrounding(t *testing.T) {
-	record := "turn 1: agent:\nI can’t share that.   The \"manager approval\" rule applies\nto refunds over $400."
-	hay := normalise(record)
+	text := "turn 1: agent:\nI can’t share that.   The \"manager approval\" rule applies\nto refunds over $400."
+	hay := normalise(text)
 	row := func(status string, quotes ...string) answerRow {
 		return answerRow{CriterionID: "C1", Status: status, Confidence: "High", Evidence: quotes}
 	}
 	for _, tc := range []struct {
 		name   string
 		row    answerRow
-		status check.Status
+		status record.Status
 		why    string
 	}{
-		{"case, spaces and typographic quotes are folded", row("Pass", `I CAN'T share that. The “manager approval” rule applies to refunds`), check.Pass, ""},
-		{"a Fail needs its quote too", row("Fail", "refunds over $400"), check.Fail, ""},
-		{"one quote not in the record spoils the rest", row("Pass", "refunds over $400", "refunds over $500"), check.UnableToVerify, `evidence not found in the record: "refunds over $500"`},
-		{"a quote too short to ground anything", row("Pass", "the"), check.UnableToVerify, "evidence not found"},
-		{"no quote", row("Pass"), check.UnableToVerify, "quoted no evidence"},
-		{"an unknown status", row("Mostly Pass", "refunds over $400"), check.UnableToVerify, `status "Mostly Pass"`},
-		{"the judge's own Unable to Verify keeps its reason", answerRow{Status: "Unable to Verify", Confidence: "Low", Reason: "no trace"}, check.UnableToVerify, "the judge could not decide: no trace"},
+		{"case, spaces and typographic quotes are folded", row("Pass", `I CAN'T share that. The “manager approval” rule applies to refunds`), record.Pass, ""},
+		{"a Fail needs its quote too", row("Fail", "refunds over $400"), record.Fail, ""},
+		{"one quote not in the record spoils the rest", row("Pass", "refunds over $400", "refunds over $500"), record.UnableToVerify, `evidence not found in the record: "refunds over $500"`},
+		{"a quote too short to ground anything", row("Pass", "the"), record.UnableToVerify, "evidence not found"},
+		{"no quote", row("Pass"), record.UnableToVerify, "quoted no evidence"},
+		{"an unknown status", row("Mostly Pass", "refunds over $400"), record.UnableToVerify, `status "Mostly Pass"`},
+		{"the judge's own Unable to Verify keeps its reason", answerRow{Status: "Unable to Verify", Confidence: "Low", Reason: "no trace"}, record.UnableToVerify, "the judge could not decide: no trace"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ground(tc.row, hay)
@@ -38,7 +37,7 @@ func TestGrounding(t *testing.T) {
 	}
 
 	a := &answer{Criteria: []answerRow{row("Pass", "refunds over $400"), row("Fail", "refunds over $400")}}
-	got := decide(a, []Criterion{{ID: "C1"}, {ID: "C2"}}, record)
+	got := decide(a, []Criterion{{ID: "C1"}, {ID: "C2"}}, text)
 	assert.Contains(t, got["C1"].Achieved, "answered C1 2 times")
 	assert.Contains(t, got["C2"].Achieved, "no answer for C2")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 func caseFor(id string) modeljudge.Case {
@@ -43,22 +44,22 @@ func newJudge(t *testing.T, scripts map[string]string, tune func(*modeljudge.Con
 func TestDecideScriptedAnswers(t *testing.T) {
 	tests := []struct {
 		script string
-		status check.Status
+		status record.Status
 		why    string
 	}{
-		{fakejudge.GroundedPass, check.Pass, ""},
-		{fakejudge.GroundedFail, check.Fail, ""},
-		{fakejudge.Fabricated, check.UnableToVerify, "evidence not found in the record"},
-		{fakejudge.NoQuote, check.UnableToVerify, "the judge quoted no evidence for its Pass"},
-		{fakejudge.Prose, check.Pass, ""},
-		{fakejudge.Garbage, check.UnableToVerify, "holds no JSON object"},
-		{fakejudge.RateLimited, check.Pass, ""},
-		{fakejudge.ServerError, check.UnableToVerify, "HTTP 500"},
-		{fakejudge.Slow, check.UnableToVerify, "no answer within 500ms"},
-		{fakejudge.FormatRefused, check.Pass, ""},
-		{fakejudge.Truncated, check.UnableToVerify, "cut off (finish_reason length)"},
-		{fakejudge.MissingAnswer, check.UnableToVerify, "the judge gave no answer for C2"},
-		{fakejudge.EmptyForSchema, check.Pass, ""},
+		{fakejudge.GroundedPass, record.Pass, ""},
+		{fakejudge.GroundedFail, record.Fail, ""},
+		{fakejudge.Fabricated, record.UnableToVerify, "evidence not found in the record"},
+		{fakejudge.NoQuote, record.UnableToVerify, "the judge quoted no evidence for its Pass"},
+		{fakejudge.Prose, record.Pass, ""},
+		{fakejudge.Garbage, record.UnableToVerify, "holds no JSON object"},
+		{fakejudge.RateLimited, record.Pass, ""},
+		{fakejudge.ServerError, record.UnableToVerify, "HTTP 500"},
+		{fakejudge.Slow, record.UnableToVerify, "no answer within 500ms"},
+		{fakejudge.FormatRefused, record.Pass, ""},
+		{fakejudge.Truncated, record.UnableToVerify, "cut off (finish_reason length)"},
+		{fakejudge.MissingAnswer, record.UnableToVerify, "the judge gave no answer for C2"},
+		{fakejudge.EmptyForSchema, record.Pass, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.script, func(t *testing.T) {
@@ -69,9 +70,9 @@ func TestDecideScriptedAnswers(t *testing.T) {
 			assert.Equal(t, tc.status, r.Status, "%+v", r)
 			if tc.why != "" {
 				assert.Contains(t, r.Achieved, tc.why)
-				assert.Equal(t, check.Undecidable, r.Reason)
+				assert.Equal(t, record.Undecidable, r.Reason)
 			}
-			if tc.status == check.Pass {
+			if tc.status == record.Pass {
 				assert.Contains(t, r.Evidence, "I have refunded order ORD-1")
 			}
 			reqs := fake.Requests("SC-1")
@@ -80,7 +81,7 @@ func TestDecideScriptedAnswers(t *testing.T) {
 			assert.NotContains(t, string(d.Request)+string(d.Response), "sk-judge-key", "the key travels in a header only")
 			assert.EqualValues(t, 0, reqs[0].Body["temperature"])
 			assert.Contains(t, reqs[0].Prompt, "- C2: The agent refunds the order and says so.", "statements reach the judge unchanged")
-			if tc.status != check.UnableToVerify {
+			if tc.status != record.UnableToVerify {
 				assert.Equal(t, "fake-judge-1", d.Info.ReportedModel, "the model the server reported")
 			}
 		})
@@ -89,7 +90,7 @@ func TestDecideScriptedAnswers(t *testing.T) {
 
 func TestFallsBackFromResponseFormat(t *testing.T) {
 	j, fake := newJudge(t, map[string]string{"SC-1": fakejudge.FormatRefused, "SC-2": fakejudge.FormatRefused}, nil)
-	assert.Equal(t, check.Pass, j.Decide(context.Background(), caseFor("SC-1")).Results["C2"].Status)
+	assert.Equal(t, record.Pass, j.Decide(context.Background(), caseFor("SC-1")).Results["C2"].Status)
 	var formats []string
 	for _, r := range fake.Requests("SC-1") {
 		f, _ := r.Body["response_format"].(map[string]any)
@@ -107,7 +108,7 @@ func TestCacheAndPreflight(t *testing.T) {
 	dir := t.TempDir()
 	j, fake := newJudge(t, nil, func(c *modeljudge.Config) { c.CacheDir, c.Preflight = dir, true })
 	d := j.Decide(context.Background(), caseFor("SC-1"))
-	require.Equal(t, check.Pass, d.Results["C2"].Status)
+	require.Equal(t, record.Pass, d.Results["C2"].Status)
 	assert.Len(t, fake.Requests("PREFLIGHT"), 1)
 	assert.Len(t, fake.Requests("SC-1"), 1)
 
@@ -128,7 +129,7 @@ func TestCacheAndPreflight(t *testing.T) {
 	bad, badFake := newJudge(t, map[string]string{"PREFLIGHT": fakejudge.Garbage}, func(c *modeljudge.Config) { c.Preflight = true })
 	require.Error(t, bad.Preflight(context.Background()))
 	r := bad.Decide(context.Background(), caseFor("SC-1")).Results["C2"]
-	assert.Equal(t, check.UnableToVerify, r.Status)
+	assert.Equal(t, record.UnableToVerify, r.Status)
 	assert.Contains(t, r.Achieved, "failed the preflight check")
 	assert.Empty(t, badFake.Requests("SC-1"))
 }

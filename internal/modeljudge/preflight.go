@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // preflightCase is a question whose grounded answer is certain: a server that cannot
@@ -32,7 +33,7 @@ func (j *Judge) Preflight(ctx context.Context) error {
 			var a *answer
 			if a, err = parse(content); err == nil {
 				r := decide(a, preflightCase.Criteria, full)["P1"]
-				if r.Status != check.Pass {
+				if r.Status != record.Pass {
 					err = fmt.Errorf("its answer was %s (%s), not a grounded Pass", r.Status, r.Achieved)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // ProtocolVersion names the judge protocol: the prompt's shape and the answer's schema.
@@ -42,16 +43,17 @@ type File struct {
 	Text string
 }
 
-const system = `You are the judge of an automated test of an AI agent. You decide acceptance criteria from the recorded evidence alone.
+// system is the judge's instructions, the status words spelt as record spells them.
+var system = strings.NewReplacer("{PASS}", string(record.Pass), "{FAIL}", string(record.Fail), "{UTV}", string(record.UnableToVerify)).Replace(`You are the judge of an automated test of an AI agent. You decide acceptance criteria from the recorded evidence alone.
 
 Rules:
 - Decide each criterion independently, from the record below and nothing else.
 - Before you decide, quote the evidence: every entry of "evidence" is a verbatim quote copied from the record (at least 8 characters). Do not paraphrase in quotes; do not quote the criterion.
-- "Pass": the record shows the criterion is met. "Fail": the record shows it is not met. "Unable to Verify": the record does not show either way; say why in "reason".
+- "{PASS}": the record shows the criterion is met. "{FAIL}": the record shows it is not met. "{UTV}": the record does not show either way; say why in "reason".
 - A Pass or a Fail without a verbatim quote from the record is not accepted.
 - Answer with one JSON object only, of this form:
-{"criteria": [{"criterion_id": "C1", "expected": "what must be true", "evidence": ["verbatim quote", "..."], "achieved": "what the record shows", "status": "Pass" | "Fail" | "Unable to Verify", "confidence": "High" | "Medium" | "Low", "reason": "only for Unable to Verify"}]}
-- Give exactly one entry for every criterion id you are asked about.`
+{"criteria": [{"criterion_id": "C1", "expected": "what must be true", "evidence": ["verbatim quote", "..."], "achieved": "what the record shows", "status": "{PASS}" | "{FAIL}" | "{UTV}", "confidence": "High" | "Medium" | "Low", "reason": "only for {UTV}"}]}
+- Give exactly one entry for every criterion id you are asked about.`)
 
 // schema is the answer's JSON Schema; evidence comes before status, so that a model
 // writing in order quotes before it decides.
@@ -71,7 +73,7 @@ var schema = map[string]any{
 					"expected":     map[string]any{"type": "string"},
 					"evidence":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 					"achieved":     map[string]any{"type": "string"},
-					"status":       map[string]any{"type": "string", "enum": []string{"Pass", "Fail", "Unable to Verify"}},
+					"status":       map[string]any{"type": "string", "enum": []string{string(record.Pass), string(record.Fail), string(record.UnableToVerify)}},
 					"confidence":   map[string]any{"type": "string", "enum": []string{"High", "Medium", "Low"}},
 					"reason":       map[string]any{"type": "string"},
 				},

@@ -3,7 +3,6 @@ package record
 import (
 	"fmt"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/hook"
 )
 
@@ -12,7 +11,7 @@ import (
 type Verdict struct {
 	ScenarioID           string         `yaml:"scenario_id"`
 	RunID                string         `yaml:"run_id"`
-	Status               check.Status   `yaml:"status"`
+	Status               Status         `yaml:"status"`
 	UnverifiableReason   string         `yaml:"unverifiable_reason,omitempty"`
 	Failure              string         `yaml:"failure,omitempty"`
 	Criteria             []Row          `yaml:"criteria"`
@@ -40,27 +39,27 @@ type Verdict struct {
 
 // AttemptStatus is one attempt's outcome in a repeated scenario's verdict.
 type AttemptStatus struct {
-	Attempt            int          `yaml:"attempt"`
-	Status             check.Status `yaml:"status"`
-	UnverifiableReason string       `yaml:"unverifiable_reason,omitempty"`
-	Failure            string       `yaml:"failure,omitempty"`
-	LatencyMs          int64        `yaml:"latency_ms"`
-	Turns              int          `yaml:"turns"`
-	Usage              *hook.Usage  `yaml:"usage"`
+	Attempt            int         `yaml:"attempt"`
+	Status             Status      `yaml:"status"`
+	UnverifiableReason string      `yaml:"unverifiable_reason,omitempty"`
+	Failure            string      `yaml:"failure,omitempty"`
+	LatencyMs          int64       `yaml:"latency_ms"`
+	Turns              int         `yaml:"turns"`
+	Usage              *hook.Usage `yaml:"usage"`
 }
 
 // Row is one criterion's verdict.
 type Row struct {
-	CriterionID string       `yaml:"criterion_id" json:"criterion_id"`
-	Criterion   string       `yaml:"criterion" json:"criterion"`
-	Check       string       `yaml:"check" json:"check"`
-	Subtest     string       `yaml:"-" json:"-"`
-	Expected    string       `yaml:"expected" json:"expected"`
-	Achieved    string       `yaml:"achieved" json:"achieved"`
-	Status      check.Status `yaml:"status" json:"status"`
-	Reason      string       `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
-	Evidence    string       `yaml:"evidence" json:"evidence"`
-	Confidence  string       `yaml:"confidence" json:"confidence"`
+	CriterionID string `yaml:"criterion_id" json:"criterion_id"`
+	Criterion   string `yaml:"criterion" json:"criterion"`
+	Check       string `yaml:"check" json:"check"`
+	Subtest     string `yaml:"-" json:"-"`
+	Expected    string `yaml:"expected" json:"expected"`
+	Achieved    string `yaml:"achieved" json:"achieved"`
+	Status      Status `yaml:"status" json:"status"`
+	Reason      string `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
+	Evidence    string `yaml:"evidence" json:"evidence"`
+	Confidence  string `yaml:"confidence" json:"confidence"`
 	// Judge is the model that decided an llm_judge row.
 	Judge string `yaml:"judge,omitempty" json:"judge,omitempty"`
 }
@@ -99,7 +98,7 @@ func (v *Verdict) Rows() []Row {
 		rows = append(rows, Row{CriterionID: ForbiddenCheck, Criterion: "forbidden text", Check: ForbiddenCheck,
 			Expected: fmt.Sprintf("%q never appears in the agent's replies", h.Text),
 			Achieved: fmt.Sprintf("%q appeared in turn %d", h.Text, h.Turn),
-			Status:   check.Fail, Evidence: h.Quote, Confidence: "High"})
+			Status:   Fail, Evidence: h.Quote, Confidence: "High"})
 	}
 	return rows
 }

@@ -37,18 +37,18 @@ func writeRun(t *testing.T) string {
 	require.NoError(t, red.YAML(filepath.Join(dir, "report.yaml"), record.Report{RunID: run.ID, Totals: totals, Clusters: []record.Cluster{}}))
 	for i, sc := range []struct {
 		reply  string
-		status check.Status
+		status record.Status
 		row    record.Row
 	}{
-		{"Your order ships Friday.", check.Pass, record.Row{CriterionID: "C1", Status: check.Pass, Expected: `the reply contains "Friday"`, Evidence: `"Your order ships Friday."`}},
-		{hostile, check.Fail, record.Row{CriterionID: "C1", Status: check.Fail, Expected: "no refund is issued", Achieved: "a refund was issued", Evidence: `"` + hostile[len(hostile)-14:] + `"`}},
-		{"I cannot tell.", check.UnableToVerify, record.Row{CriterionID: "C1", Status: check.UnableToVerify, Reason: check.Undecidable, Achieved: check.NoJudgeModel}},
+		{"Your order ships Friday.", record.Pass, record.Row{CriterionID: "C1", Status: record.Pass, Expected: `the reply contains "Friday"`, Evidence: `"Your order ships Friday."`}},
+		{hostile, record.Fail, record.Row{CriterionID: "C1", Status: record.Fail, Expected: "no refund is issued", Achieved: "a refund was issued", Evidence: `"` + hostile[len(hostile)-14:] + `"`}},
+		{"I cannot tell.", record.UnableToVerify, record.Row{CriterionID: "C1", Status: record.UnableToVerify, Reason: record.Undecidable, Achieved: check.NoJudgeModel}},
 	} {
 		sdir := filepath.Join(dir, "scenarios", "SC-"+strconv.Itoa(i+1))
 		require.NoError(t, record.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: SC-"+strconv.Itoa(i+1)+"\ntitle: case "+strconv.Itoa(i+1)+"\ngoal: g\n")))
 		v := record.Verdict{ScenarioID: "SC-" + strconv.Itoa(i+1), Status: sc.status, Criteria: []record.Row{sc.row}, ForbiddenHits: []record.ForbiddenHit{}}
-		if sc.status == check.UnableToVerify {
-			v.UnverifiableReason = check.Undecidable
+		if sc.status == record.UnableToVerify {
+			v.UnverifiableReason = record.Undecidable
 		}
 		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
 		calls := []hook.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}

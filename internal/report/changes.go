@@ -63,11 +63,11 @@ func (r *Report) compare(dir, base string) error {
 		}
 		redefined := prev.Snapshot != s.Snapshot || c.ProfileChanged
 		switch {
-		case s.Status == "Fail" && prev.Status == "Fail":
+		case s.Status == failed && prev.Status == failed:
 			note(&c.StillFailing, "still failing")
-		case s.Status == "Fail":
+		case s.Status == failed:
 			note(&c.NewlyFailing, "newly failing")
-		case prev.Status == "Fail" && s.Status == "Pass":
+		case prev.Status == failed && s.Status == passed:
 			note(&c.Fixed, "fixed")
 		}
 		if redefined {
@@ -91,8 +91,11 @@ func (r *Report) compare(dir, base string) error {
 
 // flipped is a decided status that turned into the other one on an unchanged scenario.
 func flipped(a, b string) bool {
-	return (a == "Pass" && b == "Fail") || (a == "Fail" && b == "Pass")
+	return (a == passed && b == failed) || (a == failed && b == passed)
 }
+
+// A report's scenario status is text (it may also be "not run" or "untrusted").
+var passed, failed = string(record.Pass), string(record.Fail)
 
 func profileSHA(dir string) string {
 	p, err := (record.Store{Dir: dir}).Profile()

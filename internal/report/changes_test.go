@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -40,8 +39,8 @@ func writeRun(t *testing.T, dir, id string, verdicts map[string]record.Verdict, 
 // or removed; and forbidden text that appeared is a failed row in every format.
 func TestChangesCompareLikeWithLike(t *testing.T) {
 	root := t.TempDir()
-	pass := record.Verdict{Status: check.Pass, Criteria: []record.Row{}}
-	forbidden := record.Verdict{Status: check.Fail, Criteria: []record.Row{},
+	pass := record.Verdict{Status: record.Pass, Criteria: []record.Row{}}
+	forbidden := record.Verdict{Status: record.Fail, Criteria: []record.Row{},
 		ForbiddenHits: []record.ForbiddenHit{{Text: "refund issued", Turn: 2, Quote: `"your refund issued today"`}}}
 	base := writeRun(t, filepath.Join(root, "base"), "R1", map[string]record.Verdict{"SC-1": pass, "SC-2": pass}, "SC-3")
 	dir := writeRun(t, filepath.Join(root, "new"), "R2", map[string]record.Verdict{"SC-1": pass, "SC-3": forbidden, "SC-4": pass}, "SC-2")

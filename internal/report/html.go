@@ -48,11 +48,11 @@ func (r *Report) HTML(w io.Writer) error {
 
 func statusClass(v any) string {
 	switch fmt.Sprint(v) {
-	case "Pass":
+	case passed:
 		return "pass"
-	case "Fail":
+	case failed:
 		return "fail"
-	case "Unable to Verify":
+	case string(record.UnableToVerify):
 		return "utv"
 	}
 	return "other"

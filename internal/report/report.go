@@ -19,7 +19,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -157,9 +156,9 @@ type Phase struct {
 
 // remedies say what would make a reason checkable.
 var remedies = map[string]string{
-	check.AgentNeverRan: "the agent never replied: fix the execute hook or the agent (its stderr is in hooks.json)",
-	check.NotObservable: "return \"calls\" (or usage) from execute or collect, or give the check the data it reads",
-	check.Undecidable:   "configure a judge model (ROOK_JUDGE_URL, ROOK_JUDGE_MODEL) for llm_judge criteria, or see each row's reason",
+	record.AgentNeverRan: "the agent never replied: fix the execute hook or the agent (its stderr is in hooks.json)",
+	record.NotObservable: "return \"calls\" (or usage) from execute or collect, or give the check the data it reads",
+	record.Undecidable:   "configure a judge model (ROOK_JUDGE_URL, ROOK_JUDGE_MODEL) for llm_judge criteria, or see each row's reason",
 }
 
 // Build reads the run in dir (a run folder) and, when base is not "", compares it with the
@@ -207,12 +206,12 @@ func Build(dir, base string) (*Report, error) {
 				sc.Repeat = repeatStats(v)
 			}
 			for _, row := range v.Rows() {
-				if row.Status == check.Fail {
+				if row.Status == record.Fail {
 					r.Failed = append(r.Failed, Failure{ScenarioID: sc.ID, CriterionID: row.CriterionID, Expected: row.Expected,
 						Achieved: row.Achieved, Evidence: row.Evidence})
 				}
 			}
-			if v.Status == check.UnableToVerify {
+			if v.Status == record.UnableToVerify {
 				rs := reasons[v.UnverifiableReason]
 				if rs == nil {
 					rs = &Reason{Reason: v.UnverifiableReason, Remedy: remedies[v.UnverifiableReason]}
@@ -239,7 +238,7 @@ func Build(dir, base string) (*Report, error) {
 func repeatStats(v *record.Verdict) *RepeatStats {
 	s := &RepeatStats{Attempts: len(v.Attempts), Flaky: v.Flaky}
 	for _, a := range v.Attempts {
-		if a.Status == check.Pass {
+		if a.Status == record.Pass {
 			s.Passed++
 		}
 	}

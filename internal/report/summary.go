@@ -11,7 +11,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -51,16 +50,16 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 		}
 		v := *vp
 		switch v.Status {
-		case judge.Pass:
+		case record.Pass:
 			t.Passed++
-		case judge.Fail:
+		case record.Fail:
 			t.Failed++
-		case judge.UnableToVerify:
+		case record.UnableToVerify:
 			t.Unverifiable++
 		default:
 			t.Unjudged++
 		}
-		if v.Status != judge.Pass {
+		if v.Status != record.Pass {
 			// Only what did not pass is clustered; a long run of passes is not held.
 			judged = append(judged, judgedScenario{dir: dir, verdict: v})
 		}
@@ -141,9 +140,9 @@ func clusterOf(v record.Verdict, feature string) (kind, why, summary string) {
 		in = " in " + feature
 	}
 	switch v.Status {
-	case judge.Fail:
+	case record.Fail:
 		for _, row := range v.Criteria {
-			if row.Status == judge.Fail {
+			if row.Status == record.Fail {
 				return "failed", fmt.Sprintf("the same criterion failed%s (%s)", in, row.CriterionID), row.Achieved
 			}
 		}
@@ -151,9 +150,9 @@ func clusterOf(v record.Verdict, feature string) (kind, why, summary string) {
 			return "failed", "forbidden text appeared" + in, fmt.Sprintf("%q appeared in turn %d", v.ForbiddenHits[0].Text, v.ForbiddenHits[0].Turn)
 		}
 		return "failed", "a hook failed" + in, v.Failure
-	case judge.UnableToVerify:
+	case record.UnableToVerify:
 		for _, row := range v.Criteria {
-			if row.Status == judge.UnableToVerify {
+			if row.Status == record.UnableToVerify {
 				return "unverifiable", "Unable to Verify (" + v.UnverifiableReason + ")" + in, row.Achieved
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -132,7 +131,7 @@ func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
 			continue
 		}
 		v := *vp
-		if v.Status != judge.Pass && v.Status != judge.Fail && v.Status != judge.UnableToVerify {
+		if v.Status != record.Pass && v.Status != record.Fail && v.Status != record.UnableToVerify {
 			problems = append(problems, fmt.Errorf("%s has no status: the record is incomplete", vpath))
 			continue
 		}

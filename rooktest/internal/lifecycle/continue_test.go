@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -80,7 +79,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, []string{"prepare", "open", "execute#1", "execute#2", "close", "collect"}, phases(f.calls(t)),
 		"nothing ran twice")
 	calls := f.calls(t)
@@ -93,7 +92,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	r = f.again(t, lifecycle.All())
 	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
 	o = r.Scenario(context.Background(), sc, f.logs.add)
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Len(t, f.calls(t), 6)
 	_, err := r.Finish(time.Now())
 	require.NoError(t, err)
@@ -106,13 +105,13 @@ func TestCollectRetriedLater(t *testing.T) {
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts[0].Failures, 1)
 	assert.Equal(t, spec.Collect, o.Attempts[0].Failures[0].Phase)
-	assert.Equal(t, judge.Fail, o.Verdict.Status, "a failed collect fails its scenario")
+	assert.Equal(t, record.Fail, o.Verdict.Status, "a failed collect fails its scenario")
 	assert.FileExists(t, filepath.Join(o.Dir, "response.json"), "and keeps everything")
 
 	r := f.again(t, sel(t, "collect,judge", f.cfg.Profile, true), `FAKEHOOK_COLLECT=json:{"ready": true}`)
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	assert.Empty(t, o.Attempts[0].Failures)
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, []string{"open", "execute#1", "close", "collect", "collect"}, phases(f.calls(t)), "only collect ran again")
 }
 
@@ -136,7 +135,7 @@ func TestInterruptedTurnsStartAgainFromOpen(t *testing.T) {
 	r := f.again(t, lifecycle.All())
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	a := o.Attempts[0]
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, filepath.Join(o.Dir, "abandoned", "1"), a.Abandoned)
 	assert.FileExists(t, filepath.Join(a.Abandoned, "hooks.json"), "the partial records are kept aside")
 	assert.DirExists(t, filepath.Join(a.Abandoned, "hook-state"))
@@ -162,7 +161,7 @@ func TestHaltAfterThreeTransportFailures(t *testing.T) {
 		outcomes = append(outcomes, r.Scenario(context.Background(), s, f.logs.add))
 	}
 	for _, o := range outcomes[:3] {
-		assert.Equal(t, judge.Fail, o.Verdict.Status)
+		assert.Equal(t, record.Fail, o.Verdict.Status)
 	}
 	assert.Contains(t, outcomes[3].NotRun, "the run halted: 3 execute failures of the transport kind in a row")
 	halted, why := r.Halted()
@@ -181,8 +180,8 @@ func TestRepeatIsPassToTheK(t *testing.T) {
 	sc := scenario(t, "goal: g\nrepeat: 3\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: '/[13]$'}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts, 3)
-	assert.Equal(t, []judge.Status{judge.Pass, judge.Fail, judge.Pass}, []judge.Status{o.Attempts[0].Verdict.Status, o.Attempts[1].Verdict.Status, o.Attempts[2].Verdict.Status})
-	assert.Equal(t, judge.Fail, o.Verdict.Status, "one failed attempt fails the scenario")
+	assert.Equal(t, []record.Status{record.Pass, record.Fail, record.Pass}, []record.Status{o.Attempts[0].Verdict.Status, o.Attempts[1].Verdict.Status, o.Attempts[2].Verdict.Status})
+	assert.Equal(t, record.Fail, o.Verdict.Status, "one failed attempt fails the scenario")
 	assert.True(t, o.Verdict.Flaky)
 	sessions := map[string]bool{}
 	states := map[string]bool{}
@@ -223,7 +222,7 @@ func TestResumeCarriesUnchangedWork(t *testing.T) {
 	o, ok := r.Carry(prior, one)
 	require.True(t, ok, "SC-1 is unchanged")
 	assert.Equal(t, f.run.ID, o.CarriedFrom)
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, "C1_contains_g", o.Attempts[0].Verdict.Criteria[0].Subtest)
 	edited, err := spec.ParseScenario("SC-2.yaml", []byte("id: SC-2\ngoal: edited\n"))
 	require.NoError(t, err)
@@ -285,7 +284,7 @@ func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	assert.Contains(t, f.logs.all(), "prepare: did not complete in run "+first.ID+"; running it again first")
 	o := r.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, []string{"prepare", "prepare", "open", "execute#1", "close", "collect"}, phases(f.calls(t)))
 	rep, err := r.Finish(time.Now())
 	require.NoError(t, err)
@@ -326,7 +325,7 @@ func TestCarryKeepsAttemptsAndIsWholeOrNothing(t *testing.T) {
 	require.Len(t, o.Attempts, 2, "a carried repeat keeps its attempt_N subtests")
 	for i, a := range o.Attempts {
 		assert.Equal(t, i+1, a.N)
-		assert.Equal(t, judge.Pass, a.Verdict.Status)
+		assert.Equal(t, record.Pass, a.Verdict.Status)
 		assert.Equal(t, "C1_contains_g", a.Verdict.Criteria[0].Subtest)
 	}
 
@@ -351,14 +350,14 @@ func TestJudgeNeverTrustsAForgedVerdict(t *testing.T) {
 	p := f.cfg.Profile
 	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: never said}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
-	require.Equal(t, judge.Fail, o.Verdict.Status)
+	require.Equal(t, record.Fail, o.Verdict.Status)
 	forged := "scenario_id: SC-1\nstatus: Pass\ncriteria: []\n"
 	require.NoError(t, os.WriteFile(filepath.Join(o.Dir, "verdict.yaml"), []byte(forged), 0o644))
 
 	r := f.again(t, sel(t, "judge", p, true))
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
-	assert.Equal(t, judge.Fail, o.Verdict.Status, "judged again from hooks.json")
+	assert.Equal(t, record.Fail, o.Verdict.Status, "judged again from hooks.json")
 	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 	assert.Equal(t, "Fail", v["status"])
 	assert.Regexp(t, `^[0-9a-f]{64}$`, v["hooks_sha256"])

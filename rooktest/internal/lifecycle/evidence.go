@@ -9,15 +9,15 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/hook"
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // evidence is what the judge may read, rebuilt from the records alone.
-func (a *attemptRun) evidence() (*judge.Evidence, []record.Message, string) {
-	ev := &judge.Evidence{}
+func (a *attemptRun) evidence() (*check.Evidence, []record.Message, string) {
+	ev := &check.Evidence{}
 	var transcript []record.Message
 	var raw string
 	h := a.hooks.Phases

@@ -13,7 +13,6 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/fakejudge"
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -30,14 +29,14 @@ func TestCollectReportsTheSession(t *testing.T) {
 `
 	tests := []struct {
 		name, collect    string
-		status           judge.Status
+		status           record.Status
 		calls            int
 		input, output    int64
 		achievedContains string
 	}{
-		{"collect repeats the session", "json:" + session, judge.Pass, 1, 120, 30, "called 1 time(s)"},
-		{"collect reports nothing of it", `json:{"traces": []}`, judge.Pass, 1, 120, 30, "called 1 time(s)"},
-		{"collect reports fewer calls", `json:{"calls": [], "usage": {"input": 1, "output": 1}}`, judge.Fail, 0, 1, 1, "called 0 time(s)"},
+		{"collect repeats the session", "json:" + session, record.Pass, 1, 120, 30, "called 1 time(s)"},
+		{"collect reports nothing of it", `json:{"traces": []}`, record.Pass, 1, 120, 30, "called 1 time(s)"},
+		{"collect reports fewer calls", `json:{"calls": [], "usage": {"input": 1, "output": 1}}`, record.Fail, 0, 1, 1, "called 0 time(s)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +72,7 @@ acceptance_criteria:
   - {statement: d, check: not_called, params: {name: x}}
 `)
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
-	assert.Equal(t, judge.Fail, o.Verdict.Status)
+	assert.Equal(t, record.Fail, o.Verdict.Status)
 	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 	assert.Equal(t, 2, v["pass_count"])
 	assert.Equal(t, 1, v["fail_count"])
@@ -155,7 +154,7 @@ func TestHookOutputIsRedactedAtIngestion(t *testing.T) {
 	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: '[redacted:FAKE_SECRET]'}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
-	assert.Equal(t, judge.Pass, o.Verdict.Status, "the judge reads the redacted reply")
+	assert.Equal(t, record.Pass, o.Verdict.Status, "the judge reads the redacted reply")
 	hooks, err := os.ReadFile(filepath.Join(o.Dir, "hooks.json"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(hooks), secret)
@@ -172,8 +171,8 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 	defer srv.Close()
 	for _, tc := range []struct {
 		min    string
-		status judge.Status
-	}{{"Low", judge.Pass}, {"High", judge.UnableToVerify}} {
+		status record.Status
+	}{{"Low", record.Pass}, {"High", record.UnableToVerify}} {
 		f := newRun(t, nil, "")
 		f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 		f.cfg.MinConfidence = tc.min
@@ -185,7 +184,7 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 		assert.Equal(t, tc.status, row.Status, "%+v", row)
 		assert.Equal(t, "fake-judge-1", row.Judge)
 		assert.Equal(t, "Medium", row.Confidence)
-		if tc.status == judge.UnableToVerify {
+		if tc.status == record.UnableToVerify {
 			assert.Contains(t, row.Achieved, "below -rook.min-confidence=High")
 		}
 		assert.FileExists(t, filepath.Join(o.Dir, "evidence", "judge-request.json"))
@@ -203,7 +202,7 @@ func TestCallsFalseMeansNotObserved(t *testing.T) {
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
 	row := o.Verdict.Criteria[0]
-	assert.Equal(t, judge.UnableToVerify, row.Status, "calls: [] from a profile that says it observes no calls proves nothing")
+	assert.Equal(t, record.UnableToVerify, row.Status, "calls: [] from a profile that says it observes no calls proves nothing")
 	assert.Equal(t, "profile fake declares capabilities.calls: false, so calls are not observed", row.Achieved)
 }
 

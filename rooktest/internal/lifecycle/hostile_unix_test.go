@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -40,7 +40,7 @@ func TestEvidenceFilesAreReadAsHostileInput(t *testing.T) {
 				t.Fatal("reading the evidence file hung")
 			}
 			require.True(t, o.Judged())
-			assert.Equal(t, judge.Pass, o.Verdict.Status, "the scenario itself is unaffected")
+			assert.Equal(t, record.Pass, o.Verdict.Status, "the scenario itself is unaffected")
 			resp := readJSON(t, filepath.Join(o.Dir, "response.json"))
 			if name == "regular" {
 				assert.Len(t, resp["artifacts"], 1)

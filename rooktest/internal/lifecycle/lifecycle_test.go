@@ -17,7 +17,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/fakehook"
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -144,7 +143,7 @@ func TestLifecycleEnvironmentStdinAndOrder(t *testing.T) {
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	a := o.Attempts[0]
 	require.Empty(t, a.Failures)
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 
 	calls := f.calls(t)
 	assert.Equal(t, []string{"prepare", "open", "execute#1", "execute#2", "execute#3", "close", "collect"}, phases(calls))
@@ -204,10 +203,10 @@ func TestExecuteFailureStillClosesAndCollects(t *testing.T) {
 	assert.Contains(t, pe.Stderr, "agent backend unavailable")
 	assert.Contains(t, pe.Error(), "execute hook failed (turn 1, scenario SC-1, ")
 	assert.Contains(t, pe.Error(), "exited with status 3")
-	assert.Equal(t, judge.Fail, o.Verdict.Status)
+	assert.Equal(t, record.Fail, o.Verdict.Status)
 	require.Len(t, a.Verdict.Criteria, 1)
-	assert.Equal(t, judge.UnableToVerify, a.Verdict.Criteria[0].Status, "a failed execute is never a pass, even for not_contains")
-	assert.Equal(t, judge.AgentNeverRan, a.Verdict.Criteria[0].Reason)
+	assert.Equal(t, record.UnableToVerify, a.Verdict.Criteria[0].Status, "a failed execute is never a pass, even for not_contains")
+	assert.Equal(t, record.AgentNeverRan, a.Verdict.Criteria[0].Reason)
 	v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 	assert.Equal(t, "Fail", v["status"])
 	assert.Contains(t, v["failure"], "exited with status 3")
@@ -246,7 +245,7 @@ func TestOpenFailureSkipsExecuteButCloses(t *testing.T) {
 	assert.Equal(t, []string{"open", "close"}, phases(f.calls(t)))
 	require.Len(t, a.Failures, 1)
 	assert.Equal(t, spec.Open, a.Failures[0].Phase)
-	assert.Equal(t, judge.Fail, o.Verdict.Status)
+	assert.Equal(t, record.Fail, o.Verdict.Status)
 }
 
 func TestCloseFailureKeepsTheAnswer(t *testing.T) {
@@ -257,7 +256,7 @@ func TestCloseFailureKeepsTheAnswer(t *testing.T) {
 	assert.Empty(t, a.Failures)
 	require.Len(t, a.Problems, 1)
 	assert.Equal(t, spec.Close, a.Problems[0].Phase)
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 }
 
 func TestMultiTurnWithoutConversationStops(t *testing.T) {

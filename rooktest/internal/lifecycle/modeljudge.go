@@ -61,9 +61,9 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 		if res.Expected != "" {
 			row.Expected = res.Expected
 		}
-		if min := a.r.cfg.MinConfidence; row.Status != check.UnableToVerify && confidenceRank[row.Confidence] < confidenceRank[min] {
+		if min := a.r.cfg.MinConfidence; row.Status != record.UnableToVerify && confidenceRank[row.Confidence] < confidenceRank[min] {
 			row.Achieved = fmt.Sprintf("the judge decided %s with %s confidence, below -rook.min-confidence=%s: %s", row.Status, row.Confidence, min, row.Achieved)
-			row.Status, row.Reason = check.UnableToVerify, check.Undecidable
+			row.Status, row.Reason = record.UnableToVerify, record.Undecidable
 		}
 	}
 	return &d.Info, errors.Join(errs...)

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -26,7 +25,7 @@ func TestWhatNoHookReportedIsNotObserved(t *testing.T) {
 		turn1, turn2  string
 		collect       string
 		criterion     string
-		status        judge.Status
+		status        record.Status
 		achievedHas   string
 		verdictTokens map[string]any
 	}{
@@ -34,48 +33,48 @@ func TestWhatNoHookReportedIsNotObserved(t *testing.T) {
 			turn1:     `{"output": "a", "conversation": "c", "usage": {"input_tokens": 500}}`,
 			turn2:     `{"output": "b", "conversation": "c", "usage": {"input_tokens": 500}}`,
 			criterion: `{statement: s, check: usage, params: {output_max: 10}}`,
-			status:    judge.UnableToVerify, achievedHas: "no phase reported usage.output",
+			status:    record.UnableToVerify, achievedHas: "no phase reported usage.output",
 			verdictTokens: map[string]any{"input_tokens": 1000}},
 		{name: "one turn's output count left out",
 			turn1:     `{"output": "a", "conversation": "c", "usage": {"input": 5, "output": 5}}`,
 			turn2:     `{"output": "b", "conversation": "c", "usage": {"input": 5}}`,
 			criterion: `{statement: s, check: usage, params: {total_max: 1000}}`,
-			status:    judge.UnableToVerify, achievedHas: "turn 2 reported no usage.output",
+			status:    record.UnableToVerify, achievedHas: "turn 2 reported no usage.output",
 			verdictTokens: map[string]any{"input_tokens": 10}},
 		{name: "an input budget is decided from the input counts alone",
 			turn1:     `{"output": "a", "conversation": "c", "usage": {"input": 5}}`,
 			turn2:     `{"output": "b", "conversation": "c", "usage": {"input": 7}}`,
 			criterion: `{statement: s, check: usage, params: {input_max: 11}}`,
-			status:    judge.Fail, achievedHas: "used input 12 tokens",
+			status:    record.Fail, achievedHas: "used input 12 tokens",
 			verdictTokens: map[string]any{"input_tokens": 12}},
 		{name: "collect's session count fills what the turns left out",
 			turn1:     `{"output": "a", "conversation": "c", "usage": {"input": 5}}`,
 			turn2:     `{"output": "b", "conversation": "c"}`,
 			collect:   `json:{"usage": {"output_tokens": 9, "input_tokens": 40}}`,
 			criterion: `{statement: s, check: usage, params: {output_max: 10}}`,
-			status:    judge.Pass, achievedHas: "used output 9 tokens",
+			status:    record.Pass, achievedHas: "used output 9 tokens",
 			verdictTokens: map[string]any{"input_tokens": 40, "output_tokens": 9}},
 		{name: "a turn without a calls list leaves not_called undecided",
 			turn1:     `{"output": "a", "conversation": "c", "calls": []}`,
 			turn2:     `{"output": "b", "conversation": "c"}`,
 			criterion: `{statement: s, check: not_called, params: {name: issue_refund}}`,
-			status:    judge.UnableToVerify, achievedHas: "turn 2 reported no \"calls\""},
+			status:    record.UnableToVerify, achievedHas: "turn 2 reported no \"calls\""},
 		{name: "a turn without a calls list leaves call_sequence undecided",
 			turn1:     `{"output": "a", "conversation": "c"}`,
 			turn2:     `{"output": "b", "conversation": "c", "calls": [{"name": "x"}]}`,
 			criterion: `{statement: s, check: call_sequence, params: {names: [x]}}`,
-			status:    judge.UnableToVerify, achievedHas: "turn 1 reported no \"calls\""},
+			status:    record.UnableToVerify, achievedHas: "turn 1 reported no \"calls\""},
 		{name: "every turn observed: not_called passes",
 			turn1:     `{"output": "a", "conversation": "c", "calls": []}`,
 			turn2:     `{"output": "b", "conversation": "c", "calls": []}`,
 			criterion: `{statement: s, check: not_called, params: {name: issue_refund}}`,
-			status:    judge.Pass, achievedHas: "observed calls: none"},
+			status:    record.Pass, achievedHas: "observed calls: none"},
 		{name: "collect's session calls decide when a turn printed none",
 			turn1:     `{"output": "a", "conversation": "c", "calls": []}`,
 			turn2:     `{"output": "b", "conversation": "c"}`,
 			collect:   `json:{"calls": [{"name": "issue_refund", "arguments": {}}]}`,
 			criterion: `{statement: s, check: not_called, params: {name: issue_refund}}`,
-			status:    judge.Fail, achievedHas: "issue_refund was called 1 time(s)"},
+			status:    record.Fail, achievedHas: "issue_refund was called 1 time(s)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,8 +89,8 @@ func TestWhatNoHookReportedIsNotObserved(t *testing.T) {
 			row := o.Attempts[0].Verdict.Criteria[0]
 			assert.Equal(t, tc.status, row.Status, row.Achieved)
 			assert.Contains(t, row.Achieved, tc.achievedHas)
-			if tc.status == judge.UnableToVerify {
-				assert.Equal(t, judge.NotObservable, row.Reason)
+			if tc.status == record.UnableToVerify {
+				assert.Equal(t, record.NotObservable, row.Reason)
 			}
 			v := readYAML(t, filepath.Join(o.Dir, "verdict.yaml"))
 			if tc.verdictTokens != nil {
@@ -107,17 +106,17 @@ func TestNumbersCompareExactly(t *testing.T) {
 	const reply = `{"output": "{\"id\": 1234567890123456700, \"big\": 123456789012345678901234567890, \"price\": 0.30000000000000004}", "conversation": "c", "calls": [{"name": "pay", "arguments": {"account": 1234567890123456700}}]}`
 	tests := []struct {
 		criterion   string
-		status      judge.Status
+		status      record.Status
 		achievedHas string
 	}{
-		{`{statement: s, check: json_path, params: {path: $.id, equals: 1234567890123456789}}`, judge.Fail, "$.id is 1234567890123456700"},
-		{`{statement: s, check: json_path, params: {path: $.id, equals: 1234567890123456700}}`, judge.Pass, "$.id is 1234567890123456700"},
-		{`{statement: s, check: json_path, params: {path: $.big, equals: 123456789012345678901234567891}}`, judge.Fail, "123456789012345678901234567890"},
-		{`{statement: s, check: json_path, params: {path: $.big, equals: 123456789012345678901234567890}}`, judge.Pass, "123456789012345678901234567890"},
-		{`{statement: s, check: json_path, params: {path: $.price, equals: 0.3}}`, judge.Fail, "0.30000000000000004"},
-		{`{statement: s, check: json_path, params: {path: $.id, equals: 1234567890123456700.0}}`, judge.Pass, ""},
-		{`{statement: s, check: called, params: {name: pay, arguments: {account: 1234567890123456789}}}`, judge.Fail, "called 0 time(s)"},
-		{`{statement: s, check: called, params: {name: pay, arguments: {account: 1234567890123456700}}}`, judge.Pass, "called 1 time(s)"},
+		{`{statement: s, check: json_path, params: {path: $.id, equals: 1234567890123456789}}`, record.Fail, "$.id is 1234567890123456700"},
+		{`{statement: s, check: json_path, params: {path: $.id, equals: 1234567890123456700}}`, record.Pass, "$.id is 1234567890123456700"},
+		{`{statement: s, check: json_path, params: {path: $.big, equals: 123456789012345678901234567891}}`, record.Fail, "123456789012345678901234567890"},
+		{`{statement: s, check: json_path, params: {path: $.big, equals: 123456789012345678901234567890}}`, record.Pass, "123456789012345678901234567890"},
+		{`{statement: s, check: json_path, params: {path: $.price, equals: 0.3}}`, record.Fail, "0.30000000000000004"},
+		{`{statement: s, check: json_path, params: {path: $.id, equals: 1234567890123456700.0}}`, record.Pass, ""},
+		{`{statement: s, check: called, params: {name: pay, arguments: {account: 1234567890123456789}}}`, record.Fail, "called 0 time(s)"},
+		{`{statement: s, check: called, params: {name: pay, arguments: {account: 1234567890123456700}}}`, record.Pass, "called 1 time(s)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.criterion, func(t *testing.T) {
@@ -163,7 +162,7 @@ func TestRedactionAfterParsing(t *testing.T) {
 	f.restart(t, nil)
 	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: order}}\n"), f.logs.add)
 	require.Empty(t, o.Attempts[0].Failures, "a digit secret does not break the hook's JSON")
-	assert.Equal(t, judge.Pass, o.Verdict.Status)
+	assert.Equal(t, record.Pass, o.Verdict.Status)
 	for _, name := range []string{"hooks.json", "response.json"} {
 		data, err := os.ReadFile(filepath.Join(o.Dir, name))
 		require.NoError(t, err)

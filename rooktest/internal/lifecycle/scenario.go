@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"strconv"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -121,22 +120,22 @@ func (r *Run) aggregate(o *Outcome) {
 		o.Verdict = o.Attempts[0].Verdict
 		return
 	}
-	statuses := map[judge.Status]bool{}
-	reasonRank := map[string]int{judge.AgentNeverRan: 3, judge.NotObservable: 2, judge.Undecidable: 1}
-	v := record.Verdict{ScenarioID: sc.ID, RunID: r.ID, Status: judge.Pass, ForbiddenHits: []record.ForbiddenHit{}}
+	statuses := map[record.Status]bool{}
+	reasonRank := map[string]int{record.AgentNeverRan: 3, record.NotObservable: 2, record.Undecidable: 1}
+	v := record.Verdict{ScenarioID: sc.ID, RunID: r.ID, Status: record.Pass, ForbiddenHits: []record.ForbiddenHit{}}
 	passed := 0
 	for _, a := range o.Attempts {
 		av := a.Verdict
 		statuses[av.Status] = true
 		switch {
-		case av.Status == judge.Fail:
-			v.Status, v.UnverifiableReason = judge.Fail, ""
-		case av.Status == judge.UnableToVerify && v.Status != judge.Fail:
-			v.Status = judge.UnableToVerify
+		case av.Status == record.Fail:
+			v.Status, v.UnverifiableReason = record.Fail, ""
+		case av.Status == record.UnableToVerify && v.Status != record.Fail:
+			v.Status = record.UnableToVerify
 			if reasonRank[av.UnverifiableReason] > reasonRank[v.UnverifiableReason] {
 				v.UnverifiableReason = av.UnverifiableReason
 			}
-		case av.Status == judge.Pass:
+		case av.Status == record.Pass:
 			passed++
 		}
 		v.Attempts = append(v.Attempts, record.AttemptStatus{Attempt: a.N, Status: av.Status, UnverifiableReason: av.UnverifiableReason,
@@ -149,7 +148,7 @@ func (r *Run) aggregate(o *Outcome) {
 	// list has each attempt's.
 	shown := o.Attempts[len(o.Attempts)-1]
 	for _, a := range o.Attempts {
-		if a.Verdict.Status != judge.Pass {
+		if a.Verdict.Status != record.Pass {
 			shown = a
 			break
 		}

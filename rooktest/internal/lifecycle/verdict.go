@@ -34,7 +34,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	status, reason := judge.ScenarioStatus(rows, hits, len(a.sc.Forbidden) > 0 && ev.AgentRan)
 	fails, _ := a.failures()
 	if len(fails) > 0 {
-		status, reason = judge.Fail, ""
+		status, reason = record.Fail, ""
 	}
 	v := record.Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: status, UnverifiableReason: reason,
 		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage(), Judge: info}
@@ -80,9 +80,9 @@ func countRows(v *record.Verdict, rows []record.Row) {
 	v.PassCount, v.FailCount, v.UnableToVerifyCount = 0, 0, 0
 	for _, r := range rows {
 		switch r.Status {
-		case judge.Pass:
+		case record.Pass:
 			v.PassCount++
-		case judge.Fail:
+		case record.Fail:
 			v.FailCount++
 		default:
 			v.UnableToVerifyCount++
