@@ -29,7 +29,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
@@ -155,7 +155,7 @@ func apply(root string, changes []change, stdout io.Writer) error {
 			err = os.Remove(full)
 		} else {
 			// Atomically: a full disk leaves the old file, never a part of the new one.
-			err = record.WriteFile(full, c.data)
+			err = store.WriteFile(full, c.data)
 		}
 		if err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/workspace"
 )
 
@@ -33,7 +33,7 @@ func prune(args []string, stdout, stderr io.Writer) int {
 	}
 	// Newest first; a folder that is not a whole run is left for a person to look at.
 	byProfile := map[string][]string{}
-	for _, run := range record.ListRuns(root, "") {
+	for _, run := range store.ListRuns(root, "") {
 		k := run.Agent + "/" + run.ProfileID
 		byProfile[k] = append(byProfile[k], run.Dir)
 	}
@@ -49,7 +49,7 @@ func prune(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		for _, d := range dirs[*keep:] {
-			unlock, err := record.Lock(d)
+			unlock, err := store.Lock(d)
 			if err != nil {
 				fmt.Fprintf(stderr, "rookgen prune: kept %s: %v\n", d, err)
 				continue

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/merge"
-	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // reportCmd renders a run's records; it never calls a hook. In GitHub Actions
@@ -71,7 +71,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		if *agent != "" {
 			matches, _ = filepath.Glob(filepath.Join(root, *agent, *runID, "run.yaml"))
 		}
-		if !record.ValidRunID(*runID) || len(matches) != 1 {
+		if !store.ValidRunID(*runID) || len(matches) != 1 {
 			return fail(fmt.Errorf("-run=%s names no single run under %s (give -agent too?)", *runID, root))
 		}
 		runDir = filepath.Dir(matches[0])
@@ -81,7 +81,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	baseDir := report.Previous(runDir)
 	if *base != "" {
 		baseDir = filepath.Join(filepath.Dir(runDir), *base)
-		if _, err := os.Stat(filepath.Join(baseDir, "run.yaml")); !record.ValidRunID(*base) || err != nil {
+		if _, err := os.Stat(filepath.Join(baseDir, "run.yaml")); !store.ValidRunID(*base) || err != nil {
 			return fail(fmt.Errorf("-base=%s names no run of this agent", *base))
 		}
 	}
@@ -121,7 +121,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		_, err = stdout.Write(b.Bytes())
 	} else {
-		err = record.WriteFile(*out, b.Bytes())
+		err = store.WriteFile(*out, b.Bytes())
 	}
 	if err != nil {
 		return fail(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -109,8 +110,8 @@ func TestShardsMergeLikeOneRun(t *testing.T) {
 	assert.Contains(t, stderr.String(), "merged 3 shards into "+filepath.Join(merged, "fake", "ci-42"))
 	assert.Contains(t, stdout.String(), "run_id: ci-42")
 
-	one := record.Store{Dir: filepath.Join(whole, "fake", "whole-1")}
-	three := record.Store{Dir: filepath.Join(merged, "fake", "ci-42")}
+	one := store.Store{Dir: filepath.Join(whole, "fake", "whole-1")}
+	three := store.Store{Dir: filepath.Join(merged, "fake", "ci-42")}
 	oneRun, err := one.Run()
 	require.NoError(t, err)
 	threeRun, err := three.Run()
@@ -138,9 +139,9 @@ func TestShardsMergeLikeOneRun(t *testing.T) {
 	t.Logf("whole: %+v", oneRep.Totals)
 	t.Logf("merged: %+v", threeRep.Totals)
 	for _, e := range oneRun.Included {
-		a, err := record.ReadVerdict(one.ScenarioDir(e.ScenarioID))
+		a, err := store.ReadVerdict(one.ScenarioDir(e.ScenarioID))
 		require.NoError(t, err)
-		b, err := record.ReadVerdict(three.ScenarioDir(e.ScenarioID))
+		b, err := store.ReadVerdict(three.ScenarioDir(e.ScenarioID))
 		require.NoError(t, err, "%s in the merged run", e.ScenarioID)
 		assert.Equal(t, a.Status, b.Status, e.ScenarioID)
 		assert.Equal(t, rowStatuses(a), rowStatuses(b), e.ScenarioID)

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rookgo/rookgo/internal/record"
 )
 
 // TestPrune keeps the newest runs of each profile, and never one another process holds.
@@ -29,7 +28,7 @@ func TestPrune(t *testing.T) {
 	held := mk("a", "2026-01-03T00-00-00Z", "p")
 	newest := mk("a", "2026-01-04T00-00-00Z", "p")
 	only := mk("a", "2026-01-01T00-00-00Z-2", "q")
-	unlock, err := record.Lock(held)
+	unlock, err := store.Lock(held)
 	require.NoError(t, err)
 	defer unlock()
 	var stdout, stderr bytes.Buffer

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Flags of go test, each with a ROOKTEST_* environment twin for IDE runners. A flag given
@@ -76,7 +76,7 @@ func loadOptions() (options, error) {
 		if o.run != "" {
 			return o, fmt.Errorf("-rook.run-id=%s names a new run; -rook.run=%s continues one: give one of them", o.runID, o.run)
 		}
-		if err := record.CheckNewRunID(o.runID); err != nil {
+		if err := store.CheckNewRunID(o.runID); err != nil {
 			return o, fmt.Errorf("-rook.run-id: %w", err)
 		}
 	}

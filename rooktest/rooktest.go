@@ -20,6 +20,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -66,7 +67,7 @@ type Run struct {
 	plans   []plan
 	indexOf map[string]int
 	judges  bool // an llm_judge criterion is judged in this process
-	red     *record.Redactor
+	red     *store.Redactor
 	judge   *modeljudge.Judge
 	sel     lifecycle.Selection
 	run     *lifecycle.Run
@@ -172,9 +173,9 @@ func start(t tb, s Suite) (*Run, error) {
 			continue // a setting (a URL, an engine): the evidence keeps it as the hooks saw it
 		}
 		secrets[v.Variable] = os.Getenv(v.Variable)
-		if n := len(secrets[v.Variable]); n < record.MinRedacted {
+		if n := len(secrets[v.Variable]); n < store.MinRedacted {
 			t.Logf("rooktest: warning: secret %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
-		} else if record.CommonText(secrets[v.Variable]) {
+		} else if store.CommonText(secrets[v.Variable]) {
 			t.Logf("rooktest: warning: secret %s is all digits or a common word; it is redacted in free text, but never in the records' ids, times and statuses", v.Variable)
 		}
 	}
@@ -183,7 +184,7 @@ func start(t tb, s Suite) (*Run, error) {
 		secrets["ROOK_JUDGE_API_KEY"] = key
 	}
 	r := &Run{t: t, suite: s, opts: opts, profile: prof, root: root,
-		plans: make([]plan, len(s.Scenarios)), red: record.NewRedactor(secrets), done: make(chan struct{}),
+		plans: make([]plan, len(s.Scenarios)), red: store.NewRedactor(secrets), done: make(chan struct{}),
 		byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})}
 	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // skipTest is a reason for a profile's test to skip rather than fail: the run a flag names
@@ -23,16 +24,16 @@ func resolveRun(flagName, id, root, agent, profile string) (string, error) {
 		return "", nil
 	}
 	if id == "latest" {
-		for _, run := range record.ListRuns(root, agent) {
+		for _, run := range store.ListRuns(root, agent) {
 			if run.ProfileID == profile {
 				return run.ID, nil
 			}
 		}
 		return "", fmt.Errorf("%s=latest: profile %s of agent %s has no run under %s yet", flagName, profile, agent, root)
 	}
-	store, err := record.OpenRun(root, agent, id)
+	st, err := store.OpenRun(root, agent, id)
 	if err == nil {
-		run, err := store.Run()
+		run, err := st.Run()
 		if err != nil {
 			return "", fmt.Errorf("%s=%s: %w", flagName, id, err)
 		}
@@ -53,17 +54,17 @@ func resolveRun(flagName, id, root, agent, profile string) (string, error) {
 // toRerun is what -rook.failed runs again: the scenarios run id planned that did not pass
 // (failed, Unable to Verify, not judged or not run).
 func toRerun(root, agent, id string) (map[string]bool, error) {
-	store, err := record.OpenRun(root, agent, id)
+	st, err := store.OpenRun(root, agent, id)
 	if err != nil {
 		return nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
 	}
-	run, err := store.Run()
+	run, err := st.Run()
 	if err != nil {
 		return nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
 	}
 	rerun := map[string]bool{}
 	for _, e := range run.Included {
-		v, err := record.ReadVerdict(store.ScenarioDir(e.ScenarioID))
+		v, err := store.ReadVerdict(st.ScenarioDir(e.ScenarioID))
 		if err != nil || v.Status != record.Pass {
 			rerun[e.ScenarioID] = true
 		}

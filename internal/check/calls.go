@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -157,8 +156,8 @@ func subset(want, got any) bool {
 	return jsonEqual(want, got)
 }
 
-func matchCalls(calls []hook.Call, name string, args map[string]any) []hook.Call {
-	var out []hook.Call
+func matchCalls(calls []record.Call, name string, args map[string]any) []record.Call {
+	var out []record.Call
 	for _, c := range calls {
 		if c.Name != name {
 			continue
@@ -171,7 +170,7 @@ func matchCalls(calls []hook.Call, name string, args map[string]any) []hook.Call
 	return out
 }
 
-func callNames(calls []hook.Call) string {
+func callNames(calls []record.Call) string {
 	if len(calls) == 0 {
 		return "none"
 	}
@@ -182,7 +181,7 @@ func callNames(calls []hook.Call) string {
 	return strings.Join(names, ", ")
 }
 
-func callsQuote(primary, fallback []hook.Call) string {
+func callsQuote(primary, fallback []record.Call) string {
 	list := primary
 	if len(list) == 0 {
 		list = fallback

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Evidence is everything a check may read about one attempt of a scenario: a list of
@@ -35,18 +36,18 @@ type Turn struct {
 	LatencyMs int64
 	// Calls are the calls this turn reported; CallsObserved says it reported a calls list
 	// at all ([] is observed none, an absent key is not observed).
-	Calls         []hook.Call
+	Calls         []record.Call
 	CallsObserved bool
 	// Usage is this turn's reported token counts; nil, or a nil count, is not reported.
-	Usage *hook.Usage
+	Usage *record.Usage
 }
 
 // Session is collect's report of the whole session: its calls and usage replace, never
 // add to, the turns' (Rook's hooks report the session again from collect).
 type Session struct {
-	Calls         []hook.Call
+	Calls         []record.Call
 	CallsObserved bool
-	Usage         *hook.Usage
+	Usage         *record.Usage
 }
 
 // AddTurn appends one execute turn's observations.
@@ -67,7 +68,7 @@ func (e *Evidence) SetSession(out *hook.Output) {
 // ObservedCalls returns the scenario's calls when they were observed: collect's report of
 // the session, or else every turn's calls when every turn reported a calls list. ok is
 // false when they were not, and why then says which turn did not report them.
-func (e *Evidence) ObservedCalls() (calls []hook.Call, ok bool, why string) {
+func (e *Evidence) ObservedCalls() (calls []record.Call, ok bool, why string) {
 	if e.NoCalls != "" {
 		return nil, false, e.NoCalls
 	}
@@ -90,7 +91,7 @@ func (e *Evidence) ObservedCalls() (calls []hook.Call, ok bool, why string) {
 			strings.Join(missing, ", "))
 	}
 	if calls == nil {
-		calls = []hook.Call{}
+		calls = []record.Call{}
 	}
 	return calls, true, ""
 }
@@ -98,9 +99,9 @@ func (e *Evidence) ObservedCalls() (calls []hook.Call, ok bool, why string) {
 // TokenUsage returns the session's token counts, each observed or nil: collect's count
 // when it reported one, else the sum over the turns when every turn reported it. why
 // says, for each count that is nil, which turn (or that no phase) reported it.
-func (e *Evidence) TokenUsage() (u hook.Usage, why map[string]string) {
+func (e *Evidence) TokenUsage() (u record.Usage, why map[string]string) {
 	why = map[string]string{}
-	field := func(name string, get func(*hook.Usage) *int64) *int64 {
+	field := func(name string, get func(*record.Usage) *int64) *int64 {
 		if e.Session != nil && e.Session.Usage != nil {
 			if n := get(e.Session.Usage); n != nil {
 				return n
@@ -129,13 +130,13 @@ func (e *Evidence) TokenUsage() (u hook.Usage, why map[string]string) {
 		}
 		return &sum
 	}
-	u.Input = field("input", func(u *hook.Usage) *int64 { return u.Input })
-	u.Output = field("output", func(u *hook.Usage) *int64 { return u.Output })
+	u.Input = field("input", func(u *record.Usage) *int64 { return u.Input })
+	u.Output = field("output", func(u *record.Usage) *int64 { return u.Output })
 	return u, why
 }
 
 // Usage is the session's usage as a record shows it: nil when no count was observed.
-func (e *Evidence) Usage() *hook.Usage {
+func (e *Evidence) Usage() *record.Usage {
 	u, _ := e.TokenUsage()
 	if u.Input == nil && u.Output == nil {
 		return nil

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Output is what a hook reported on stdout.
@@ -23,47 +25,14 @@ type Output struct {
 	// Conversation is the handle that threads later turns and phases.
 	Conversation string
 	// Usage is nil when the hook reported none.
-	Usage *Usage
+	Usage *record.Usage
 	// Calls are the observed tool calls; CallsObserved distinguishes calls: [] (observed
 	// none) from an absent key (not observable).
-	Calls         []Call
+	Calls         []record.Call
 	CallsObserved bool
 	// Notes name keys that look like a near miss of the contract (tool_calls for calls),
 	// which the runtime does not read.
 	Notes []string
-}
-
-// Usage is a token count. A count the hook did not report is nil: not observed, never
-// zero.
-type Usage struct {
-	Input  *int64 `json:"input_tokens,omitempty" yaml:"input_tokens,omitempty"`
-	Output *int64 `json:"output_tokens,omitempty" yaml:"output_tokens,omitempty"`
-}
-
-// Tokens is a usage of both counts, as a test or a summary writes it.
-func Tokens(input, output int64) *Usage { return &Usage{Input: &input, Output: &output} }
-
-// String says both counts ("input 5, output not reported").
-func (u *Usage) String() string {
-	if u == nil {
-		return "not reported"
-	}
-	return fmt.Sprintf("input %s, output %s", Count(u.Input), Count(u.Output))
-}
-
-// Count is n as text, or "not reported" when it is nil.
-func Count(n *int64) string {
-	if n == nil {
-		return "not reported"
-	}
-	return fmt.Sprint(*n)
-}
-
-// Call is one observed tool call.
-type Call struct {
-	Name      string         `json:"name"`
-	Arguments map[string]any `json:"arguments,omitempty"`
-	Output    any            `json:"output,omitempty"`
 }
 
 // ParseOutput reads a hook's stdout. Empty stdout is no data; otherwise it must be exactly
@@ -211,7 +180,7 @@ func depth(v any) int {
 	return deepest
 }
 
-func parseUsage(v any) (*Usage, error) {
+func parseUsage(v any) (*record.Usage, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("\"usage\" must be an object {input, output}, got %s", quote(mustJSON(v)))
@@ -250,15 +219,15 @@ func parseUsage(v any) (*Usage, error) {
 		return nil, nil
 	}
 	// A count the hook left out stays nil: it was not observed.
-	return &Usage{Input: in, Output: outN}, nil
+	return &record.Usage{Input: in, Output: outN}, nil
 }
 
-func parseCalls(v any) ([]Call, error) {
+func parseCalls(v any) ([]record.Call, error) {
 	list, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("\"calls\" must be a list of {name, arguments}, got %s", quote(mustJSON(v)))
 	}
-	calls := make([]Call, 0, len(list))
+	calls := make([]record.Call, 0, len(list))
 	for i, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
@@ -268,7 +237,7 @@ func parseCalls(v any) ([]Call, error) {
 		if name == "" {
 			return nil, fmt.Errorf("\"calls[%d]\" has no \"name\": %s", i, quote(mustJSON(item)))
 		}
-		c := Call{Name: name, Output: m["output"]}
+		c := record.Call{Name: name, Output: m["output"]}
 		if a, ok := m["arguments"].(map[string]any); ok {
 			c.Arguments = a
 		} else if s, ok := m["arguments"].(string); ok {

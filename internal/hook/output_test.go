@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 func TestParseOutput(t *testing.T) {
@@ -33,10 +34,10 @@ func TestParseOutput(t *testing.T) {
 			require.Len(t, o.Calls, 1)
 			assert.Equal(t, "refund", o.Calls[0].Name)
 			assert.Equal(t, map[string]any{"order": "A", "n": int64(2)}, o.Calls[0].Arguments)
-			assert.Equal(t, hook.Tokens(12, 3), o.Usage)
+			assert.Equal(t, record.Tokens(12, 3), o.Usage)
 		}},
 		{name: "rook normalised usage", stdout: `{"output":"x","usage":{"input_tokens":7,"output_tokens":1}}`, execute: true, check: func(t *testing.T, o *hook.Output) {
-			assert.Equal(t, hook.Tokens(7, 1), o.Usage)
+			assert.Equal(t, record.Tokens(7, 1), o.Usage)
 		}},
 		{name: "empty stdout outside execute", stdout: "", check: func(t *testing.T, o *hook.Output) { assert.Nil(t, o.Data) }},
 		{name: "empty stdout in execute", stdout: "  \n", execute: true, wantErr: "printed nothing on stdout"},
@@ -85,13 +86,13 @@ func TestParseOutputRefusesHostileShapes(t *testing.T) {
 	}
 	out, err := hook.ParseOutput([]byte(`{"output": "hi", "usage": {"input": 1200, "output": 3.0}}`), true)
 	require.NoError(t, err)
-	assert.Equal(t, hook.Tokens(1200, 3), out.Usage)
+	assert.Equal(t, record.Tokens(1200, 3), out.Usage)
 }
 
 func TestUsageAliasesAndNearMisses(t *testing.T) {
 	out, err := hook.ParseOutput([]byte(`{"output": "hi", "usage": {"prompt_tokens": 120, "completion_tokens": 30}, "tool_calls": [{"name": "x"}]}`), true)
 	require.NoError(t, err)
-	assert.Equal(t, hook.Tokens(120, 30), out.Usage, "OpenAI's spellings are read as usage")
+	assert.Equal(t, record.Tokens(120, 30), out.Usage, "OpenAI's spellings are read as usage")
 	assert.False(t, out.CallsObserved)
 	assert.Equal(t, []string{`"tool_calls" is not read: the hook contract's key is "calls" ([{name, arguments, output?}])`}, out.Notes)
 	out, err = hook.ParseOutput([]byte(`{"output": "hi", "calls": [], "tool_calls": []}`), true)

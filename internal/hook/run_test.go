@@ -15,6 +15,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/fakehook"
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 func TestMain(m *testing.M) {
@@ -42,7 +43,7 @@ func TestRunPassesStdinAndCapturesStdout(t *testing.T) {
 	assert.Equal(t, "conv-1", out.Conversation)
 	assert.True(t, out.CallsObserved)
 	assert.Empty(t, out.Calls)
-	assert.Equal(t, hook.Tokens(10, 5), out.Usage)
+	assert.Equal(t, record.Tokens(10, 5), out.Usage)
 	assert.Equal(t, 0, res.ExitCode)
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -30,11 +29,11 @@ func evidence() *check.Evidence {
 			{Input: "Refund it", Output: `{"status":"refunded","amount":40,"items":[{"sku":"MUG"}]}`, LatencyMs: 300},
 		},
 		Session: &check.Session{CallsObserved: true,
-			Calls: []hook.Call{
+			Calls: []record.Call{
 				{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1"}},
 				{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1", "amount": int64(40), "meta": map[string]any{"by": "bot", "x": 1.0}}},
 			},
-			Usage: hook.Tokens(300, 50)},
+			Usage: record.Tokens(300, 50)},
 		Collect: map[string]any{"trace": map[string]any{"tickets": []any{map[string]any{"status": "open"}}}},
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Find lists the run folders under dirs, grouped by run: one group per agent and run id,
@@ -112,12 +113,12 @@ func Merge(dirs []string, root string, now time.Time) (string, error) {
 			if _, err := os.Stat(sc); err != nil {
 				continue // not run in its shard: the report says so
 			}
-			if err := record.CopyTree(sc, filepath.Join(tmp, "scenarios", e.ScenarioID), nil); err != nil {
+			if err := store.CopyTree(sc, filepath.Join(tmp, "scenarios", e.ScenarioID), nil); err != nil {
 				return "", fmt.Errorf("merge shard %d/%d: %w", s.run.Shard.Index, s.run.Shard.Count, err)
 			}
 		}
 		own := func(rel string) bool { return rel == "scenarios" || rel == "run.lock" }
-		if err := record.CopyTree(s.dir, filepath.Join(tmp, "shards", fmt.Sprint(s.run.Shard.Index)), own); err != nil {
+		if err := store.CopyTree(s.dir, filepath.Join(tmp, "shards", fmt.Sprint(s.run.Shard.Index)), own); err != nil {
 			return "", fmt.Errorf("merge shard %d/%d: %w", s.run.Shard.Index, s.run.Shard.Count, err)
 		}
 	}
@@ -125,10 +126,10 @@ func Merge(dirs []string, root string, now time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("merge: %w", err)
 	}
-	none := record.NewRedactor(nil) // every shard's records are redacted already
+	none := store.NewRedactor(nil) // every shard's records are redacted already
 	rep, sumErr := report.Summarize(tmp, merged, prepare, took, now)
 	for _, err := range []error{
-		record.WriteFile(filepath.Join(tmp, "profile.yaml"), profile),
+		store.WriteFile(filepath.Join(tmp, "profile.yaml"), profile),
 		none.WriteRun(filepath.Join(tmp, "run.yaml"), merged),
 		none.YAML(filepath.Join(tmp, "report.yaml"), rep),
 		rep.Totals.Check(),
@@ -150,12 +151,12 @@ func read(dirs []string) ([]shard, error) {
 	}
 	var shards []shard
 	for _, d := range dirs {
-		store := record.Store{Dir: d}
-		run, err := store.Run()
+		st := store.Store{Dir: d}
+		run, err := st.Run()
 		if err != nil {
 			return nil, fmt.Errorf("read shard: %w", err)
 		}
-		prof, err := store.Profile()
+		prof, err := st.Profile()
 		if err != nil {
 			return nil, fmt.Errorf("read shard: %w", err)
 		}

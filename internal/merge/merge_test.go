@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // writeShard writes a shard's run.yaml and profile.yaml under root/<name>/fake/<id>/, the
@@ -25,10 +26,10 @@ func writeShard(t *testing.T, root, name, id string, k, n int, ids []string, edi
 		if record.ShardOf(sc, n) == k {
 			run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
 			sdir := filepath.Join(dir, "scenarios", sc)
-			require.NoError(t, record.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+			require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
 			v := record.Verdict{ScenarioID: sc, Status: "Pass"}
-			v.HooksSHA256 = record.HooksDigest(sdir, &v)
-			require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(sdir, "verdict.yaml"), v))
+			v.HooksSHA256 = store.HooksDigest(sdir, &v)
+			require.NoError(t, store.NewRedactor(nil).YAML(filepath.Join(sdir, "verdict.yaml"), v))
 		} else {
 			run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: "not selected: another shard runs it"})
 		}
@@ -36,8 +37,8 @@ func writeShard(t *testing.T, root, name, id string, k, n int, ids []string, edi
 	if edit != nil {
 		edit(&run)
 	}
-	require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(dir, "run.yaml"), run))
-	require.NoError(t, record.WriteFile(filepath.Join(dir, "profile.yaml"), []byte("id: fake\nhooks: {}\n")))
+	require.NoError(t, store.NewRedactor(nil).YAML(filepath.Join(dir, "run.yaml"), run))
+	require.NoError(t, store.WriteFile(filepath.Join(dir, "profile.yaml"), []byte("id: fake\nhooks: {}\n")))
 	return dir
 }
 
@@ -59,7 +60,7 @@ func TestMerge(t *testing.T) {
 	dest, err := Merge(found, out, time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC))
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(out, "fake", "ci-7"), dest)
-	run, err := record.Store{Dir: dest}.Run()
+	run, err := store.Store{Dir: dest}.Run()
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range run.Included {
@@ -68,7 +69,7 @@ func TestMerge(t *testing.T) {
 	assert.Equal(t, suite, ids, "every scenario once, in suite order")
 	assert.Empty(t, run.Skipped, "a scenario another shard ran is not skipped in the merged run")
 	assert.Equal(t, &record.Shard{Count: 3, SuiteRevision: "sha256:s", Merged: []int{1, 2, 3}}, run.Shard)
-	rep, err := record.Store{Dir: dest}.Report()
+	rep, err := store.Store{Dir: dest}.Report()
 	require.NoError(t, err)
 	assert.Equal(t, 7, rep.Totals.Passed)
 	assert.Equal(t, int64(3*time.Minute/time.Millisecond), rep.Metrics.DurationMs, "first start to last finish")

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // cacheEntry is one answer kept by fingerprint: the protocol, the server, the requested
@@ -39,5 +39,5 @@ func (j *Judge) store(key string, e cacheEntry) {
 		return
 	}
 	// Best effort: an answer that cannot be cached is asked again next time.
-	_ = record.WriteFile(filepath.Join(j.cfg.CacheDir, key+".json"), data)
+	_ = store.WriteFile(filepath.Join(j.cfg.CacheDir, key+".json"), data)
 }

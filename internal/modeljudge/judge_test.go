@@ -13,7 +13,6 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/fakejudge"
-	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 )
@@ -23,7 +22,7 @@ func caseFor(id string) modeljudge.Case {
 		Criteria: []modeljudge.Criterion{{ID: "C2", Statement: "The agent refunds the order and says so."}, {ID: "C3", Statement: "The agent is polite."}},
 		Evidence: &check.Evidence{AgentRan: true,
 			Turns: []check.Turn{{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1 for you, thank you for waiting.", LatencyMs: 40,
-				CallsObserved: true, Calls: []hook.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}}}}}
+				CallsObserved: true, Calls: []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}}}}}
 }
 
 func newJudge(t *testing.T, scripts map[string]string, tune func(*modeljudge.Config)) (*modeljudge.Judge, *fakejudge.Server) {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -106,7 +105,7 @@ func recordText(c Case) (full string, sections []section) {
 		}
 	}
 	if u := ev.Usage(); u != nil {
-		add("token usage", fmt.Sprintf("input %s, output %s", hook.Count(u.Input), hook.Count(u.Output)))
+		add("token usage", fmt.Sprintf("input %s, output %s", record.Count(u.Input), record.Count(u.Output)))
 	}
 	// Latency is not sent: it changes on every run, so a prompt holding it could never be
 	// answered from the cache; timing criteria belong to the latency check.

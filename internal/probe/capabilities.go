@@ -7,8 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // WriteCapabilities sets the profile file's capabilities to c, keeping its other keys and
@@ -54,7 +54,7 @@ func WriteCapabilities(path string, c spec.Capabilities) error {
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("write capabilities to %s: %w", path, err)
 	}
-	return record.WriteFile(path, out.Bytes())
+	return store.WriteFile(path, out.Bytes())
 }
 
 // value is the value of key in mapping m, or nil.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -44,8 +45,8 @@ type Report struct {
 	// execute (multi_turn), "calls" and "usage" from execute or collect.
 	Observed spec.Capabilities
 	// Calls and Usage are what execute and collect reported, when they did.
-	Calls []hook.Call
-	Usage *hook.Usage
+	Calls []record.Call
+	Usage *record.Usage
 }
 
 // OK reports whether every hook the probe called did its job within the contract.

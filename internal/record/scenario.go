@@ -2,8 +2,6 @@ package record
 
 import (
 	"time"
-
-	"github.com/rookgo/rookgo/internal/hook"
 )
 
 // Hooks is a scenario attempt's hooks.json: each phase's record, written as the phase ends.
@@ -66,19 +64,19 @@ type Request struct {
 
 // Response is response.json.
 type Response struct {
-	ScenarioID  string       `json:"scenario_id"`
-	Attempt     int          `json:"attempt"`
-	Status      string       `json:"status"`
-	Output      string       `json:"output"`
-	RawResponse string       `json:"raw_response"`
-	Transcript  []Message    `json:"transcript"`
-	Calls       *[]hook.Call `json:"calls,omitempty"`
-	Artifacts   []string     `json:"artifacts"`
+	ScenarioID  string    `json:"scenario_id"`
+	Attempt     int       `json:"attempt"`
+	Status      string    `json:"status"`
+	Output      string    `json:"output"`
+	RawResponse string    `json:"raw_response"`
+	Transcript  []Message `json:"transcript"`
+	Calls       *[]Call   `json:"calls,omitempty"`
+	Artifacts   []string  `json:"artifacts"`
 	// Skipped are the evidence files the hooks named that were not copied, or not whole.
 	Skipped   []SkippedFile `json:"artifacts_skipped,omitempty"`
 	LatencyMs int64         `json:"latency_ms"`
 	Turns     int           `json:"turns"`
-	Usage     *hook.Usage   `json:"usage"`
+	Usage     *Usage        `json:"usage"`
 }
 
 // SkippedFile is an evidence file not copied into the records, or not whole, and why.

@@ -2,8 +2,6 @@ package record
 
 import (
 	"fmt"
-
-	"github.com/rookgo/rookgo/internal/hook"
 )
 
 // Verdict is verdict.yaml: a scenario's outcome (for a repeated scenario, in its folder
@@ -22,7 +20,7 @@ type Verdict struct {
 	ForbiddenHits        []ForbiddenHit `yaml:"forbidden_hits"`
 	LatencyMs            int64          `yaml:"latency_ms"`
 	Turns                int            `yaml:"turns"`
-	Usage                *hook.Usage    `yaml:"usage"`
+	Usage                *Usage         `yaml:"usage"`
 	// Attempts, AttemptsPassed and Flaky are set when the scenario repeats.
 	Attempts       []AttemptStatus `yaml:"attempts,omitempty"`
 	AttemptsPassed *int            `yaml:"attempts_passed,omitempty"`
@@ -39,13 +37,13 @@ type Verdict struct {
 
 // AttemptStatus is one attempt's outcome in a repeated scenario's verdict.
 type AttemptStatus struct {
-	Attempt            int         `yaml:"attempt"`
-	Status             Status      `yaml:"status"`
-	UnverifiableReason string      `yaml:"unverifiable_reason,omitempty"`
-	Failure            string      `yaml:"failure,omitempty"`
-	LatencyMs          int64       `yaml:"latency_ms"`
-	Turns              int         `yaml:"turns"`
-	Usage              *hook.Usage `yaml:"usage"`
+	Attempt            int    `yaml:"attempt"`
+	Status             Status `yaml:"status"`
+	UnverifiableReason string `yaml:"unverifiable_reason,omitempty"`
+	Failure            string `yaml:"failure,omitempty"`
+	LatencyMs          int64  `yaml:"latency_ms"`
+	Turns              int    `yaml:"turns"`
+	Usage              *Usage `yaml:"usage"`
 }
 
 // Row is one criterion's verdict.

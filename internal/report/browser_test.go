@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // hostile is a reply that would run script if the page did not escape it.
@@ -27,7 +27,7 @@ const hostile = `<img src=x onerror="window.pwned=1"><script>window.pwned=1</scr
 func writeRun(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "runs", "agent", "2026-12-03T10-00-00Z")
-	red := record.NewRedactor(nil)
+	red := store.NewRedactor(nil)
 	run := record.Run{Version: 1, ID: filepath.Base(dir), Agent: "agent", Pins: record.Pins{ProfileID: "p"},
 		Included: []record.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}, {ScenarioID: "SC-3"}}}
 	require.NoError(t, red.YAML(filepath.Join(dir, "run.yaml"), run))
@@ -45,13 +45,13 @@ func writeRun(t *testing.T) string {
 		{"I cannot tell.", record.UnableToVerify, record.Row{CriterionID: "C1", Status: record.UnableToVerify, Reason: record.Undecidable, Achieved: check.NoJudgeModel}},
 	} {
 		sdir := filepath.Join(dir, "scenarios", "SC-"+strconv.Itoa(i+1))
-		require.NoError(t, record.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: SC-"+strconv.Itoa(i+1)+"\ntitle: case "+strconv.Itoa(i+1)+"\ngoal: g\n")))
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: SC-"+strconv.Itoa(i+1)+"\ntitle: case "+strconv.Itoa(i+1)+"\ngoal: g\n")))
 		v := record.Verdict{ScenarioID: "SC-" + strconv.Itoa(i+1), Status: sc.status, Criteria: []record.Row{sc.row}, ForbiddenHits: []record.ForbiddenHit{}}
 		if sc.status == record.UnableToVerify {
 			v.UnverifiableReason = record.Undecidable
 		}
 		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
-		calls := []hook.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}
+		calls := []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}
 		require.NoError(t, red.JSON(filepath.Join(sdir, "response.json"), record.Response{ScenarioID: v.ScenarioID,
 			Transcript: []record.Message{{Role: "user", Content: "g"}, {Role: "agent", Content: sc.reply}}, Calls: &calls}))
 	}
@@ -127,7 +127,7 @@ func TestReportPageInABrowser(t *testing.T) {
 
 func readTotals(t *testing.T, dir string) record.Totals {
 	t.Helper()
-	rep, err := (record.Store{Dir: dir}).Report()
+	rep, err := (store.Store{Dir: dir}).Report()
 	require.NoError(t, err)
 	return rep.Totals
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Changes is what changed since the baseline run, by scenario id. Newly failing, fixed and
@@ -98,7 +99,7 @@ func flipped(a, b string) bool {
 var passed, failed = string(record.Pass), string(record.Fail)
 
 func profileSHA(dir string) string {
-	p, err := (record.Store{Dir: dir}).Profile()
+	p, err := (store.Store{Dir: dir}).Profile()
 	if err != nil {
 		return ""
 	}
@@ -108,12 +109,12 @@ func profileSHA(dir string) string {
 // Previous is the newest run of the same agent and profile older than the run in dir,
 // or "" when there is none.
 func Previous(dir string) string {
-	run, err := (record.Store{Dir: dir}).Run()
+	run, err := (store.Store{Dir: dir}).Run()
 	if err != nil {
 		return ""
 	}
-	this := record.RunDir{ID: filepath.Base(dir), Created: run.Created}
-	for _, o := range record.ListRuns(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir))) {
+	this := store.RunDir{ID: filepath.Base(dir), Created: run.Created}
+	for _, o := range store.ListRuns(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir))) {
 		if this.Newer(o) && o.ProfileID == run.Pins.ProfileID {
 			return o.Dir
 		}
@@ -123,7 +124,7 @@ func Previous(dir string) string {
 
 // Newest is the newest run under records root, of agent and profile when they are given.
 func Newest(root, agent, profile string) (string, error) {
-	for _, o := range record.ListRuns(root, agent) {
+	for _, o := range store.ListRuns(root, agent) {
 		if profile == "" || o.ProfileID == profile {
 			return o.Dir, nil
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // writeRun writes a run folder: run.yaml with included and skipped scenarios, and for
@@ -18,14 +19,14 @@ func writeRun(t *testing.T, dir, id string, verdicts map[string]record.Verdict, 
 	t.Helper()
 	run := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p", ProfileRevision: "sha256:p"},
 		Created: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
-	red := record.NewRedactor(nil)
+	red := store.NewRedactor(nil)
 	for sc, v := range verdicts {
 		run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
 		sdir := filepath.Join(dir, "scenarios", sc)
-		require.NoError(t, record.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
-		require.NoError(t, record.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: "+sc+"\n")))
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: "+sc+"\n")))
 		v.ScenarioID = sc
-		v.HooksSHA256 = record.HooksDigest(sdir, &v)
+		v.HooksSHA256 = store.HooksDigest(sdir, &v)
 		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
 	}
 	for _, sc := range skipped {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 //go:embed assets
@@ -105,7 +106,7 @@ func WriteHTML(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
-	if err := record.WriteFileFrom(filepath.Join(dir, "report.html"), page.HTML); err != nil {
+	if err := store.WriteFileFrom(filepath.Join(dir, "report.html"), page.HTML); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
 	return nil

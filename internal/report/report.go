@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Version is the version of the machine-readable report.
@@ -112,8 +113,8 @@ func (s Scenario) Detail() *Detail {
 	if s.run == "" {
 		return nil
 	}
-	dir := record.Store{Dir: s.run}.ScenarioDir(s.ID)
-	v, err := record.ReadVerdict(dir)
+	dir := store.Store{Dir: s.run}.ScenarioDir(s.ID)
+	v, err := store.ReadVerdict(dir)
 	if err != nil {
 		return nil
 	}
@@ -164,12 +165,12 @@ var remedies = map[string]string{
 // Build reads the run in dir (a run folder) and, when base is not "", compares it with the
 // run in base.
 func Build(dir, base string) (*Report, error) {
-	store := record.Store{Dir: dir}
-	run, err := store.Run()
+	st := store.Store{Dir: dir}
+	run, err := st.Run()
 	if err != nil {
 		return nil, err
 	}
-	rep, err := store.Report()
+	rep, err := st.Report()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -185,7 +186,7 @@ func Build(dir, base string) (*Report, error) {
 	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
 		sc := Scenario{ID: e.ScenarioID, Status: "not run"}
-		sdir := store.ScenarioDir(e.ScenarioID)
+		sdir := st.ScenarioDir(e.ScenarioID)
 		if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
 			sc.Snapshot = sha256.Sum256(snap)
 			var head struct {
@@ -195,8 +196,8 @@ func Build(dir, base string) (*Report, error) {
 			sc.Title = head.Title
 			sc.Status = "not judged"
 		}
-		v, err := record.ReadVerdict(sdir)
-		if errors.Is(err, record.ErrUntrusted) {
+		v, err := store.ReadVerdict(sdir)
+		if errors.Is(err, store.ErrUntrusted) {
 			sc.Status, sc.Reason = "untrusted", "its verdict.yaml does not match the records it claims (hooks_sha256): not counted"
 		}
 		if err == nil && v.Status != "" {
@@ -264,7 +265,7 @@ func wilson(k, n int) (float64, float64) {
 func detail(dir string, v *record.Verdict) *Detail {
 	d := &Detail{Verdict: v, Quotes: quotes(v)}
 	var resp record.Response
-	if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil && record.DecodeJSON(data, &resp) == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil && store.DecodeJSON(data, &resp) == nil {
 		d.Transcript = resp.Transcript
 		if resp.Calls != nil {
 			for _, c := range *resp.Calls {
@@ -272,7 +273,7 @@ func detail(dir string, v *record.Verdict) *Detail {
 			}
 		}
 	}
-	if h, err := record.ReadHooks(dir); err == nil {
+	if h, err := store.ReadHooks(dir); err == nil {
 		for _, p := range []struct {
 			name string
 			rec  *record.PhaseRecord

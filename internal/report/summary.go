@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Summarize computes report.yaml for the run in dir from its records: run's plan, and the
@@ -35,7 +36,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 			continue // not run
 		}
 		t.Executed++
-		vp, err := record.ReadVerdict(dir)
+		vp, err := store.ReadVerdict(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			t.Unjudged++
 			continue
@@ -43,7 +44,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 		if err != nil {
 			problems = append(problems, err)
 			t.Unjudged++
-			if errors.Is(err, record.ErrUntrusted) {
+			if errors.Is(err, store.ErrUntrusted) {
 				t.Untrusted++
 			}
 			continue

@@ -282,7 +282,7 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 		if !ev.AgentRan || len(res.Failures) > 0 {
 			status = "failed"
 		}
-		var calls *[]hook.Call
+		var calls *[]record.Call
 		if c, ok, _ := ev.ObservedCalls(); ok {
 			c = nonNil(c)
 			calls = &c

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkHookCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	run, err := lifecycle.New(lifecycle.Config{Workspace: dir, Agent: "bench", Profile: p, RecordsRoot: filepath.Join(dir, "runs"),
-		Env: os.Environ(), Redactor: record.NewRedactor(nil), Concurrency: 1}, time.Now())
+		Env: os.Environ(), Redactor: store.NewRedactor(nil), Concurrency: 1}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func BenchmarkHookCall(b *testing.B) {
 		if !o.Judged() || o.Verdict.Status != "Pass" {
 			b.Fatalf("scenario: %+v", o.Attempts[0])
 		}
-		h, err := record.ReadHooks(o.Dir)
+		h, err := store.ReadHooks(o.Dir)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,17 +11,18 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Continue opens run id under cfg.RecordsRoot to go on in place: phases its records show
 // completed are not run again. A run whose records are missing or corrupt, or whose profile
 // changed since, is refused.
 func Continue(cfg Config, id string, now time.Time) (*Run, error) {
-	store, f, snap, err := openRun(cfg.RecordsRoot, cfg.Agent, id)
+	st, f, snap, err := openRun(cfg.RecordsRoot, cfg.Agent, id)
 	if err != nil {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
-	dir := store.Dir
+	dir := st.Dir
 	if f.ID != id || f.Pins.ProfileID != cfg.Profile.ID {
 		return nil, fmt.Errorf("continue run %s: %s records run %q of profile %q, not this profile %q", id, filepath.Join(dir, "run.yaml"), f.ID, f.Pins.ProfileID, cfg.Profile.ID)
 	}
@@ -32,7 +33,7 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 		cfg.Selection = All()
 	}
 	r := newRun(cfg, id, dir, now)
-	if r.unlock, err = record.Lock(dir); err != nil {
+	if r.unlock, err = store.Lock(dir); err != nil {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
 	r.file = *f
@@ -72,20 +73,20 @@ func Planned(recordsRoot, agent, id string) (map[string]bool, error) {
 }
 
 // openRun reads the run.yaml and profile.yaml of a recorded run.
-func openRun(recordsRoot, agent, id string) (record.Store, *record.Run, *record.Profile, error) {
-	store, err := record.OpenRun(recordsRoot, agent, id)
+func openRun(recordsRoot, agent, id string) (store.Store, *record.Run, *record.Profile, error) {
+	st, err := store.OpenRun(recordsRoot, agent, id)
 	if err != nil {
-		return store, nil, nil, err
+		return st, nil, nil, err
 	}
-	f, err := store.Run()
+	f, err := st.Run()
 	if err != nil {
-		return store, nil, nil, err
+		return st, nil, nil, err
 	}
-	snap, err := store.Profile()
+	snap, err := st.Profile()
 	if err != nil {
-		return store, nil, nil, err
+		return st, nil, nil, err
 	}
-	return store, f, snap, nil
+	return st, f, snap, nil
 }
 
 // Prior is a finished run whose compatible work a new run carries forward.
@@ -105,11 +106,11 @@ type priorScenario struct {
 // LoadPrior reads run id for -rook.resume. Every record it would carry must be whole: a
 // file that does not parse refuses the resume, naming it, before anything runs.
 func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
-	store, _, snap, err := openRun(recordsRoot, agent, id)
+	st, _, snap, err := openRun(recordsRoot, agent, id)
 	if err != nil {
 		return nil, fmt.Errorf("resume from run %s: %w", id, err)
 	}
-	dir := store.Dir
+	dir := st.Dir
 	p := &Prior{ID: id, Dir: dir, ProfileSHA: snap.SHA256, scenarios: map[string]priorScenario{}}
 	entries, err := os.ReadDir(filepath.Join(dir, "scenarios"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -122,8 +123,8 @@ func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
 		if _, err := os.Stat(vpath); err != nil {
 			continue // not judged: nothing to carry; the new run runs it
 		}
-		vp, err := record.ReadVerdict(sdir)
-		if errors.Is(err, record.ErrUntrusted) {
+		vp, err := store.ReadVerdict(sdir)
+		if errors.Is(err, store.ErrUntrusted) {
 			continue // never carried: the new run runs it
 		}
 		if err != nil {
@@ -171,12 +172,12 @@ func checkRecords(dir string) error {
 				return err
 			}
 			var v any
-			if err := record.DecodeJSON(data, &v); err != nil {
+			if err := store.DecodeJSON(data, &v); err != nil {
 				return fmt.Errorf("%s is corrupt: %w", path, err)
 			}
 		case ".yaml":
 			var v any
-			return record.ReadYAML(path, &v)
+			return store.ReadYAML(path, &v)
 		}
 		return nil
 	})
@@ -193,7 +194,7 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 	// A repeated scenario is reported attempt by attempt, as when it ran.
 	var attempts []*Attempt
 	for n := 1; sc.Repeat > 1 && n <= sc.Repeat; n++ {
-		av, err := record.ReadVerdict(attemptDir(ps.dir, n, sc.Repeat))
+		av, err := store.ReadVerdict(attemptDir(ps.dir, n, sc.Repeat))
 		if err != nil {
 			return nil, false
 		}
@@ -209,7 +210,7 @@ func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if err := record.CopyTree(ps.dir, tmp, nil); err != nil {
+	if err := store.CopyTree(ps.dir, tmp, nil); err != nil {
 		_ = os.RemoveAll(tmp) // the scenario runs afresh; a leftover would only take space
 		return nil, false
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // The store of an attempt's hooks.json: read back before anything runs, written as every
@@ -54,7 +55,7 @@ func (a *attemptRun) flush() {
 
 // load reads the attempt's hooks.json, if any. A file that does not parse is refused.
 func (a *attemptRun) load() error {
-	h, err := record.ReadHooks(a.dir)
+	h, err := store.ReadHooks(a.dir)
 	if err != nil {
 		return err
 	}

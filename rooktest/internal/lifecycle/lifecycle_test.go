@@ -19,6 +19,7 @@ import (
 	"github.com/rookgo/rookgo/internal/fakehook"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -101,7 +102,7 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 		Workspace: dir, Project: "example.com/m", Agent: "agent", Profile: p,
 		RecordsRoot: filepath.Join(dir, "runs"),
 		Env:         append(os.Environ(), "FAKE_SECRET="+secret, "ROOK_TURN=inherited", "ROOK_SCENARIO_ID=inherited"),
-		Redactor:    record.NewRedactor(map[string]string{"FAKE_SECRET": secret}),
+		Redactor:    store.NewRedactor(map[string]string{"FAKE_SECRET": secret}),
 		Concurrency: 1,
 		Included:    []record.Entry{{ScenarioID: "SC-1", Why: "selected"}},
 	}

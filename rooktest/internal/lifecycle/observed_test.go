@@ -13,6 +13,7 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -142,7 +143,7 @@ func TestAForgedVerdictIsNotCounted(t *testing.T) {
 	require.FileExists(t, filepath.Join(o.Dir, "verdict.yaml"), "the hook wrote one")
 
 	rep, err := f.run.Finish(time.Now())
-	require.ErrorIs(t, err, record.ErrUntrusted, "a forged verdict is a problem of the run")
+	require.ErrorIs(t, err, store.ErrUntrusted, "a forged verdict is a problem of the run")
 	assert.Equal(t, 0, rep.Totals.Passed)
 	assert.Equal(t, 1, rep.Totals.Unjudged)
 	assert.Equal(t, 1, rep.Totals.Untrusted)
@@ -158,7 +159,7 @@ func TestAForgedVerdictIsNotCounted(t *testing.T) {
 func TestRedactionAfterParsing(t *testing.T) {
 	const token = "sk/café-9f8e7d"
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "order 14821 for sk\/caf\u00e9-9f8e7d", "conversation": "c", "calls": [], "n": 14821}`}, "")
-	f.cfg.Redactor = record.NewRedactor(map[string]string{"PIN": "4821", "TOKEN": token})
+	f.cfg.Redactor = store.NewRedactor(map[string]string{"PIN": "4821", "TOKEN": token})
 	f.restart(t, nil)
 	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: order}}\n"), f.logs.add)
 	require.Empty(t, o.Attempts[0].Failures, "a digit secret does not break the hook's JSON")

@@ -25,6 +25,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Config is what a run needs to know before it starts.
@@ -39,7 +40,7 @@ type Config struct {
 	// Env is the environment hooks inherit (normally os.Environ()).
 	Env []string
 	// Redactor hides the declared variables' values in every record.
-	Redactor *record.Redactor
+	Redactor *store.Redactor
 	// Concurrency is the number of scenarios in flight.
 	Concurrency int
 	// Included, Skipped and Unrunnable are the plan, as run.yaml shows it.
@@ -100,7 +101,7 @@ func New(cfg Config, now time.Time) (*Run, error) {
 		cfg.Selection = All()
 	}
 	r := newRun(cfg, id, dir, now)
-	unlock, err := record.Lock(dir)
+	unlock, err := store.Lock(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Outcome is what became of one scenario in this process.
@@ -156,7 +157,7 @@ func (r *Run) aggregate(o *Outcome) {
 	sv := shown.Verdict
 	v.Criteria, v.LatencyMs, v.Turns, v.Usage = nonNil(sv.Criteria), sv.LatencyMs, sv.Turns, sv.Usage
 	countRows(&v, sv.Criteria)
-	v.HooksSHA256 = record.HooksDigest(o.Dir, &v)
+	v.HooksSHA256 = store.HooksDigest(o.Dir, &v)
 	o.Verdict = &v
 	if err := r.cfg.Redactor.YAML(filepath.Join(o.Dir, "verdict.yaml"), v); err != nil {
 		shown.RecordErr = err

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -39,7 +39,7 @@ func TestSecretsNeverReachRecordsOrLog(t *testing.T) {
 	for name, v := range secrets {
 		cfg.Env = append(cfg.Env, "SECRET_"+name+"="+v)
 	}
-	cfg.Redactor = record.NewRedactor(secrets)
+	cfg.Redactor = store.NewRedactor(secrets)
 	r, err := lifecycle.New(cfg, time.Now().Add(time.Second))
 	require.NoError(t, err)
 	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: nothing}}\n"))
@@ -78,7 +78,7 @@ func TestSecretEqualToRecordVocabulary(t *testing.T) {
 	f := newRun(t, nil, "")
 	cfg := f.cfg
 	year := time.Now().UTC().Format("2006")
-	cfg.Redactor = record.NewRedactor(map[string]string{"YEAR": year, "WORD": "Pass"})
+	cfg.Redactor = store.NewRedactor(map[string]string{"YEAR": year, "WORD": "Pass"})
 	f.run.Close()
 	r, err := lifecycle.New(cfg, time.Now().Add(2*time.Second))
 	require.NoError(t, err)

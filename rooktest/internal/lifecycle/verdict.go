@@ -10,6 +10,7 @@ import (
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // judge decides the attempt from its records, or reads the verdict an earlier process
@@ -20,7 +21,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	path := filepath.Join(a.dir, "verdict.yaml")
 	if !a.ranNow {
 		// ReadVerdict refuses a verdict that does not match the hooks.json beside it.
-		if v, err := record.ReadVerdict(a.dir); err == nil && v.Status != "" && (!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) {
+		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" && (!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) {
 			subtests(a.sc, v.Criteria)
 			res.Verdict = v
 			return
@@ -38,7 +39,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	}
 	v := record.Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: status, UnverifiableReason: reason,
 		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage(), Judge: info}
-	v.HooksSHA256 = record.HooksDigest(a.dir, &v)
+	v.HooksSHA256 = store.HooksDigest(a.dir, &v)
 	for _, t := range ev.Turns {
 		v.LatencyMs += t.LatencyMs
 	}

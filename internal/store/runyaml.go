@@ -1,4 +1,4 @@
-package record
+package store
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"gopkg.in/yaml.v3"
 )
 
 // WriteRun writes run.yaml to path, redacted.
-func (r *Redactor) WriteRun(path string, run Run) error {
+func (r *Redactor) WriteRun(path string, run record.Run) error {
 	data, err := r.MarshalRun(run)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
@@ -25,15 +26,15 @@ func (r *Redactor) WriteRun(path string, run Run) error {
 // of a document until the document ends (some 4 KB per entry: 40 MB of garbage to write
 // the plan of 5,000 scenarios, several times a run), so the lists are written here, entry
 // by entry, and the rest of the file by yaml.v3.
-func (r *Redactor) MarshalRun(run Run) ([]byte, error) {
+func (r *Redactor) MarshalRun(run record.Run) ([]byte, error) {
 	lists := []struct {
 		key     string
-		entries []Entry
+		entries []record.Entry
 		ids     []string
 	}{{key: "included", entries: run.Included}, {key: "skipped", entries: run.Skipped},
 		{key: "unrunnable", entries: run.Unrunnable}, {key: "carried", ids: run.Carried}}
 	rest := run
-	rest.Included, rest.Skipped, rest.Unrunnable, rest.Carried = []Entry{}, []Entry{}, []Entry{}, []string{}
+	rest.Included, rest.Skipped, rest.Unrunnable, rest.Carried = []record.Entry{}, []record.Entry{}, []record.Entry{}, []string{}
 	data, err := r.MarshalYAML(rest)
 	if err != nil {
 		return nil, err
@@ -100,8 +101,8 @@ var planLists = map[string]bool{"included": true, "skipped": true, "unrunnable":
 // decodes it (some 6 MB for a 5,000-entry plan, at once), so the plan lists, as
 // MarshalRun or yaml.v3 write them (block style), are read line by line, and the rest of
 // the file by yaml.v3; a file in any other shape is decoded by yaml.v3 whole.
-func UnmarshalRun(data []byte) (Run, error) {
-	var run Run
+func UnmarshalRun(data []byte) (record.Run, error) {
+	var run record.Run
 	var head bytes.Buffer
 	lists := map[string][]string{}
 	key := ""
@@ -120,12 +121,12 @@ func UnmarshalRun(data []byte) (Run, error) {
 		head.WriteString(line)
 	}
 	if err := yaml.Unmarshal(head.Bytes(), &run); err != nil {
-		return Run{}, err
+		return record.Run{}, err
 	}
 	for k, lines := range lists {
 		if err := fillList(&run, k, lines); err != nil {
 			// Not the shape written here: yaml.v3 reads the whole file.
-			var whole Run
+			var whole record.Run
 			err := yaml.Unmarshal(data, &whole)
 			return whole, err
 		}
@@ -134,7 +135,7 @@ func UnmarshalRun(data []byte) (Run, error) {
 }
 
 // fillList reads a plan list's block lines into run.
-func fillList(run *Run, key string, lines []string) error {
+func fillList(run *record.Run, key string, lines []string) error {
 	if key == "carried" {
 		for _, l := range lines {
 			item, ok := strings.CutPrefix(strings.TrimLeft(l, " "), "- ")
@@ -149,7 +150,7 @@ func fillList(run *Run, key string, lines []string) error {
 		}
 		return nil
 	}
-	var entries []Entry
+	var entries []record.Entry
 	for i := 0; i < len(lines); i++ {
 		first, ok := strings.CutPrefix(strings.TrimLeft(lines[i], " "), "- ")
 		if !ok || i+1 >= len(lines) {
@@ -157,7 +158,7 @@ func fillList(run *Run, key string, lines []string) error {
 		}
 		second := strings.TrimLeft(lines[i+1], " ")
 		i++
-		var e Entry
+		var e record.Entry
 		for _, kv := range []string{first, second} {
 			k, v, ok := strings.Cut(kv, ": ")
 			s, err := scalar(v)

@@ -1,32 +1,10 @@
-// Package record is the schema of a run's records, and their store.
-//
-// A run is one folder, <records root>/<agent>/<run id>/:
-//
-//	run.yaml        Run: the plan (included, skipped, unrunnable), the profile pinned,
-//	                phases_run, prepare's record, halting, resume_from and carried
-//	profile.yaml    Profile: the profile as the run used it
-//	report.yaml     Report: totals, metrics and clusters, from every scenario's records
-//	prepare/hook-state/         prepare's ROOK_STATE_DIR
-//	prepare/abandoned/<n>/      a failed prepare kept aside: prepare.yaml, hook-state/
-//	run-state/                  ROOK_RUN_STATE_DIR
-//	scenarios/<id>/snapshot.yaml    the scenario file, byte for byte
-//	scenarios/<id>/request.json     Request
-//	scenarios/<id>/hooks.json       Hooks: each phase's PhaseRecord, written as it ends
-//	scenarios/<id>/response.json    Response: the reply, transcript, calls, usage
-//	scenarios/<id>/verdict.yaml     Verdict: a Row per criterion, ForbiddenHits
-//	scenarios/<id>/hook-state/      the attempt's ROOK_STATE_DIR
-//	scenarios/<id>/artifacts/       copies of evidence_file
-//	scenarios/<id>/abandoned/<n>/   records of an attempt that could not be continued
-//	scenarios/<id>/attempts/<n>/    with repeat: each attempt's request, hooks,
-//	                                response, verdict and state; the scenario's
-//	                                verdict.yaml lists them as AttemptStatus
-//	shards/<k>/                     in a merged run: shard k's run.yaml, report,
-//	                                profile and prepare records
-//
-// Store and the Read functions read a run back (the engine, a continuation, reports);
-// WriteFile writes every file atomically, readable by others (0644), and a Redactor
-// writes records with every declared secret replaced by [redacted:NAME].
-package record
+// Package store reads and writes a run's records (their schema is package record): Store
+// and the Read functions read a run back (the engine, a continuation, reports), checking
+// a verdict against the records it claims; WriteFile writes every file atomically,
+// readable by others (0644); a Redactor replaces every declared secret with
+// [redacted:NAME], in decoded values and in shown text; Lock, CopyTree, ListRuns and the
+// run.yaml codec are the rest of what a records root needs.
+package store
 
 import (
 	"bufio"

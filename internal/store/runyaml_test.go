@@ -1,10 +1,11 @@
-package record
+package store
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
@@ -17,15 +18,15 @@ func TestMarshalRunReadsBack(t *testing.T) {
 	odd := []string{"selected", "true", "No", "null", "~", "1.5", "0x1F", "1_000", "- a", "a: b", "a #b", "#x", "'q'", `"dq"`,
 		"line\nbreak", " lead", "trail ", "", "tab\there", "ünïcode", "[x]", "{y}", "*alias", "&anchor", "!tag", "%dir", "@x", "`x`",
 		"SC-001", "not selected: shard 2/3 runs it (-rook.shard=1/3)", ".hidden", "-rook.only", "1e3", ".inf", "y", "\x01ctl", "a\\b"}
-	run := Run{Version: 1, ID: "ci-42", Agent: "bank", Created: time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC), PhasesRun: []string{"execute"}, Unrunnable: []Entry{}}
+	run := record.Run{Version: 1, ID: "ci-42", Agent: "bank", Created: time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC), PhasesRun: []string{"execute"}, Unrunnable: []record.Entry{}}
 	for i, s := range odd {
-		run.Included = append(run.Included, Entry{ScenarioID: fmt.Sprintf("SC-%d", i), Why: s})
-		run.Skipped = append(run.Skipped, Entry{ScenarioID: s, Why: s})
+		run.Included = append(run.Included, record.Entry{ScenarioID: fmt.Sprintf("SC-%d", i), Why: s})
+		run.Skipped = append(run.Skipped, record.Entry{ScenarioID: s, Why: s})
 		run.Carried = append(run.Carried, s)
 	}
 	data, err := NewRedactor(nil).MarshalRun(run)
 	require.NoError(t, err)
-	var back Run
+	var back record.Run
 	require.NoError(t, yaml.Unmarshal(data, &back), string(data))
 	assert.Equal(t, run, back)
 	fast, err := UnmarshalRun(data)
@@ -34,7 +35,7 @@ func TestMarshalRunReadsBack(t *testing.T) {
 
 	plain, err := NewRedactor(nil).MarshalYAML(run)
 	require.NoError(t, err)
-	var viaYAML Run
+	var viaYAML record.Run
 	require.NoError(t, yaml.Unmarshal(plain, &viaYAML))
 	assert.Equal(t, viaYAML, back)
 	fromYAML, err := UnmarshalRun(plain)
@@ -44,13 +45,13 @@ func TestMarshalRunReadsBack(t *testing.T) {
 	// Flow style, as a person might write it.
 	flow, err := UnmarshalRun([]byte("id: x\nincluded: [{scenario_id: SC-1, why: selected}]\ncarried: [SC-1]\n"))
 	require.NoError(t, err)
-	assert.Equal(t, []Entry{{ScenarioID: "SC-1", Why: "selected"}}, flow.Included)
+	assert.Equal(t, []record.Entry{{ScenarioID: "SC-1", Why: "selected"}}, flow.Included)
 	assert.Equal(t, []string{"SC-1"}, flow.Carried)
 	_, err = UnmarshalRun([]byte("id: [x\n"))
 	assert.Error(t, err)
 
 	// The why is free text, redacted; the ids are structural, left alone.
-	red, err := NewRedactor(map[string]string{"TOKEN": "sekrit-42"}).MarshalRun(Run{Included: []Entry{{ScenarioID: "SC-1", Why: "token sekrit-42 expired"}}})
+	red, err := NewRedactor(map[string]string{"TOKEN": "sekrit-42"}).MarshalRun(record.Run{Included: []record.Entry{{ScenarioID: "SC-1", Why: "token sekrit-42 expired"}}})
 	require.NoError(t, err)
 	assert.Contains(t, string(red), `why: "token [redacted:TOKEN] expired"`)
 	assert.NotContains(t, string(red), "sekrit-42")
@@ -59,9 +60,9 @@ func TestMarshalRunReadsBack(t *testing.T) {
 // BenchmarkUnmarshalRun reads the plan of a 5,000-scenario run line by line and with
 // yaml.v3 alone.
 func BenchmarkUnmarshalRun(b *testing.B) {
-	var run Run
+	var run record.Run
 	for i := range 5000 {
-		run.Included = append(run.Included, Entry{ScenarioID: fmt.Sprintf("SC-%05d", i), Why: "selected"})
+		run.Included = append(run.Included, record.Entry{ScenarioID: fmt.Sprintf("SC-%05d", i), Why: "selected"})
 	}
 	data, err := NewRedactor(nil).MarshalRun(run)
 	require.NoError(b, err)
@@ -76,7 +77,7 @@ func BenchmarkUnmarshalRun(b *testing.B) {
 	b.Run("yaml.Unmarshal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			var r Run
+			var r record.Run
 			if err := yaml.Unmarshal(data, &r); err != nil {
 				b.Fatal(err)
 			}
@@ -87,9 +88,9 @@ func BenchmarkUnmarshalRun(b *testing.B) {
 // BenchmarkMarshalRun writes the plan of a 5,000-scenario run both ways; allocs/op and
 // B/op are the point (yaml.v3 alone: some 40 MB).
 func BenchmarkMarshalRun(b *testing.B) {
-	var run Run
+	var run record.Run
 	for i := range 5000 {
-		run.Included = append(run.Included, Entry{ScenarioID: fmt.Sprintf("SC-%05d", i), Why: "selected"})
+		run.Included = append(run.Included, record.Entry{ScenarioID: fmt.Sprintf("SC-%05d", i), Why: "selected"})
 	}
 	red := NewRedactor(map[string]string{"X": "secretvalue"})
 	b.Run("MarshalRun", func(b *testing.B) {

@@ -1,4 +1,4 @@
-package record
+package store
 
 import (
 	"bytes"

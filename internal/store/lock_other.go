@@ -1,6 +1,6 @@
 //go:build !unix
 
-package record
+package store
 
 // Lock is a no-op where flock is not available.
 func Lock(string) (func(), error) { return func() {}, nil }

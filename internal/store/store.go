@@ -1,4 +1,4 @@
-package record
+package store
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Store is the folder of one run's records: <records root>/<agent>/<run id>/. Its
@@ -58,11 +59,11 @@ func CheckNewRunID(id string) error {
 }
 
 // Run reads run.yaml.
-func (s Store) Run() (*Run, error) {
+func (s Store) Run() (*record.Run, error) {
 	path := filepath.Join(s.Dir, "run.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return &Run{}, fmt.Errorf("read %s: %w", path, err)
+		return &record.Run{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	r, err := UnmarshalRun(data)
 	if err != nil {
@@ -72,14 +73,14 @@ func (s Store) Run() (*Run, error) {
 }
 
 // Profile reads profile.yaml.
-func (s Store) Profile() (*Profile, error) {
-	var p Profile
+func (s Store) Profile() (*record.Profile, error) {
+	var p record.Profile
 	return &p, ReadYAML(filepath.Join(s.Dir, "profile.yaml"), &p)
 }
 
 // Report reads report.yaml.
-func (s Store) Report() (*Report, error) {
-	var r Report
+func (s Store) Report() (*record.Report, error) {
+	var r record.Report
 	return &r, ReadYAML(filepath.Join(s.Dir, "report.yaml"), &r)
 }
 
@@ -93,8 +94,8 @@ var ErrUntrusted = errors.New("untrusted verdict")
 // and checks it against the records it claims: its hooks_sha256 must be HooksDigest of
 // dir. A verdict that does not match (one a hook wrote itself, or one judged from records
 // that changed since) is returned with an error wrapping ErrUntrusted: never count it.
-func ReadVerdict(dir string) (*Verdict, error) {
-	var v Verdict
+func ReadVerdict(dir string) (*record.Verdict, error) {
+	var v record.Verdict
 	path := filepath.Join(dir, "verdict.yaml")
 	if err := ReadYAML(path, &v); err != nil {
 		return &v, err
@@ -108,7 +109,7 @@ func ReadVerdict(dir string) (*Verdict, error) {
 // HooksDigest is what a verdict in dir holds as hooks_sha256: the SHA-256 of dir's
 // hooks.json, or, for a repeated scenario's verdict (v lists attempts), the SHA-256 of its
 // attempts' digests in order. "" when a hooks.json it covers cannot be read.
-func HooksDigest(dir string, v *Verdict) string {
+func HooksDigest(dir string, v *record.Verdict) string {
 	if len(v.Attempts) == 0 {
 		return fileDigest(filepath.Join(dir, "hooks.json"))
 	}
@@ -135,21 +136,21 @@ func fileDigest(path string) string {
 
 // ReadHooks reads the hooks.json in dir, with the numbers hooks printed kept exact; a
 // folder without one has no phase recorded yet.
-func ReadHooks(dir string) (*Hooks, error) {
+func ReadHooks(dir string) (*record.Hooks, error) {
 	path := filepath.Join(dir, "hooks.json")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Hooks{Version: 1}, nil
+		return &record.Hooks{Version: 1}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	var h Hooks
+	var h record.Hooks
 	if err := DecodeJSON(data, &h); err != nil {
 		return nil, fmt.Errorf("%s is corrupt: %w", path, err)
 	}
 	p := h.Phases
-	for _, rec := range []*PhaseRecord{p.Open, p.Execute, p.Close, p.Collect} {
+	for _, rec := range []*record.PhaseRecord{p.Open, p.Execute, p.Close, p.Collect} {
 		if rec == nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package record_test
+package store_test
 
 import (
 	"encoding/json"
@@ -13,13 +13,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 func TestWriteFileReplacesWholeAndLeavesNoTemp(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "verdict.yaml")
-	require.NoError(t, record.WriteFile(path, []byte("a: 1\n")))
-	require.NoError(t, record.WriteFile(path, []byte("a: 2\n")))
+	require.NoError(t, store.WriteFile(path, []byte("a: 1\n")))
+	require.NoError(t, store.WriteFile(path, []byte("a: 2\n")))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "a: 2\n", string(data))
@@ -30,7 +31,7 @@ func TestWriteFileReplacesWholeAndLeavesNoTemp(t *testing.T) {
 
 func TestRedactorEverywhere(t *testing.T) {
 	// A value with characters JSON escapes, and one that contains another.
-	r := record.NewRedactor(map[string]string{"TOKEN": `a"b<c>&d`, "SHORT": "keys", "LONG": "keys-and-more", "EMPTY": "", "TINY": "abc"})
+	r := store.NewRedactor(map[string]string{"TOKEN": `a"b<c>&d`, "SHORT": "keys", "LONG": "keys-and-more", "EMPTY": "", "TINY": "abc"})
 	assert.Equal(t, "x [redacted:TOKEN] [redacted:LONG] [redacted:SHORT] abc", r.String(`x a"b<c>&d keys-and-more keys abc`),
 		"longest first; values under MinRedacted are left alone")
 	assert.Equal(t, "nothing here", r.String("nothing here"), "an empty value redacts nothing")
@@ -56,7 +57,7 @@ func TestRedactorEverywhere(t *testing.T) {
 
 func TestRedactionLeavesStructureAlone(t *testing.T) {
 	// A value is redacted wherever it stands in a value, never in a key.
-	r := record.NewRedactor(map[string]string{"K": "kept"})
+	r := store.NewRedactor(map[string]string{"K": "kept"})
 	dir := t.TempDir()
 	type rec struct {
 		Skipped []string `json:"skipped" yaml:"skipped"`
@@ -74,7 +75,7 @@ func TestRedactionLeavesStructureAlone(t *testing.T) {
 
 func TestWriteFileIsReadableByOthers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "verdict.yaml")
-	require.NoError(t, record.WriteFile(path, []byte("status: Pass\n")))
+	require.NoError(t, store.WriteFile(path, []byte("status: record.Pass\n")))
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm())
@@ -82,31 +83,31 @@ func TestWriteFileIsReadableByOthers(t *testing.T) {
 
 func TestStore(t *testing.T) {
 	root := t.TempDir()
-	_, err := record.OpenRun(root, "agent", "../escape")
+	_, err := store.OpenRun(root, "agent", "../escape")
 	assert.EqualError(t, err, `"../escape" is not a run id`)
-	_, err = record.OpenRun(root, "agent", "R1")
+	_, err = store.OpenRun(root, "agent", "R1")
 	assert.ErrorIs(t, err, os.ErrNotExist)
 
 	dir := filepath.Join(root, "agent", "R1")
 	created := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
-	require.NoError(t, record.NewRedactor(nil).YAML(filepath.Join(dir, "run.yaml"), record.Run{Version: 1, ID: "R1", Created: created,
+	require.NoError(t, store.NewRedactor(nil).YAML(filepath.Join(dir, "run.yaml"), record.Run{Version: 1, ID: "R1", Created: created,
 		Included: []record.Entry{{ScenarioID: "SC-1", Why: "selected"}}}))
-	require.NoError(t, record.WriteFile(filepath.Join(dir, "scenarios", "SC-1", "hooks.json"),
+	require.NoError(t, store.WriteFile(filepath.Join(dir, "scenarios", "SC-1", "hooks.json"),
 		[]byte(`{"version": 1, "phases": {"execute": {"ran": true, "ok": true, "data": {"n": 9007199254740993}}}}`)))
-	require.NoError(t, record.WriteFile(filepath.Join(dir, "scenarios", "SC-1", "verdict.yaml"), []byte("status: [broken\n")))
+	require.NoError(t, store.WriteFile(filepath.Join(dir, "scenarios", "SC-1", "verdict.yaml"), []byte("status: [broken\n")))
 
-	s, err := record.OpenRun(root, "agent", "R1")
+	s, err := store.OpenRun(root, "agent", "R1")
 	require.NoError(t, err)
 	run, err := s.Run()
 	require.NoError(t, err)
 	assert.Equal(t, created, run.Created, "times come back as times")
 	assert.Equal(t, "SC-1", run.Included[0].ScenarioID)
-	h, err := record.ReadHooks(s.ScenarioDir("SC-1"))
+	h, err := store.ReadHooks(s.ScenarioDir("SC-1"))
 	require.NoError(t, err)
 	assert.Equal(t, "9007199254740993", fmt.Sprint(h.Phases.Execute.Data["n"]), "numbers as the hook printed them")
-	_, err = record.ReadVerdict(s.ScenarioDir("SC-1"))
+	_, err = store.ReadVerdict(s.ScenarioDir("SC-1"))
 	assert.ErrorContains(t, err, "verdict.yaml is corrupt")
-	h, err = record.ReadHooks(s.ScenarioDir("SC-2"))
+	h, err = store.ReadHooks(s.ScenarioDir("SC-2"))
 	require.NoError(t, err)
 	assert.Nil(t, h.Phases.Execute, "no hooks.json: nothing recorded yet")
 }
@@ -115,7 +116,7 @@ func TestStore(t *testing.T) {
 // quoting print it too.
 func TestRedactEscapedForms(t *testing.T) {
 	key := "-----BEGIN KEY-----\nab\"c\\d\n-----END KEY-----"
-	r := record.NewRedactor(map[string]string{"PEM": key})
+	r := store.NewRedactor(map[string]string{"PEM": key})
 	jsonForm, err := json.Marshal(map[string]string{"k": key})
 	require.NoError(t, err)
 	for _, text := range []string{key, string(jsonForm), fmt.Sprintf("failed: %q", key)} {
@@ -128,7 +129,7 @@ func TestRedactEscapedForms(t *testing.T) {
 // A secret split over pieces, or spanning lines, is redacted whole by a stream.
 func TestStreamRedactsAcrossPieces(t *testing.T) {
 	pem := "-----BEGIN KEY-----\nMIIEabc123\n-----END KEY-----"
-	r := record.NewRedactor(map[string]string{"TOKEN": "tok4242secretvalue", "PEM": pem})
+	r := store.NewRedactor(map[string]string{"TOKEN": "tok4242secretvalue", "PEM": pem})
 	text := "start tok4242secretvalue middle " + pem + " end \xff"
 	for _, size := range []int{1, 3, 7, 64} {
 		s := r.Stream()
@@ -143,14 +144,6 @@ func TestStreamRedactsAcrossPieces(t *testing.T) {
 
 func TestCommonText(t *testing.T) {
 	for v, want := range map[string]bool{"2026": true, "Pass": true, "true": true, "tok4242secretvalue": false, "s3cr3t": false} {
-		assert.Equal(t, want, record.CommonText(v), v)
+		assert.Equal(t, want, store.CommonText(v), v)
 	}
-}
-
-func TestTotalsInvariants(t *testing.T) {
-	ok := record.Totals{Planned: 5, Executed: 4, NotRun: 1, Passed: 2, Failed: 1, Unverifiable: 1, Decided: 3, PassRate: 2.0 / 3}
-	assert.NoError(t, ok.Check())
-	bad := ok
-	bad.NotRun, bad.PassRate = 0, 0.5
-	assert.EqualError(t, bad.Check(), "report totals break their invariants: planned 5 != executed 4 + not_run 0; pass_rate 0.5 != passed / decided 0.6666666666666666")
 }

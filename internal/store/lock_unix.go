@@ -1,6 +1,6 @@
 //go:build unix
 
-package record
+package store
 
 import (
 	"errors"
