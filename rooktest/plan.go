@@ -58,12 +58,7 @@ func unrunnableWhy(p *spec.Profile, sc *spec.Scenario) string {
 	if sc.IsMultiTurn() && !p.Capabilities.MultiTurn {
 		return fmt.Sprintf("it takes %d turns and %s's hooks keep no conversation (capabilities.multi_turn is false)", sc.Turns(), p.ID)
 	}
-	gradesUsage := sc.RequiresUsage
-	for _, c := range sc.Criteria {
-		_, usage := c.Check.(*check.Usage)
-		gradesUsage = gradesUsage || usage
-	}
-	if gradesUsage && !p.Capabilities.Usage {
+	if sc.Observes().Has(check.ObservesUsage) && !p.Capabilities.Usage {
 		return fmt.Sprintf("it grades token usage and %s's hooks report none (capabilities.usage is false)", p.ID)
 	}
 	return ""

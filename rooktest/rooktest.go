@@ -478,14 +478,11 @@ func slim(sc *spec.Scenario) *spec.Scenario {
 		MultiTurn: sc.MultiTurn, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
 		Excluded: sc.Excluded, NotExecutable: sc.NotExecutable, SkipReason: sc.SkipReason,
 		RequiresUsage: sc.RequiresUsage}
+	out.RequiresUsage = sc.Observes().Has(check.ObservesUsage)
 	for _, c := range sc.Criteria {
-		switch c.Check.(type) {
-		case *check.Usage:
-			out.RequiresUsage = true
-		case *check.LLMJudge:
-			if len(out.Criteria) == 0 {
-				out.Criteria = []spec.Criterion{{ID: c.ID, Kind: c.Kind, Check: c.Check}}
-			}
+		if c.Check.Observes().Has(check.ObservesModel) {
+			out.Criteria = []spec.Criterion{{ID: c.ID, Kind: c.Kind, Check: c.Check}}
+			break
 		}
 	}
 	return out

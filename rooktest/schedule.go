@@ -311,10 +311,8 @@ func (r *Run) judging(scenarios []*spec.Scenario) bool {
 		if p, _ := r.planOf(sc.ID); p.decision != include {
 			continue
 		}
-		for _, c := range sc.Criteria {
-			if _, ok := c.Check.(*check.LLMJudge); ok {
-				return true
-			}
+		if sc.Observes().Has(check.ObservesModel) {
+			return true
 		}
 	}
 	return false

@@ -48,6 +48,8 @@ type Usage struct {
 
 func (c *Usage) Detail() string { return "" }
 
+func (c *Usage) Observes() Observations { return ObservesReply | ObservesUsage }
+
 func (c *Usage) Expected() string {
 	var parts []string
 	if c.InputMax != nil {
@@ -121,6 +123,8 @@ type Latency struct {
 
 func (c *Latency) Detail() string { return "" }
 
+func (c *Latency) Observes() Observations { return ObservesReply | ObservesLatency }
+
 func (c *Latency) Expected() string {
 	if c.Per == "scenario" {
 		return fmt.Sprintf("execute takes at most %d ms in all", c.MaxMs)
@@ -153,6 +157,8 @@ type Turns struct {
 }
 
 func (c *Turns) Detail() string { return "" }
+
+func (c *Turns) Observes() Observations { return ObservesReply }
 
 func (c *Turns) Expected() string { return fmt.Sprintf("at most %d turn(s)", c.Max) }
 

@@ -68,6 +68,8 @@ type Called struct {
 
 func (c *Called) Detail() string { return c.Name }
 
+func (c *Called) Observes() Observations { return ObservesReply | ObservesCalls }
+
 func (c *Called) Expected() string {
 	args := ""
 	if len(c.Arguments) > 0 {
@@ -121,6 +123,8 @@ type CallSequence struct {
 }
 
 func (c *CallSequence) Detail() string { return "" }
+
+func (c *CallSequence) Observes() Observations { return ObservesReply | ObservesCalls }
 
 func (c *CallSequence) Expected() string {
 	return fmt.Sprintf("calls [%s] (%s)", strings.Join(c.Names, ", "), c.Mode)
@@ -228,4 +232,24 @@ func multisetWithin(small, big []string) bool {
 		count[s]--
 	}
 	return true
+}
+
+// Statement is the statement a criterion of Rook's calls shorthand reads as, which has
+// none of its own: "The agent calls lookup." for a called check; "" for other checks.
+func Statement(ch Check) string {
+	c, ok := ch.(*Called)
+	if !ok {
+		return ""
+	}
+	if c.Never {
+		return fmt.Sprintf("The agent does not call %s.", c.Name)
+	}
+	s := "The agent calls " + c.Name
+	if len(c.Arguments) > 0 {
+		s += " with the given arguments"
+	}
+	if c.Times != nil {
+		s += fmt.Sprintf(" exactly %d time(s)", *c.Times)
+	}
+	return s + "."
 }

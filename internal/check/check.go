@@ -29,16 +29,33 @@ type Result struct {
 type Check interface {
 	// Expected says what passes, as the verdict's expected field shows it.
 	Expected() string
+	// Observes declares what the check reads of an attempt.
+	Observes() Observations
 	// Judge decides the criterion from the evidence alone. Decide calls it only once the
-	// agent replied, unless the check implements ReplyFree.
+	// agent replied, unless it does not observe the reply.
 	Judge(ev *Evidence) Result
 }
 
-// ReplyFree is a check that can be judged when the agent never replied (one reading
-// collect's data, say).
-type ReplyFree interface {
-	JudgesWithoutReply() bool
-}
+// Observations are what a check reads of an attempt, as flags. Each check declares them,
+// so that the harness plans from them (a scenario that grades usage needs hooks that report
+// it; one with a model-judged criterion needs a judge) without knowing the check.
+type Observations uint8
+
+// What a check may read.
+const (
+	// ObservesReply: the agent's replies; a check that reads them is Unable to Verify
+	// (agent_never_ran) when the agent never replied.
+	ObservesReply Observations = 1 << iota
+	ObservesCalls
+	ObservesUsage
+	ObservesLatency
+	ObservesCollect
+	// ObservesModel: a model judge decides the criterion, from the whole record.
+	ObservesModel
+)
+
+// Has reports whether o includes every flag of f.
+func (o Observations) Has(f Observations) bool { return o&f == f }
 
 // Detailer gives the part of a criterion's subtest name that follows the check's name
 // (contains_refund, called_issue_refund). A check without it is named by its statement.
@@ -106,7 +123,7 @@ type Params interface {
 // Decide judges c on ev: a check that reads the reply is Unable to Verify
 // (agent_never_ran) when there is none.
 func Decide(c Check, ev *Evidence) Result {
-	if rf, ok := c.(ReplyFree); (!ok || !rf.JudgesWithoutReply()) && !ev.AgentRan {
+	if c.Observes().Has(ObservesReply) && !ev.AgentRan {
 		return unable(record.AgentNeverRan, "the agent never replied, so there is nothing to judge")
 	}
 	r := c.Judge(ev)

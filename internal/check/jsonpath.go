@@ -151,8 +151,13 @@ type JSONPathCheck struct {
 
 func (c *JSONPathCheck) Detail() string { return "" }
 
-// JudgesWithoutReply: collect's data is evidence whether or not the agent replied.
-func (c *JSONPathCheck) JudgesWithoutReply() bool { return c.In == "collect" }
+// Observes the reply, or collect's data (evidence whether or not the agent replied).
+func (c *JSONPathCheck) Observes() Observations {
+	if c.In == "collect" {
+		return ObservesCollect
+	}
+	return ObservesReply
+}
 
 func (c *JSONPathCheck) Expected() string {
 	src := "the reply"

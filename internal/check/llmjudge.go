@@ -21,8 +21,8 @@ type LLMJudge struct{}
 
 func (c *LLMJudge) Expected() string { return "" }
 
-// JudgesWithoutReply: what the criterion needs is the model's to say.
-func (c *LLMJudge) JudgesWithoutReply() bool { return true }
+// Observes: what the criterion needs is the model's to say, from the whole record.
+func (c *LLMJudge) Observes() Observations { return ObservesModel }
 
 func (c *LLMJudge) Judge(*Evidence) Result {
 	r := unable(record.Undecidable, NoJudgeModel)
@@ -38,7 +38,8 @@ type Unsupported struct {
 
 func (c *Unsupported) Expected() string { return "" }
 
-func (c *Unsupported) JudgesWithoutReply() bool { return true }
+// Observes nothing: it is never decided here.
+func (c *Unsupported) Observes() Observations { return 0 }
 
 func (c *Unsupported) Judge(*Evidence) Result {
 	r := unable(record.Undecidable, fmt.Sprintf("check %q is not supported by this judge", c.Name))

@@ -22,6 +22,8 @@ type NotEquals struct {
 
 func (c *NotEquals) Detail() string { return "" }
 
+func (c *NotEquals) Observes() Observations { return ObservesReply }
+
 func (c *NotEquals) Expected() string {
 	return fmt.Sprintf("%s does not equal %q%s", where(c.In), c.Value, caseNote(c.CaseSensitive))
 }

@@ -90,6 +90,8 @@ type Contains struct {
 
 func (c *Contains) Detail() string { return c.Text }
 
+func (c *Contains) Observes() Observations { return ObservesReply }
+
 func (c *Contains) Expected() string {
 	verb := "contains"
 	if c.Negate {
@@ -127,6 +129,8 @@ type Regex struct {
 
 func (c *Regex) Detail() string { return "" }
 
+func (c *Regex) Observes() Observations { return ObservesReply }
+
 func (c *Regex) Expected() string {
 	verb := "matches"
 	if c.Negate {
@@ -156,6 +160,8 @@ type Equals struct {
 }
 
 func (c *Equals) Detail() string { return "" }
+
+func (c *Equals) Observes() Observations { return ObservesReply }
 
 func (c *Equals) Expected() string {
 	return fmt.Sprintf("%s equals %q%s", where(c.In), c.Value, caseNote(c.CaseSensitive))

@@ -251,24 +251,8 @@ func parseCall(e *errs, item *yaml.Node, where string) (Criterion, bool) {
 	c.Check = kind.Parse(&paramReader{e: e, item: item, params: params, where: where, pw: where, kind: kind.Name,
 		got: paramFields(e, params, where, kind)})
 	c.Params, _ = value(e, field{key: where, v: params}).(map[string]any)
-	if call, ok := c.Check.(*check.Called); ok {
-		c.Statement = callStatement(call)
-	}
+	c.Statement = check.Statement(c.Check)
 	return c, true
-}
-
-func callStatement(c *check.Called) string {
-	if c.Never {
-		return fmt.Sprintf("The agent does not call %s.", c.Name)
-	}
-	s := "The agent calls " + c.Name
-	if len(c.Arguments) > 0 {
-		s += " with the given arguments"
-	}
-	if c.Times != nil {
-		s += fmt.Sprintf(" exactly %d time(s)", *c.Times)
-	}
-	return s + "."
 }
 
 // Subtest is the criterion's go test name, such as C2_not_called_issue_refund.

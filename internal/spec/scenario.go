@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"gopkg.in/yaml.v3"
 )
 
@@ -297,4 +298,17 @@ func Slug(s string, max int) string {
 		out = strings.TrimRight(out, "_")
 	}
 	return out
+}
+
+// Observes is what the scenario's criteria read of an attempt, together; usage too when
+// Rook's verification_requires asks for total_tokens.
+func (s *Scenario) Observes() check.Observations {
+	var o check.Observations
+	for _, c := range s.Criteria {
+		o |= c.Check.Observes()
+	}
+	if s.RequiresUsage {
+		o |= check.ObservesUsage
+	}
+	return o
 }

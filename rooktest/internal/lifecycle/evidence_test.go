@@ -142,6 +142,8 @@ type panicking struct{}
 
 func (panicking) Expected() string { return "" }
 
+func (panicking) Observes() check.Observations { return check.ObservesReply }
+
 func (panicking) Judge(*check.Evidence) check.Result { panic("a bug in a check") }
 
 // A secret a hook prints is redacted as it comes in, keys included, so the records, the

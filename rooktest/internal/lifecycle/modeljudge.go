@@ -32,7 +32,7 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 	c := modeljudge.Case{ScenarioID: a.sc.ID, Title: a.sc.Title, Goal: a.sc.Goal, Context: rookContext(a.sc.Source), Evidence: ev}
 	index := map[string]int{}
 	for i, cr := range a.sc.Criteria {
-		if _, ok := cr.Check.(*check.LLMJudge); ok {
+		if cr.Check.Observes().Has(check.ObservesModel) {
 			c.Criteria = append(c.Criteria, modeljudge.Criterion{ID: cr.ID, Statement: cr.Statement})
 			index[cr.ID] = i
 		}

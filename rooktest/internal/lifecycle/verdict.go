@@ -54,12 +54,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 }
 
 func (a *attemptRun) hasLLM() bool {
-	for _, c := range a.sc.Criteria {
-		if _, ok := c.Check.(*check.LLMJudge); ok {
-			return true
-		}
-	}
-	return false
+	return a.sc.Observes().Has(check.ObservesModel)
 }
 
 // subtests names rows read back from a verdict as the scenario's criteria name them.
