@@ -1,6 +1,7 @@
 package rooktest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -285,6 +287,7 @@ func (r *Run) finish() {
 	}
 	defer r.run.Close()
 	rep, err := r.run.Finish(time.Now())
+	err = errors.Join(err, report.WriteHTML(r.run.Dir)) // the page, from the records Finish completed
 	if err != nil {
 		errorf(r.t, "rooktest: write run records: %v", err)
 		return

@@ -22,6 +22,7 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
+	"github.com/rookgo/rookgo/internal/summary"
 )
 
 // Find lists the run folders under dirs, grouped by run: one group per agent and run id,
@@ -127,7 +128,7 @@ func Merge(dirs []string, root string, now time.Time) (string, error) {
 		return "", fmt.Errorf("merge: %w", err)
 	}
 	none := store.NewRedactor(nil) // every shard's records are redacted already
-	rep, sumErr := report.Summarize(tmp, merged, prepare, took, now)
+	rep, sumErr := summary.Summarize(tmp, merged, prepare, took, now)
 	for _, err := range []error{
 		store.WriteFile(filepath.Join(tmp, "profile.yaml"), profile),
 		none.WriteRun(filepath.Join(tmp, "run.yaml"), merged),

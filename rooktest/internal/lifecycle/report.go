@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/summary"
 )
 
-// Finish writes report.yaml and the final run.yaml. The totals come from the records of
+// Finish writes report.yaml and the final run.yaml (report.html is the caller's to
+// write, from these records). The totals come from the records of
 // every planned scenario, so a run continued over several processes reports all of it.
 func (r *Run) Finish(now time.Time) (*record.Report, error) {
 	r.mu.Lock()
@@ -20,10 +21,9 @@ func (r *Run) Finish(now time.Time) (*record.Report, error) {
 	prepare := r.prepareSummary()
 	r.file.Finished = now.UTC()
 	r.mu.Unlock()
-	rep, err := report.Summarize(r.Dir, file, prepare, now.Sub(r.started), now)
+	rep, err := summary.Summarize(r.Dir, file, prepare, now.Sub(r.started), now)
 	problems := []error{err, rep.Totals.Check()} // every run the tests make checks them
 	problems = append(problems, r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
-	problems = append(problems, report.WriteHTML(r.Dir))
 	return rep, errors.Join(problems...)
 }
 

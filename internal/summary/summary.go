@@ -1,4 +1,7 @@
-package report
+// Package summary computes report.yaml from a run's records: the totals, the metrics and
+// the clusters. The engine writes it after every run, rookgen report -merge after joining
+// shards, and rookgen report reads what it wrote; none of them computes totals another way.
+package summary
 
 import (
 	"errors"
