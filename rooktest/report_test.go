@@ -138,7 +138,7 @@ const secret = "sekrit-token-42"
 func reportOf(t *testing.T, o *lifecycle.Outcome, strict bool) *fakeT {
 	t.Helper()
 	sc := o.Scenario
-	r := &Run{red: store.NewRedactor(map[string]string{"TOKEN": secret}), opts: options{strict: strict}}
+	r := &Run{reporter: reporter{red: store.NewRedactor(map[string]string{"TOKEN": secret})}, planner: planner{opts: options{strict: strict}}}
 	j := &job{id: sc.ID, sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o}
 	j.log("execute turn 1: using " + secret)
 	j.log("execute turn 1: \x16=== RUN   TestForged\r--- PASS: TestForged")

@@ -5,18 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -54,12 +49,26 @@ type Scenario struct {
 }
 
 // Run is one run of a Suite: one record folder, prepare once, each scenario once.
-// Start makes it; the generated test calls Scenario once per scenario subtest.
+// Start makes it; the generated test calls Scenario once per scenario subtest. It is a
+// planner (what runs, decided before any hook does), a scheduler (when each scenario
+// runs) and a reporter (how outcomes reach the test), over one lifecycle run.
 type Run struct {
-	t       tb
+	t tb
+	planner
+	scheduler
+	reporter
+	run   *lifecycle.Run
+	prior *lifecycle.Prior
+	judge *modeljudge.Judge
+}
+
+// planner is what the run does with each scenario, decided from the suite, the flags and
+// the profile alone.
+type planner struct {
 	suite   Suite
 	opts    options
 	profile *spec.Profile
+	sel     lifecycle.Selection
 	// root is the module root. A scenario is read from its file (suite.Scenarios) when it
 	// starts, not held from Start on. plans are the suite's scenarios' decisions, in the
 	// suite's order; indexOf, when the suite is not sorted by id, finds them.
@@ -67,16 +76,16 @@ type Run struct {
 	plans   []plan
 	indexOf map[string]int
 	judges  bool // an llm_judge criterion is judged in this process
-	red     *store.Redactor
-	judge   *modeljudge.Judge
-	sel     lifecycle.Selection
-	run     *lifecycle.Run
-	prior   *lifecycle.Prior
+}
+
+// scheduler starts the planned scenarios, concurrency at a time, as subtests claim them.
+type scheduler struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	startBy time.Time // no scenario starts after it: go test's -timeout is near
 	// notStarted counts the scenarios that did not start because startBy had passed.
-	notStarted atomic.Int64
+	notStarted  atomic.Int64
+	concurrency int
 
 	// ahead says Start feeds the scheduler the scenarios go test -run selects (their
 	// plans say fed), so that their subtests need not run in parallel; byID finds their
@@ -88,13 +97,17 @@ type Run struct {
 	// (go test -failfast) into not run.
 	stop chan struct{}
 
-	startOnce   sync.Once
-	queue       chan *job
-	done        chan struct{}
-	mu          sync.Mutex
-	queued      int             // jobs queued
-	claimed     map[string]bool // the scenarios whose subtest ran
-	concurrency int
+	startOnce sync.Once
+	queue     chan *job
+	done      chan struct{}
+	mu        sync.Mutex
+	queued    int             // jobs queued
+	claimed   map[string]bool // the scenarios whose subtest ran
+}
+
+// reporter says outcomes on the test, redacted.
+type reporter struct {
+	red *store.Redactor
 }
 
 type plan struct {
@@ -124,49 +137,114 @@ func Start(t *testing.T, s Suite) *Run {
 // start is Start on a tb, returning what stops the run before any hook runs.
 func start(t tb, s Suite) (*Run, error) {
 	t.Helper()
-	root, project, err := workspace.RootOfWorkingDir()
+	c, err := configure(s)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := loadOptions()
-	if err != nil {
+	r := &Run{t: t,
+		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]plan, len(s.Scenarios))},
+		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})},
+		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts)}}
+	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
+		return nil, err
+	}
+	r.concurrency = c.prof.Concurrency
+	if c.opts.concurrency > 0 {
+		r.concurrency = c.opts.concurrency
+	}
+	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
+		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
+		Selection: r.sel, MinConfidence: c.jopts.minConfidence, RunID: c.opts.runID, Shard: c.opts.shard.record(s)}
+	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot)
+	r.judge = cfg.Judge
+	var planned map[string]bool
+	if c.opts.run != "" {
+		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, c.opts.run); err != nil {
+			return nil, workspace.Rel(c.root, err)
+		}
+	}
+	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(c.scenarios, planned)
+	if err := r.open(cfg); err != nil {
+		return nil, workspace.Rel(c.root, err)
+	}
+	r.ctx, r.cancel, r.startBy = testContext(t)
+	runs, exact := runFilter(t.Name())
+	var ahead []string
+	for _, sc := range c.scenarios {
+		if i, ok := r.index(sc.ID); ok && r.plans[i].decision == include && runs(sc.Subtest()) {
+			ahead = append(ahead, sc.ID)
+			r.plans[i].fed = exact
+		}
+	}
+	r.judges = r.judging(c.scenarios)
+	r.announce(t, len(ahead), len(cfg.Included), c.jopts.minConfidence)
+	for _, w := range c.warnings {
+		r.warn(t, w) // what generation let stand under -lenient, said while it stands
+	}
+	t.Cleanup(r.finish)
+	r.feed(ahead, exact, len(c.scenarios))
+	return r, nil
+}
+
+// setup is what Start reads before it opens a run: the module, the flags, the suite's
+// files and what they say.
+type setup struct {
+	root, project, records string
+	opts                   options
+	jopts                  judgeOptions
+	prof                   *spec.Profile
+	scenarios              []*spec.Scenario
+	warnings               []string
+}
+
+// configure reads the flags and the suite's files, and refuses what stops the run before
+// any hook runs: bad flags, bad or stale YAML, a selection that names nothing, a run flag
+// naming no run, an unset variable, a missing interpreter.
+func configure(s Suite) (*setup, error) {
+	c := &setup{}
+	var err error
+	if c.root, c.project, err = workspace.RootOfWorkingDir(); err != nil {
+		return nil, err
+	}
+	if c.opts, err = loadOptions(); err != nil {
 		return nil, fmt.Errorf("bad flag: %w", err)
 	}
-	jopts, err := loadJudgeOptions()
-	if err != nil {
+	if c.jopts, err = loadJudgeOptions(); err != nil {
 		return nil, fmt.Errorf("bad flag: %w", err)
 	}
-	prof, scenarios, warnings, err := load(root, s)
-	if err != nil {
+	if c.prof, c.scenarios, c.warnings, err = load(c.root, s); err != nil {
 		return nil, err
 	}
-	if err := unknownOnly(root, opts.only, s); err != nil {
+	if err := unknownOnly(c.root, c.opts.only, s); err != nil {
 		return nil, err
 	}
-	if err := noneSelected(root, s, opts, scenarios); err != nil {
+	if err := noneSelected(c.root, s, c.opts, c.scenarios); err != nil {
 		return nil, err
 	}
-	records := workspace.RecordsRoot(root, opts.dir)
+	c.records = workspace.RecordsRoot(c.root, c.opts.dir)
 	for _, f := range []struct {
 		name string
 		id   *string
-	}{{"-rook.run", &opts.run}, {"-rook.resume", &opts.resume}, {"-rook.failed", &opts.failed}} {
-		if *f.id, err = resolveRun(f.name, *f.id, records, s.Agent, prof.ID); err != nil {
+	}{{"-rook.run", &c.opts.run}, {"-rook.resume", &c.opts.resume}, {"-rook.failed", &c.opts.failed}} {
+		if *f.id, err = resolveRun(f.name, *f.id, c.records, s.Agent, c.prof.ID); err != nil {
 			return nil, err
 		}
 	}
-	if opts.failed != "" {
-		if opts.rerun, err = toRerun(records, s.Agent, opts.failed); err != nil {
+	if c.opts.failed != "" {
+		if c.opts.rerun, err = toRerun(c.records, s.Agent, c.opts.failed); err != nil {
 			return nil, err
 		}
 	}
-	opts.runID = runIDFor(root, s.Agent, prof.ID, opts.runID)
-	if err := prof.MissingEnv(os.LookupEnv); err != nil {
+	c.opts.runID = runIDFor(c.root, s.Agent, c.prof.ID, c.opts.runID)
+	if err := c.prof.MissingEnv(os.LookupEnv); err != nil {
 		return nil, err
 	}
-	if err := interpretersPresent(prof); err != nil {
-		return nil, err
-	}
+	return c, interpretersPresent(c.prof)
+}
+
+// redactorFor redacts the profile's secrets and the judge's key, warning about a secret
+// too short or too common to redact everywhere.
+func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
 	secrets := map[string]string{}
 	for _, v := range prof.Env {
 		if !v.IsSecret() {
@@ -183,95 +261,32 @@ func start(t tb, s Suite) (*Run, error) {
 		// The judge's key is redacted like a declared secret: records, log, JUnit.
 		secrets["ROOK_JUDGE_API_KEY"] = key
 	}
-	r := &Run{t: t, suite: s, opts: opts, profile: prof, root: root,
-		plans: make([]plan, len(s.Scenarios)), red: store.NewRedactor(secrets), done: make(chan struct{}),
-		byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})}
-	sel, err := lifecycle.ParseSelection(opts.phases, opts.skip, prof, opts.run != "")
-	if err != nil {
-		return nil, err
-	}
-	r.sel = sel
-	concurrency := prof.Concurrency
-	if opts.concurrency > 0 {
-		concurrency = opts.concurrency
-	}
-	cfg := lifecycle.Config{Workspace: root, Project: project, Agent: s.Agent, Profile: prof,
-		RecordsRoot: records, Env: os.Environ(), Redactor: r.red, Concurrency: concurrency,
-		Selection: sel, MinConfidence: jopts.minConfidence, RunID: opts.runID, Shard: opts.shard.record(s)}
-	cfg.Judge = jopts.judgeFor(cfg.RecordsRoot)
-	r.judge = cfg.Judge
-	var planned map[string]bool
-	if opts.run != "" {
-		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, opts.run); err != nil {
-			return nil, workspace.Rel(root, err)
-		}
-	}
-	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(scenarios, planned)
-	if err := r.open(cfg); err != nil {
-		return nil, workspace.Rel(root, err)
-	}
-	run := r.run
-	included := cfg.Included
-	r.ctx, r.cancel, r.startBy = testContext(t)
+	return store.NewRedactor(secrets)
+}
+
+// announce starts the test log with the run, its plan and its record folder.
+func (r *Run) announce(t tb, selected, included int, minConfidence string) {
 	how := "new run"
 	switch {
-	case opts.run != "":
+	case r.opts.run != "":
 		how = "continuing in place"
-	case opts.resume != "":
-		how = "new run resuming from " + opts.resume
+	case r.opts.resume != "":
+		how = "new run resuming from " + r.opts.resume
 	}
-	runs, exact := runFilter(t.Name())
-	var ahead []string
-	for _, sc := range scenarios {
-		if i, ok := r.index(sc.ID); ok && r.plans[i].decision == include && runs(sc.Subtest()) {
-			ahead = append(ahead, sc.ID)
-			r.plans[i].fed = exact
-		}
-	}
-	selected := len(ahead)
-	r.judges = r.judging(scenarios)
 	plan := fmt.Sprintf("%d scenario(s) planned", selected)
-	if selected != len(included) {
-		plan = fmt.Sprintf("%d of %d planned scenario(s) selected by -run", selected, len(included))
+	if selected != included {
+		plan = fmt.Sprintf("%d of %d planned scenario(s) selected by -run", selected, included)
 	}
-	if opts.shard.n > 1 {
-		plan += fmt.Sprintf(" in shard %s", opts.shard)
+	if r.opts.shard.n > 1 {
+		plan += fmt.Sprintf(" in shard %s", r.opts.shard)
 	}
 	t.Logf("rook run %s (%s; profile %s, %s, phases %s, concurrency %d): records in %s",
-		run.ID, how, prof.ID, plan, sel, concurrency, run.Dir)
+		r.run.ID, how, r.profile.ID, plan, r.sel, r.concurrency, r.run.Dir)
 	if r.judge != nil {
-		t.Logf("judge: model %s at %s (llm_judge criteria; -rook.min-confidence=%s)", r.judge.Model(), r.judge.URL(), jopts.minConfidence)
+		t.Logf("judge: model %s at %s (llm_judge criteria; -rook.min-confidence=%s)", r.judge.Model(), r.judge.URL(), minConfidence)
 	}
-	attr(t, "rook.run_id", run.ID)
-	attr(t, "rook.records", run.Dir)
-	for _, w := range warnings {
-		r.warn(t, w) // what generation let stand under -lenient, said while it stands
-	}
-	t.Cleanup(r.finish)
-	r.concurrency = concurrency
-	if !exact {
-		// Each subtest queues its scenario and pauses (see Scenario): every one is queued
-		// before any runs.
-		r.queue = make(chan *job, len(scenarios))
-		return r, nil
-	}
-	// The scenarios -run selects are known: they are fed to the scheduler now, in file
-	// order, as it has room for them, and their subtests run one after another, each
-	// waiting for its own outcome. A job exists only from shortly before its scenario
-	// starts until its subtest has reported it: a long suite holds a handful.
-	r.ahead, r.queued = true, len(ahead)
-	r.queue = make(chan *job)
-	r.startOnce.Do(func() { go r.dispatch() })
-	r.feeding.Go(func() {
-		for _, id := range ahead {
-			select {
-			case r.queue <- r.jobFor(id):
-			case <-r.stop:
-				return // the test has ended
-			}
-		}
-	})
-	return r, nil
+	attr(t, "rook.run_id", r.run.ID)
+	attr(t, "rook.records", r.run.Dir)
 }
 
 // plan decides each scenario: included, skipped (with why) or unrunnable (with why).
@@ -343,172 +358,4 @@ func (r *Run) open(cfg lifecycle.Config) error {
 		r.run, err = lifecycle.New(cfg, time.Now())
 	}
 	return err
-}
-
-// testContext is the run's context. It ends with the test, on Ctrl-C or SIGTERM (every
-// live hook's process group then gets SIGTERM, and SIGKILL a grace period later; close
-// hooks still run, to release what open took), and shortly before the test binary's
-// deadline, so that a hung hook fails its own phase rather than go test killing the
-// binary with every in-flight result. startBy, zero without a deadline, is when the run
-// stops starting scenarios, so that those in flight can finish first.
-func testContext(t tb) (ctx context.Context, cancel context.CancelFunc, startBy time.Time) {
-	ctx, stop := interruptible(t.Context())
-	deadline, ok := t.Deadline()
-	if !ok {
-		return ctx, stop, time.Time{}
-	}
-	startBy, stopAt := cutoffs(time.Now(), deadline)
-	ctx, end := context.WithDeadlineCause(ctx, stopAt, interrupted{
-		fmt.Sprintf("go test's -timeout is running out (the test binary ends at %s); raise it, for example go test -timeout 30m", deadline.Format(time.TimeOnly))})
-	return ctx, func() { end(); stop() }, startBy
-}
-
-// interrupted is the cause of a run's context that ended before its test did: Ctrl-C,
-// SIGTERM or go test's deadline. A run stopped so never ends as a pass.
-type interrupted struct{ why string }
-
-func (i interrupted) Error() string { return i.why }
-
-// interruptible is parent, cancelled with an interrupted cause on Ctrl-C or SIGTERM.
-func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case s := <-sigs:
-			cancel(interrupted{s.String() + " signal received"})
-		case <-ctx.Done():
-		}
-		signal.Stop(sigs)
-	}()
-	return ctx, func() { cancel(context.Canceled) }
-}
-
-// stoppedEarly says why the run's context ended before its test did, or "".
-func stoppedEarly(ctx context.Context) string {
-	var i interrupted
-	if errors.As(context.Cause(ctx), &i) {
-		return i.why
-	}
-	return ""
-}
-
-// minStartMargin is the least time left before go test's deadline in which a scenario
-// still starts.
-const minStartMargin = 5 * time.Second
-
-// cutoffs says, for a test binary that ends at deadline, when the run stops starting
-// scenarios (a fifth of the time left before it, at least minStartMargin) and when it
-// stops the hooks still running (a tenth before it), leaving the rest to write the
-// records and report.yaml. With go test's default -timeout of 10 minutes that is after 8
-// and after 9 minutes.
-func cutoffs(now, deadline time.Time) (startBy, stopAt time.Time) {
-	grace := max(deadline.Sub(now)/20, 100*time.Millisecond)
-	return deadline.Add(-max(4*grace, minStartMargin)), deadline.Add(-2 * grace)
-}
-
-// load reads the profile and scenarios and checks them against what was generated; typos
-// are the scenario keys that read like misspelt ones, which generation let stand only
-// under -lenient.
-func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario, typos []string, err error) {
-	fix := "the generated test is stale; run go generate ./... (or " + workspace.GeneratorCommand(root) + ")"
-	var problems []error
-	prof, err = spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
-	}
-	if prof.SHA256 != s.Profile.SHA256 {
-		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
-	}
-	known := map[string]bool{}
-	for _, f := range s.Scenarios {
-		known[filepath.ToSlash(f.Path)] = true
-		sc, err := spec.LoadScenario(filepath.Join(root, f.Path))
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				problems = append(problems, fmt.Errorf("%s was deleted after the test was generated: %s", f.Path, fix))
-				continue
-			}
-			problems = append(problems, workspace.Rel(root, err))
-			continue
-		}
-		if sc.SHA256 != f.SHA256 {
-			problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", f.Path, fix))
-		}
-		for _, ty := range sc.Typos {
-			typos = append(typos, workspace.Rel(root, errors.New(ty)).Error())
-		}
-		scenarios = append(scenarios, slim(sc))
-	}
-	files, _ := filepath.Glob(filepath.Join(root, "scenarios", s.Agent, "*.yaml"))
-	for _, f := range files {
-		rel, _ := filepath.Rel(root, f)
-		if !known[filepath.ToSlash(rel)] {
-			problems = append(problems, fmt.Errorf("%s was added after the test was generated: %s", filepath.ToSlash(rel), fix))
-		}
-	}
-	if len(problems) > 0 {
-		return nil, nil, nil, errors.Join(problems...)
-	}
-	return prof, scenarios, append(typos, ungenerated(root, s.Agent)...), nil
-}
-
-// ungenerated names the agent's profiles that have no generated test yet: go test -run
-// for one of them says only [no tests to run].
-func ungenerated(root, agent string) []string {
-	var out []string
-	profiles, _ := filepath.Glob(filepath.Join(root, "profiles", agent, "*.yaml"))
-	for _, p := range profiles {
-		id := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(workspace.GeneratedFile(agent, id)))); errors.Is(err, os.ErrNotExist) {
-			out = append(out, fmt.Sprintf("profiles/%s/%s.yaml has no generated test yet (go test runs nothing for it): run go generate ./... (or %s)",
-				agent, id, workspace.GeneratorCommand(root)))
-		}
-	}
-	return out
-}
-
-// slim is what planning reads of a scenario: its selectors and turns, whether it grades
-// usage (RequiresUsage, or a usage criterion), and its first llm_judge criterion if any,
-// with none of its text. A job reads the whole scenario again from its file when it
-// starts, so that a suite of thousands is not held in memory for the length of the run.
-func slim(sc *spec.Scenario) *spec.Scenario {
-	out := &spec.Scenario{ID: sc.ID, Title: sc.Title, SetupMessages: make([]string, len(sc.SetupMessages)),
-		MultiTurn: sc.MultiTurn, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
-		Excluded: sc.Excluded, NotExecutable: sc.NotExecutable, SkipReason: sc.SkipReason,
-		RequiresUsage: sc.RequiresUsage}
-	out.RequiresUsage = sc.Observes().Has(check.ObservesUsage)
-	for _, c := range sc.Criteria {
-		if c.Check.Observes().Has(check.ObservesModel) {
-			out.Criteria = []spec.Criterion{{ID: c.ID, Kind: c.Kind, Check: c.Check}}
-			break
-		}
-	}
-	return out
-}
-
-func interpretersPresent(p *spec.Profile) error {
-	seen := map[string]bool{}
-	var missing []string
-	for _, ph := range spec.HookPhases {
-		h, ok := p.Hooks[ph]
-		if !ok {
-			continue
-		}
-		prog := h.Argv(ph)[0]
-		if seen[prog] {
-			continue
-		}
-		seen[prog] = true
-		if !strings.ContainsRune(prog, filepath.Separator) {
-			if _, err := exec.LookPath(prog); err != nil {
-				missing = append(missing, fmt.Sprintf("%s (for the %s hook)", prog, ph))
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("profile %s: hook programs not found in PATH: %s", p.ID, strings.Join(missing, ", "))
-	}
-	return nil
 }

@@ -421,3 +421,28 @@ func (r *Run) continueCommand() string {
 	}
 	return fmt.Sprintf("go test %s -run '^%s$' -rook.run=%s", pkg, r.t.Name(), r.run.ID)
 }
+
+// feed hands the scheduler its scenarios. When exact, the scenarios -run selects (ahead)
+// are known: they are fed now, in file order, as the scheduler has room for them, and
+// their subtests run one after another, each waiting for its own outcome; a job exists
+// only from shortly before its scenario starts until its subtest has reported it, so a
+// long suite holds a handful. Otherwise each subtest queues its scenario and pauses (see
+// Scenario), and every one is queued before any runs.
+func (r *Run) feed(ahead []string, exact bool, scenarios int) {
+	if !exact {
+		r.queue = make(chan *job, scenarios)
+		return
+	}
+	r.ahead, r.queued = true, len(ahead)
+	r.queue = make(chan *job)
+	r.startOnce.Do(func() { go r.dispatch() })
+	r.feeding.Go(func() {
+		for _, id := range ahead {
+			select {
+			case r.queue <- r.jobFor(id):
+			case <-r.stop:
+				return // the test has ended
+			}
+		}
+	})
+}

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// tb is the part of *testing.T the runtime uses. The exported API takes *testing.T and
+// tb is the part of *testing.T the runtime uses, and no more. The exported API takes *testing.T and
 // wraps it; the core (start, the scheduler, the report mapping) works on tb, so that it is
 // tested in-process against a recording fake, as testscript's Run is a thin layer over RunT.
 type tb interface {
@@ -20,14 +20,7 @@ type tb interface {
 	FailNow()
 	SkipNow()
 	Helper()
-	Log(args ...any)
 	Logf(format string, args ...any)
-	Error(args ...any)
-	Errorf(format string, args ...any)
-	Fatal(args ...any)
-	Fatalf(format string, args ...any)
-	Skip(args ...any)
-	Skipf(format string, args ...any)
 	Failed() bool
 	Skipped() bool
 	Attr(key, value string)

@@ -1,0 +1,120 @@
+package rooktest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/workspace"
+)
+
+// load reads the profile and scenarios and checks them against what was generated.
+// warnings are what the test repeats while it stands: the scenario keys that read like
+// misspelt ones (generation let them stand only under -lenient) and the agent's profiles
+// with no generated test.
+func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario, warnings []string, err error) {
+	fix := "the generated test is stale; run go generate ./... (or " + workspace.GeneratorCommand(root) + ")"
+	var problems []error
+	prof, err = spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
+	}
+	if prof.SHA256 != s.Profile.SHA256 {
+		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
+	}
+	known := map[string]bool{}
+	for _, f := range s.Scenarios {
+		known[filepath.ToSlash(f.Path)] = true
+		sc, err := spec.LoadScenario(filepath.Join(root, f.Path))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				problems = append(problems, fmt.Errorf("%s was deleted after the test was generated: %s", f.Path, fix))
+				continue
+			}
+			problems = append(problems, workspace.Rel(root, err))
+			continue
+		}
+		if sc.SHA256 != f.SHA256 {
+			problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", f.Path, fix))
+		}
+		for _, ty := range sc.Typos {
+			warnings = append(warnings, workspace.Rel(root, errors.New(ty)).Error())
+		}
+		scenarios = append(scenarios, slim(sc))
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "scenarios", s.Agent, "*.yaml"))
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		if !known[filepath.ToSlash(rel)] {
+			problems = append(problems, fmt.Errorf("%s was added after the test was generated: %s", filepath.ToSlash(rel), fix))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, nil, nil, errors.Join(problems...)
+	}
+	return prof, scenarios, append(warnings, ungenerated(root, s.Agent)...), nil
+}
+
+// ungenerated names the agent's profiles that have no generated test yet: go test -run
+// for one of them says only [no tests to run].
+func ungenerated(root, agent string) []string {
+	var out []string
+	profiles, _ := filepath.Glob(filepath.Join(root, "profiles", agent, "*.yaml"))
+	for _, p := range profiles {
+		id := strings.TrimSuffix(filepath.Base(p), ".yaml")
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(workspace.GeneratedFile(agent, id)))); errors.Is(err, os.ErrNotExist) {
+			out = append(out, fmt.Sprintf("profiles/%s/%s.yaml has no generated test yet (go test runs nothing for it): run go generate ./... (or %s)",
+				agent, id, workspace.GeneratorCommand(root)))
+		}
+	}
+	return out
+}
+
+// slim is what planning reads of a scenario: its selectors and turns, whether it grades
+// usage (RequiresUsage, or a usage criterion), and its first llm_judge criterion if any,
+// with none of its text. A job reads the whole scenario again from its file when it
+// starts, so that a suite of thousands is not held in memory for the length of the run.
+func slim(sc *spec.Scenario) *spec.Scenario {
+	out := &spec.Scenario{ID: sc.ID, Title: sc.Title, SetupMessages: make([]string, len(sc.SetupMessages)),
+		MultiTurn: sc.MultiTurn, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
+		Excluded: sc.Excluded, NotExecutable: sc.NotExecutable, SkipReason: sc.SkipReason,
+		RequiresUsage: sc.RequiresUsage}
+	out.RequiresUsage = sc.Observes().Has(check.ObservesUsage)
+	for _, c := range sc.Criteria {
+		if c.Check.Observes().Has(check.ObservesModel) {
+			out.Criteria = []spec.Criterion{{ID: c.ID, Kind: c.Kind, Check: c.Check}}
+			break
+		}
+	}
+	return out
+}
+
+func interpretersPresent(p *spec.Profile) error {
+	seen := map[string]bool{}
+	var missing []string
+	for _, ph := range spec.HookPhases {
+		h, ok := p.Hooks[ph]
+		if !ok {
+			continue
+		}
+		prog := h.Argv(ph)[0]
+		if seen[prog] {
+			continue
+		}
+		seen[prog] = true
+		if !strings.ContainsRune(prog, filepath.Separator) {
+			if _, err := exec.LookPath(prog); err != nil {
+				missing = append(missing, fmt.Sprintf("%s (for the %s hook)", prog, ph))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("profile %s: hook programs not found in PATH: %s", p.ID, strings.Join(missing, ", "))
+	}
+	return nil
+}
