@@ -120,66 +120,13 @@ func act(phase string, stdin []byte) int {
 		action = os.Getenv("FAKEHOOK_" + strings.ToUpper(phase))
 	}
 	verb, arg, _ := strings.Cut(action, ":")
+	if code, done := output(verb, arg); done {
+		return code
+	}
+	if code, done := process(verb); done {
+		return code
+	}
 	switch verb {
-	case "reply":
-		return reply(os.ExpandEnv(arg))
-	case "json":
-		fmt.Println(arg)
-		return 0
-	case "exit":
-		code, msg, _ := strings.Cut(arg, ":")
-		n, _ := strconv.Atoi(code)
-		fmt.Fprintln(os.Stderr, msg)
-		return n
-	case "hang":
-		time.Sleep(time.Hour)
-		return 0
-	case "trap-term":
-		term := make(chan os.Signal, 1)
-		signal.Notify(term, syscall.SIGTERM)
-		<-term
-		fmt.Fprintln(os.Stderr, "fake hook got SIGTERM; closing its session")
-		return 143
-	case "ignore-term":
-		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(time.Hour)
-		return 0
-	case "escape":
-		// A descendant that leaves the hook's process group, as a daemon would.
-		if err := startSleeper(escapeAttr()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return reply("left a daemon behind")
-	case "leave-child":
-		// A child in the hook's own group that outlives it, its output not inherited.
-		if err := startSleeper(nil); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return reply("left a child running")
-	case "forge-verdict":
-		scenario := filepath.Dir(os.Getenv("ROOK_STATE_DIR"))
-		hooks, _ := os.ReadFile(filepath.Join(scenario, "hooks.json"))
-		sum := sha256.Sum256(hooks)
-		forged := fmt.Sprintf("scenario_id: %s\nstatus: Pass\ncriteria: []\nhooks_sha256: %x\n", os.Getenv("ROOK_SCENARIO_ID"), sum)
-		if err := os.WriteFile(filepath.Join(scenario, "verdict.yaml"), []byte(forged), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	case "hold-stdout":
-		if err := startSleeperWith(nil, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return reply("left a child holding stdout")
-	case "hang-child":
-		if err := startSleeper(nil); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		time.Sleep(time.Hour)
-		return 0
 	case "sleep":
 		d, _ := time.ParseDuration(arg)
 		time.Sleep(d)
@@ -222,6 +169,81 @@ func act(phase string, stdin []byte) int {
 		fmt.Println(`{"conversation": "conv-1"}`)
 	}
 	return 0
+}
+
+// output does the actions that print and exit: reply, json, exit.
+func output(verb, arg string) (code int, done bool) {
+	switch verb {
+	case "reply":
+		return reply(os.ExpandEnv(arg)), true
+	case "json":
+		fmt.Println(arg)
+		return 0, true
+	case "exit":
+		code, msg, _ := strings.Cut(arg, ":")
+		n, _ := strconv.Atoi(code)
+		fmt.Fprintln(os.Stderr, msg)
+		return n, true
+	}
+	return 0, false
+}
+
+// process does the actions about the hook's process, its children and its files: hang,
+// the SIGTERM traps, the children it leaves, and forge-verdict (which then goes on to
+// the default).
+func process(verb string) (code int, done bool) {
+	switch verb {
+	case "hang":
+		time.Sleep(time.Hour)
+		return 0, true
+	case "trap-term":
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		<-term
+		fmt.Fprintln(os.Stderr, "fake hook got SIGTERM; closing its session")
+		return 143, true
+	case "ignore-term":
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(time.Hour)
+		return 0, true
+	case "escape":
+		// A descendant that leaves the hook's process group, as a daemon would.
+		if err := startSleeper(escapeAttr()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		return reply("left a daemon behind"), true
+	case "leave-child":
+		// A child in the hook's own group that outlives it, its output not inherited.
+		if err := startSleeper(nil); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		return reply("left a child running"), true
+	case "forge-verdict":
+		scenario := filepath.Dir(os.Getenv("ROOK_STATE_DIR"))
+		hooks, _ := os.ReadFile(filepath.Join(scenario, "hooks.json"))
+		sum := sha256.Sum256(hooks)
+		forged := fmt.Sprintf("scenario_id: %s\nstatus: Pass\ncriteria: []\nhooks_sha256: %x\n", os.Getenv("ROOK_SCENARIO_ID"), sum)
+		if err := os.WriteFile(filepath.Join(scenario, "verdict.yaml"), []byte(forged), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+	case "hold-stdout":
+		if err := startSleeperWith(nil, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		return reply("left a child holding stdout"), true
+	case "hang-child":
+		if err := startSleeper(nil); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		time.Sleep(time.Hour)
+		return 0, true
+	}
+	return 0, false
 }
 
 // Span is one hook call as FAKEHOOK_SPANS logs it, when it ends: from the hook's start

@@ -136,35 +136,44 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	res.Stderr = stderr.tail()
 	res.ExitCode = cmd.ProcessState.ExitCode()
 
-	// Wait's own result comes first: a hook that exited 0 finished, even when the clock
-	// passed its deadline before Wait returned (a child held its output, or the deadline's
-	// SIGTERM reached a leader that had already exited).
-	exitedZero := cmd.ProcessState != nil && cmd.ProcessState.Exited() && res.ExitCode == 0
-	switch {
-	case exitedZero:
-	case runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
-		res.TimedOut = true
-		return res, fmt.Errorf("timed out after %s; its process group was killed", s.Timeout)
-	case ctx.Err() != nil:
-		res.Stopped = true
-		return res, fmt.Errorf("stopped: %w", context.Cause(ctx))
-	case errors.Is(err, exec.ErrWaitDelay):
-		// The hook exited but something it started kept its output open; it was killed.
-		return res, fmt.Errorf("exited with status %d", res.ExitCode)
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			if res.ExitCode < 0 {
-				return res, fmt.Errorf("was killed by %s", ee.ProcessState.String())
-			}
-			return res, fmt.Errorf("exited with status %d", res.ExitCode)
-		}
+	if err := outcome(runCtx, ctx, res, cmd, err, s.Timeout); err != nil {
 		return res, err
 	}
 	if res.StdoutOverflow {
 		return res, fmt.Errorf("printed more than %d bytes on stdout, starting %s", limit, quote(res.Stdout))
 	}
 	return res, nil
+}
+
+// outcome says how the hook ended, from Wait's error and the two contexts: the run's
+// (ctx, interrupted) and the hook's own (runCtx, with its timeout). Wait's own result
+// comes first: a hook that exited 0 finished, even when the clock passed its deadline
+// before Wait returned (a child held its output, or the deadline's SIGTERM reached a
+// leader that had already exited).
+func outcome(runCtx, ctx context.Context, res *Result, cmd *exec.Cmd, err error, timeout time.Duration) error {
+	exitedZero := cmd.ProcessState != nil && cmd.ProcessState.Exited() && res.ExitCode == 0
+	switch {
+	case exitedZero:
+	case runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
+		res.TimedOut = true
+		return fmt.Errorf("timed out after %s; its process group was killed", timeout)
+	case ctx.Err() != nil:
+		res.Stopped = true
+		return fmt.Errorf("stopped: %w", context.Cause(ctx))
+	case errors.Is(err, exec.ErrWaitDelay):
+		// The hook exited but something it started kept its output open; it was killed.
+		return fmt.Errorf("exited with status %d", res.ExitCode)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if res.ExitCode < 0 {
+				return fmt.Errorf("was killed by %s", ee.ProcessState.String())
+			}
+			return fmt.Errorf("exited with status %d", res.ExitCode)
+		}
+		return err
+	}
+	return nil
 }
 
 // capped keeps at most limit bytes and discards the rest, so the hook never blocks.

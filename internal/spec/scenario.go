@@ -114,119 +114,158 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 	if root == nil {
 		return nil, e.err()
 	}
-	var id, localID string
-	var idNode, goalNode *yaml.Node
-	var calls []Criterion
+	p := &scenarioParse{e: e, s: s}
 	for _, f := range fields(e, root, "scenario", scenarioKeys, false) {
-		if !contains(scenarioKeys, f.key) {
-			msg := fmt.Sprintf("unknown key %q in scenario is kept in the snapshot but read by nothing", f.key)
-			near := related(f.key, scenarioKeys)
-			if near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
-			}
-			at := (&PosError{File: file, Line: f.kNode.Line, Column: f.kNode.Column, Msg: msg}).Error()
-			if near != "" {
-				s.Typos = append(s.Typos, at)
-			} else {
-				s.Warnings = append(s.Warnings, at)
-			}
-		}
-		switch f.key {
-		case "id":
-			id, idNode = str(e, f), f.v
-		case "local_id":
-			localID = str(e, f)
-			if idNode == nil {
-				idNode = f.v
-			}
-		case "title":
-			s.Title = str(e, f)
-		case "goal":
-			s.Goal, goalNode = str(e, f), f.v
-		case "setup_messages":
-			s.SetupMessages = strList(e, f)
-		case "multi_turn":
-			s.MultiTurn = boolean(e, f)
-		case "max_turns":
-			// Kept as Rook writes it; Rook's own files set max_turns: 1 on two-turn scenarios,
-			// so it bounds nothing at load. A turns check bounds the conversation.
-			s.MaxTurns, _ = integer(e, f)
-		case "acceptance_criteria":
-			s.Criteria = parseCriteria(e, f)
-		case "forbidden":
-			s.Forbidden = forbiddenList(e, f)
-		case "calls":
-			calls = parseCalls(e, f)
-		case "repeat":
-			if n, ok := integer(e, f); ok {
-				if n < 1 {
-					e.at(f.v, "repeat must be at least 1, got %d", n)
-				} else {
-					s.Repeat = n
-				}
-			}
-		case "timeout_seconds":
-			if v, ok := number(e, f); ok {
-				s.Timeout = time.Duration(v * float64(time.Second))
-			}
-		case "class":
-			s.Class = str(e, f)
-		case "category":
-			s.Category = str(e, f)
-		case "tags":
-			s.Tags = strList(e, f)
-		case "excluded":
-			s.Excluded = boolean(e, f)
-		case "executable":
-			if !isNull(f.v) {
-				s.NotExecutable = !boolean(e, f)
-			}
-		case "skip_reason":
-			s.SkipReason = str(e, f)
-		case "verification_requires":
-			s.RequiresUsage = requiresUsage(value(e, f))
-		}
+		p.unknown(f)
+		p.key(f)
 	}
-	switch {
-	case id != "" && localID != "" && id != localID:
-		e.at(idNode, "id %q and local_id %q disagree", id, localID)
-	case id == "":
-		id = localID
-	}
-	s.ID = id
-	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	switch {
-	case s.ID == "":
-		e.at(root, "missing key \"id\" (or Rook's \"local_id\"); it must equal the file name, %q", base)
-	case !slugRE.MatchString(s.ID):
-		e.at(idNode, "id %q may hold only letters, digits, '-' and '_'", s.ID)
-	case s.ID != base:
-		e.at(idNode, "id %q does not match the file name %q", s.ID, base)
-	}
+	p.checkID(root)
 	if strings.TrimSpace(s.Goal) == "" {
-		n := goalNode
+		n := p.goalNode
 		if n == nil {
 			n = root
 		}
 		e.at(n, "missing goal: the scenario has nothing to send the agent")
 	}
-	s.Criteria = append(s.Criteria, calls...)
-	seen := map[string]bool{}
-	for i := range s.Criteria {
-		c := &s.Criteria[i]
-		if c.ID == "" {
-			c.ID = fmt.Sprintf("C%d", i+1)
-		}
-		if seen[c.ID] {
-			e.list = append(e.list, &PosError{File: file, Line: c.Line, Column: c.Column,
-				Msg: fmt.Sprintf("criterion id %q is used twice", c.ID)})
-		}
-		seen[c.ID] = true
-	}
+	s.Criteria = append(s.Criteria, p.calls...)
+	p.criterionIDs()
 	if err := e.err(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// scenarioParse is one scenario file being read.
+type scenarioParse struct {
+	e                *errs
+	s                *Scenario
+	id, localID      string
+	idNode, goalNode *yaml.Node
+	calls            []Criterion
+}
+
+// unknown keeps a key outside Rook's schema as a warning, or as a typo when it reads like
+// a misspelt known key.
+func (p *scenarioParse) unknown(f field) {
+	if contains(scenarioKeys, f.key) {
+		return
+	}
+	msg := fmt.Sprintf("unknown key %q in scenario is kept in the snapshot but read by nothing", f.key)
+	near := related(f.key, scenarioKeys)
+	if near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	at := (&PosError{File: p.e.file, Line: f.kNode.Line, Column: f.kNode.Column, Msg: msg}).Error()
+	if near != "" {
+		p.s.Typos = append(p.s.Typos, at)
+	} else {
+		p.s.Warnings = append(p.s.Warnings, at)
+	}
+}
+
+// key reads one known key into the scenario.
+func (p *scenarioParse) key(f field) {
+	e, s := p.e, p.s
+	switch f.key {
+	case "id":
+		p.id, p.idNode = str(e, f), f.v
+	case "local_id":
+		p.localID = str(e, f)
+		if p.idNode == nil {
+			p.idNode = f.v
+		}
+	case "title":
+		s.Title = str(e, f)
+	case "goal":
+		s.Goal, p.goalNode = str(e, f), f.v
+	case "setup_messages":
+		s.SetupMessages = strList(e, f)
+	case "multi_turn":
+		s.MultiTurn = boolean(e, f)
+	case "max_turns":
+		// Kept as Rook writes it; Rook's own files set max_turns: 1 on two-turn scenarios,
+		// so it bounds nothing at load. A turns check bounds the conversation.
+		s.MaxTurns, _ = integer(e, f)
+	case "acceptance_criteria":
+		s.Criteria = parseCriteria(e, f)
+	case "forbidden":
+		s.Forbidden = forbiddenList(e, f)
+	case "calls":
+		p.calls = parseCalls(e, f)
+	case "repeat":
+		if n, ok := integer(e, f); ok && n < 1 {
+			e.at(f.v, "repeat must be at least 1, got %d", n)
+		} else if ok {
+			s.Repeat = n
+		}
+	case "timeout_seconds":
+		if v, ok := number(e, f); ok {
+			s.Timeout = time.Duration(v * float64(time.Second))
+		}
+	default:
+		p.selector(f)
+	}
+}
+
+// selector reads the keys that select and skip scenarios.
+func (p *scenarioParse) selector(f field) {
+	e, s := p.e, p.s
+	switch f.key {
+	case "class":
+		s.Class = str(e, f)
+	case "category":
+		s.Category = str(e, f)
+	case "tags":
+		s.Tags = strList(e, f)
+	case "excluded":
+		s.Excluded = boolean(e, f)
+	case "executable":
+		if !isNull(f.v) {
+			s.NotExecutable = !boolean(e, f)
+		}
+	case "skip_reason":
+		s.SkipReason = str(e, f)
+	case "verification_requires":
+		s.RequiresUsage = requiresUsage(value(e, f))
+	}
+}
+
+// checkID settles the id from id and Rook's local_id: they agree, it is safe, and it is
+// the file's name.
+func (p *scenarioParse) checkID(root *yaml.Node) {
+	switch {
+	case p.id != "" && p.localID != "" && p.id != p.localID:
+		p.e.at(p.idNode, "id %q and local_id %q disagree", p.id, p.localID)
+	case p.id == "":
+		p.id = p.localID
+	}
+	p.s.ID = p.id
+	base := strings.TrimSuffix(filepath.Base(p.e.file), filepath.Ext(p.e.file))
+	switch {
+	case p.s.ID == "":
+		p.e.at(root, "missing key \"id\" (or Rook's \"local_id\"); it must equal the file name, %q", base)
+	case !slugRE.MatchString(p.s.ID):
+		p.e.at(p.idNode, "id %q may hold only letters, digits, '-' and '_'", p.s.ID)
+	case p.s.ID != base:
+		p.e.at(p.idNode, "id %q does not match the file name %q", p.s.ID, base)
+	}
+}
+
+// criterionIDs gives criteria without an id C1, C2... by position, and refuses an id used
+// twice.
+func (p *scenarioParse) criterionIDs() {
+	seen := map[string]bool{}
+	for i := range p.s.Criteria {
+		c := &p.s.Criteria[i]
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("C%d", i+1)
+		}
+		if seen[c.ID] {
+			p.e.list = append(p.e.list, &PosError{File: p.e.file, Line: c.Line, Column: c.Column,
+				Msg: fmt.Sprintf("criterion id %q is used twice", c.ID)})
+		}
+		seen[c.ID] = true
+	}
 }
 
 // forbiddenList reads forbidden, refusing a blank entry: it would forbid nothing and read

@@ -261,21 +261,7 @@ func (r *Redactor) node(n *yaml.Node) {
 func (r *Redactor) redactJSON(data []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	type frame struct {
-		object bool
-		n      int // items written; in an object, keys and values both count
-	}
-	var stack []frame
-	var out bytes.Buffer
-	skip := 0 // depth of a structural field's value being copied as it is
-	lastKey := ""
-	str := func(s string) {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(s) // a string always encodes
-		out.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-	}
+	w := &jsonRedaction{r: r}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -284,61 +270,92 @@ func (r *Redactor) redactJSON(data []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		closing := tok == json.Delim('}') || tok == json.Delim(']')
-		isKey := false
-		if len(stack) > 0 && !closing {
-			f := &stack[len(stack)-1]
-			isKey = f.object && f.n%2 == 0
-			switch {
-			case f.object && !isKey:
-				out.WriteByte(':')
-			case f.n > 0:
-				out.WriteByte(',')
-			}
-			f.n++
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			out.WriteRune(rune(v))
-			switch v {
-			case '{', '[':
-				if skip > 0 || structural[lastKey] && lastKey != "" {
-					skip++
-				}
-				stack = append(stack, frame{object: v == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-				if skip > 0 {
-					skip--
-				}
-			}
-			lastKey = ""
-		case string:
-			switch {
-			case isKey:
-				str(v)
-				lastKey = v
-				continue
-			case skip > 0 || structural[lastKey]:
-				str(v)
-			default:
-				str(r.raw.Replace(v))
-			}
-			lastKey = ""
-		case json.Number:
-			out.WriteString(v.String())
-		case bool:
-			out.WriteString(strconv.FormatBool(v))
-		case nil:
-			out.WriteString("null")
-		}
+		w.token(tok)
 	}
 	var indented bytes.Buffer
-	if err := json.Indent(&indented, out.Bytes(), "", "  "); err != nil {
+	if err := json.Indent(&indented, w.out.Bytes(), "", "  "); err != nil {
 		return nil, err
 	}
 	indented.WriteByte('\n')
 	return indented.Bytes(), nil
+}
+
+// jsonRedaction writes a JSON document again token by token, its strings redacted.
+type jsonRedaction struct {
+	r     *Redactor
+	out   bytes.Buffer
+	stack []jsonFrame
+	// skip is the depth of a structural field's value being copied as it is.
+	skip    int
+	lastKey string
+}
+
+type jsonFrame struct {
+	object bool
+	n      int // items written; in an object, keys and values both count
+}
+
+func (w *jsonRedaction) token(tok json.Token) {
+	closing := tok == json.Delim('}') || tok == json.Delim(']')
+	isKey := false
+	if len(w.stack) > 0 && !closing {
+		f := &w.stack[len(w.stack)-1]
+		isKey = f.object && f.n%2 == 0
+		switch {
+		case f.object && !isKey:
+			w.out.WriteByte(':')
+		case f.n > 0:
+			w.out.WriteByte(',')
+		}
+		f.n++
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		w.delim(v)
+	case string:
+		switch {
+		case isKey:
+			w.str(v)
+			w.lastKey = v
+			return
+		case w.skip > 0 || structural[w.lastKey]:
+			w.str(v)
+		default:
+			w.str(w.r.raw.Replace(v))
+		}
+		w.lastKey = ""
+	case json.Number:
+		w.out.WriteString(v.String())
+	case bool:
+		w.out.WriteString(strconv.FormatBool(v))
+	case nil:
+		w.out.WriteString("null")
+	}
+}
+
+func (w *jsonRedaction) delim(v json.Delim) {
+	w.out.WriteRune(rune(v))
+	switch v {
+	case '{', '[':
+		if w.skip > 0 || structural[w.lastKey] && w.lastKey != "" {
+			w.skip++
+		}
+		w.stack = append(w.stack, jsonFrame{object: v == '{'})
+	default:
+		w.stack = w.stack[:len(w.stack)-1]
+		if w.skip > 0 {
+			w.skip--
+		}
+	}
+	w.lastKey = ""
+}
+
+func (w *jsonRedaction) str(s string) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	w.out.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
 // Bytes writes data, redacted, to path.

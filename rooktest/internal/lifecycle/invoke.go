@@ -107,35 +107,7 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		rec.Stderr = res.Stderr
 	}
 	if err == nil {
-		var perr error
-		out, perr = hook.ParseOutput(res.Stdout, inv.phase == spec.Execute)
-		res.Stdout = []byte(red.Text(string(res.Stdout)))
-		if out != nil && out.Data != nil {
-			red.Value(out.Data)
-			out, _ = hook.FromData(out.Data, inv.phase == spec.Execute) // the fields, read again from the redacted data
-		}
-		if perr != nil {
-			perr = errors.New(red.Text(perr.Error())) // it quotes the stdout
-		}
-		if out != nil && out.Data != nil {
-			rec.Data = out.Data
-			r.relEvidenceFile(rec.Data)
-		}
-		if out != nil {
-			rec.Notes = out.Notes
-			for _, n := range out.Notes {
-				if log != nil {
-					log(label + ": note: " + n)
-				}
-			}
-			r.saw(out)
-		}
-		if inv.phase == spec.Execute {
-			rec.Stdout = string(res.Stdout)
-		}
-		if perr != nil {
-			err = fmt.Errorf("bad stdout: %w", perr)
-		}
+		out, err = r.output(inv, res, rec, log, label)
 	}
 	if err != nil {
 		if msg := red.Text(err.Error()); msg != err.Error() {
@@ -156,6 +128,37 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		log(fmt.Sprintf("%s: ok in %d ms", label, rec.DurationMs))
 	}
 	return rec, out, nil
+}
+
+// output parses what a hook that exited 0 printed on stdout into rec: parsed first, then
+// redacted (its decoded values, and the raw text kept for execute), its near misses of
+// the contract noted. The error is a bad stdout's.
+func (r *Run) output(inv invocation, res *hook.Result, rec *record.PhaseRecord, log Logger, label string) (*hook.Output, error) {
+	red := r.cfg.Redactor
+	out, perr := hook.ParseOutput(res.Stdout, inv.phase == spec.Execute)
+	res.Stdout = []byte(red.Text(string(res.Stdout)))
+	if out != nil && out.Data != nil {
+		red.Value(out.Data)
+		out, _ = hook.FromData(out.Data, inv.phase == spec.Execute) // the fields, read again from the redacted data
+		rec.Data = out.Data
+		r.relEvidenceFile(rec.Data)
+	}
+	if out != nil {
+		rec.Notes = out.Notes
+		for _, n := range out.Notes {
+			if log != nil {
+				log(label + ": note: " + n)
+			}
+		}
+		r.saw(out)
+	}
+	if inv.phase == spec.Execute {
+		rec.Stdout = string(res.Stdout)
+	}
+	if perr != nil {
+		return out, fmt.Errorf("bad stdout: %w", errors.New(red.Text(perr.Error()))) // it quotes the stdout
+	}
+	return out, nil
 }
 
 // relEvidenceFile records an evidence_file inside the workspace relative to it, as Rook's
