@@ -86,6 +86,12 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen init: generate: %v\n", err)
 		return 1
 	}
+	initNext(stdout, opts, gen)
+	return 0
+}
+
+// initNext says what init left to do: the credentials to set, and the next commands.
+func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
 	if opts.Curl != nil {
 		for _, h := range opts.Curl.Headers {
 			if h.Env != "" {
@@ -95,11 +101,10 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nnext:")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  %s probe %s/%s\t# call the hook once: what came back, what to fix\n", gen, agent, opts.Profile)
-	fmt.Fprintf(tw, "  go test ./scenarios/%s\t# run SC-001 against the agent\n", agent)
+	fmt.Fprintf(tw, "  %s probe %s/%s\t# call the hook once: what came back, what to fix\n", gen, opts.Agent, opts.Profile)
+	fmt.Fprintf(tw, "  go test ./scenarios/%s\t# run SC-001 against the agent\n", opts.Agent)
 	fmt.Fprintf(tw, "  go generate ./scenarios/...\t# after editing or adding scenarios and profiles\n")
 	_ = tw.Flush() // stdout: nothing to do about a failed print
-	return 0
 }
 
 // writeNew writes files under root, each new (a file that appeared meanwhile is not

@@ -49,33 +49,17 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "rookgen report: -merge needs the folders of the shards, for example rookgen report -merge shards/*")
 			return 2
 		}
-		groups, err := merge.Find(dirs, *runID)
+		merged, err := mergeShards(dirs, *runID, root, stderr)
 		if err != nil {
 			return fail(err)
-		}
-		var merged []string
-		for _, shards := range groups {
-			if runDir, err = merge.Merge(shards, root, time.Now()); err != nil {
-				return fail(err)
-			}
-			fmt.Fprintf(stderr, "rookgen report: merged %d shards into %s\n", len(shards), runDir)
-			merged = append(merged, runDir)
 		}
 		if len(merged) > 1 {
 			// Several runs (agents, or profiles of one): each is a whole run now, with its
 			// report.yaml and report.html; the step summary gets each one's markdown.
 			return reportEach(merged, stdout, fail)
 		}
-	} else if *runID != "" {
-		matches, _ := filepath.Glob(filepath.Join(root, "*", *runID, "run.yaml"))
-		if *agent != "" {
-			matches, _ = filepath.Glob(filepath.Join(root, *agent, *runID, "run.yaml"))
-		}
-		if !store.ValidRunID(*runID) || len(matches) != 1 {
-			return fail(fmt.Errorf("-run=%s names no single run under %s (give -agent too?)", *runID, root))
-		}
-		runDir = filepath.Dir(matches[0])
-	} else if runDir, err = report.Newest(root, *agent, *profile); err != nil {
+		runDir = merged[0]
+	} else if runDir, err = findRun(root, *runID, *agent, *profile); err != nil {
 		return fail(err)
 	}
 	baseDir := report.Previous(runDir)
@@ -89,8 +73,61 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	b, err := render(r, *format)
+	if err == nil {
+		err = stepSummary(r, *format, b)
+	}
+	if err == nil && *out == "" {
+		_, err = stdout.Write(b)
+	} else if err == nil {
+		err = store.WriteFile(*out, b)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// mergeShards merges the shards of each run found under dirs into the records root, and
+// returns the merged runs' folders.
+func mergeShards(dirs []string, runID, root string, stderr io.Writer) ([]string, error) {
+	groups, err := merge.Find(dirs, runID)
+	if err != nil {
+		return nil, err
+	}
+	var merged []string
+	for _, shards := range groups {
+		runDir, err := merge.Merge(shards, root, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "rookgen report: merged %d shards into %s\n", len(shards), runDir)
+		merged = append(merged, runDir)
+	}
+	return merged, nil
+}
+
+// findRun is the run -run names (of -agent, when given), or the newest run of the agent
+// and profile.
+func findRun(root, runID, agent, profile string) (string, error) {
+	if runID == "" {
+		return report.Newest(root, agent, profile)
+	}
+	matches, _ := filepath.Glob(filepath.Join(root, "*", runID, "run.yaml"))
+	if agent != "" {
+		matches, _ = filepath.Glob(filepath.Join(root, agent, runID, "run.yaml"))
+	}
+	if !store.ValidRunID(runID) || len(matches) != 1 {
+		return "", fmt.Errorf("-run=%s names no single run under %s (give -agent too?)", runID, root)
+	}
+	return filepath.Dir(matches[0]), nil
+}
+
+// render writes the report in format.
+func render(r *report.Report, format string) ([]byte, error) {
 	var b bytes.Buffer
-	switch *format {
+	var err error
+	switch format {
 	case "md":
 		err = r.Markdown(&b)
 	case "json":
@@ -100,33 +137,26 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	case "html":
 		err = r.HTML(&b)
 	default:
-		return fail(fmt.Errorf("-format=%s: want md, json, yaml or html", *format))
+		return nil, fmt.Errorf("-format=%s: want md, json, yaml or html", format)
 	}
-	if err != nil {
-		return fail(err)
+	return b.Bytes(), err
+}
+
+// stepSummary appends the markdown (rendered is the report in format) to GitHub's step
+// summary when GITHUB_STEP_SUMMARY is set.
+func stepSummary(r *report.Report, format string, rendered []byte) error {
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if summary == "" {
+		return nil
 	}
-	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
-		md := b.Bytes()
-		if *format != "md" {
-			var mb bytes.Buffer
-			if err := r.Markdown(&mb); err != nil {
-				return fail(err)
-			}
-			md = mb.Bytes()
+	md := rendered
+	if format != "md" {
+		var err error
+		if md, err = render(r, "md"); err != nil {
+			return err
 		}
-		if err := appendSummary(summary, md); err != nil {
-			return fail(err)
-		}
 	}
-	if *out == "" {
-		_, err = stdout.Write(b.Bytes())
-	} else {
-		err = store.WriteFile(*out, b.Bytes())
-	}
-	if err != nil {
-		return fail(err)
-	}
-	return 0
+	return appendSummary(summary, md)
 }
 
 // reportEach lists merged runs and appends each one's markdown to GitHub's step summary.

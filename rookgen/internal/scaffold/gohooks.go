@@ -129,12 +129,19 @@ func main() {
 	if err != nil {
 		fail("read the message: " + err.Error())
 	}
-	goal, conversation := string(in), os.Getenv("ROOK_CONVERSATION")
+	data, raw := ask(cfg, string(in), os.Getenv("ROOK_CONVERSATION"))
+	if err := json.NewEncoder(os.Stdout).Encode(answer(cfg, data, raw)); err != nil {
+		fail(err.Error())
+	}
+}
+
+// ask sends the request with the message (goal) and the conversation id filled in, and
+// returns the decoded response and its raw text.
+func ask(cfg config, goal, conversation string) (any, []byte) {
 	fill := func(s string, encode func(string) string) string {
 		return strings.ReplaceAll(strings.ReplaceAll(s, "{{goal}}", encode(goal)), "{{conversation}}", encode(conversation))
 	}
 	same := func(s string) string { return s }
-
 	var body io.Reader
 	if cfg.Request.Body != "" {
 		var v any
@@ -179,7 +186,13 @@ func main() {
 	if err := json.Unmarshal(raw, &data); err != nil {
 		fail("the response is not JSON: " + head(raw))
 	}
+	return data, raw
+}
 
+// answer is the hook's stdout: the reply, and the conversation id, calls and usage where
+// their paths are set. A path that matches nothing leaves calls (or a usage count) out:
+// not observed this turn, which is not the same as "none".
+func answer(cfg config, data any, raw []byte) map[string]any {
 	reply, ok := at(data, cfg.Reply).(string)
 	if !ok {
 		fail("no text at " + cfg.Reply + " in the response: " + head(raw))
@@ -190,8 +203,6 @@ func main() {
 			out["conversation"] = fmt.Sprint(id)
 		}
 	}
-	// A path that matches nothing leaves calls (or a usage count) out: not observed this
-	// turn, which is not the same as "none".
 	if found := at(data, cfg.Calls); cfg.Calls != "" && found != nil {
 		list, ok := found.([]any)
 		if !ok {
@@ -222,9 +233,7 @@ func main() {
 		}
 		out["usage"] = usage
 	}
-	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
-		fail(err.Error())
-	}
+	return out
 }
 
 // fillJSON replaces the placeholders in every string of a JSON value.
