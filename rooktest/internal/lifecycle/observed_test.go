@@ -79,6 +79,7 @@ func TestWhatNoHookReportedIsNotObserved(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := map[string]string{"FAKEHOOK_EXECUTE_TURN1": "json:" + tc.turn1, "FAKEHOOK_EXECUTE_TURN2": "json:" + tc.turn2}
 			if tc.collect != "" {
 				env["FAKEHOOK_COLLECT"] = tc.collect
@@ -121,6 +122,7 @@ func TestNumbersCompareExactly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.criterion, func(t *testing.T) {
+			t.Parallel()
 			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "json:" + reply}, "")
 			o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - "+tc.criterion+"\n"), f.logs.add)
 			require.Empty(t, o.Attempts[0].Failures)
