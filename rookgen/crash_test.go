@@ -43,11 +43,7 @@ concurrency: 2
 	write(t, dir, "scenarios/crash/SC-3.yaml", "id: SC-3\ngoal: three\nacceptance_criteria:\n  - {statement: s, check: not_contains, params: {text: three}}\n")
 	write(t, dir, "scenarios/crash/SC-4.yaml", "id: SC-4\ngoal: four\nforbidden: [nothing]\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: refund}}\n")
 	rookgen(t, dir)
-	bin := filepath.Join(t.TempDir(), "crash.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/crash")
-	build.Dir, build.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := testBinary(t, dir, "crash")
 
 	pkg := filepath.Join(dir, "scenarios", "crash")
 	runBin := func(records string, args ...string) *exec.Cmd {

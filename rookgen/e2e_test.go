@@ -461,12 +461,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 		helloScenario(t, dir, id)
 	}
 	rookgen(t, dir)
-	bin := filepath.Join(t.TempDir(), "fake.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/fake")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := testBinary(t, dir, "fake")
 
 	records := filepath.Join(t.TempDir(), "records")
 	cmd := exec.Command(bin, "-test.v", "-rook.dir="+records)
@@ -481,14 +476,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	child, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	require.NoError(t, err)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("the test binary did not end after SIGTERM:\n%s", output.String())
-	}
+	err = waitOrKill(t, cmd, &output)
 	require.Error(t, err, "an interrupted run fails")
 	assert.Contains(t, output.String(), "execute turn 1: failed after")
 	assert.Contains(t, output.String(), "stopped: terminated signal received")
@@ -506,4 +494,33 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	reports, err := filepath.Glob(filepath.Join(records, "fake", "*", "report.yaml"))
 	require.NoError(t, err)
 	assert.Len(t, reports, 1, "report.yaml is written")
+}
+
+// testBinary builds the generated test package of agent in the module at dir, and returns
+// the binary's path.
+func testBinary(t *testing.T, dir, agent string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), agent+".test")
+	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/"+agent)
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+// waitOrKill waits for a started test binary, killing it and failing the test when it has
+// not ended within 30 seconds; output is what it printed.
+func waitOrKill(t *testing.T, cmd *exec.Cmd, output *bytes.Buffer) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the test binary did not end:\n%s", output.String())
+		return nil
+	}
 }

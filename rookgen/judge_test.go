@@ -225,12 +225,7 @@ func TestAnInterruptedJudgeCallFailsTheRun(t *testing.T) {
 	fake, env := judgeServer(t)
 	fake.Delay = time.Minute
 	env = append(env, "ROOK_JUDGE_TIMEOUT=2m")
-	bin := filepath.Join(t.TempDir(), "fake.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/fake")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := testBinary(t, dir, "fake")
 
 	for _, tc := range []struct {
 		name, timeout, says string
@@ -252,14 +247,7 @@ func TestAnInterruptedJudgeCallFailsTheRun(t *testing.T) {
 			if tc.interrupt {
 				require.NoError(t, cmd.Process.Signal(os.Interrupt))
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err = <-done:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatalf("the test binary did not end:\n%s", output.String())
-			}
+			err := waitOrKill(t, cmd, &output)
 			require.Error(t, err, "an interrupted run never exits 0:\n%s", output.String())
 			assert.Contains(t, output.String(), "--- SKIP: TestFake/SC-SLOW/C1_llm_judge", "the cut judge call's row is Unable to Verify")
 			assert.Contains(t, output.String(), tc.says)

@@ -60,12 +60,7 @@ func TestSelectionsAgree(t *testing.T) {
 		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: goodbye}}\n")
 	}
 	rookgen(t, dir)
-	bin := filepath.Join(t.TempDir(), "fake.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/fake")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := testBinary(t, dir, "fake")
 	gotestsumBin, err := exec.Command("go", "tool", "-n", "gotestsum").Output()
 	require.NoError(t, err)
 

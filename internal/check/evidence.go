@@ -40,6 +40,8 @@ type Turn struct {
 	CallsObserved bool
 	// Usage is this turn's reported token counts; nil, or a nil count, is not reported.
 	Usage *record.Usage
+	// Conversation is the conversation id this turn reported; "" is not reported.
+	Conversation string
 }
 
 // Session is collect's report of the whole session: its calls and usage replace, never
@@ -53,7 +55,7 @@ type Session struct {
 // AddTurn appends one execute turn's observations.
 func (e *Evidence) AddTurn(input string, latencyMs int64, out *hook.Output) {
 	e.Turns = append(e.Turns, Turn{Input: input, Output: out.Reply, LatencyMs: latencyMs,
-		Calls: out.Calls, CallsObserved: out.CallsObserved, Usage: out.Usage})
+		Calls: out.Calls, CallsObserved: out.CallsObserved, Usage: out.Usage, Conversation: out.Conversation})
 	e.AgentRan = true
 }
 
