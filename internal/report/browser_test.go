@@ -50,6 +50,8 @@ func writeRun(t *testing.T) string {
 		if sc.status == record.UnableToVerify {
 			v.UnverifiableReason = record.Undecidable
 		}
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+		v.HooksSHA256 = store.HooksDigest(sdir, &v) // a verdict bound to its records, as the engine writes it
 		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
 		calls := []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}
 		require.NoError(t, red.JSON(filepath.Join(sdir, "response.json"), record.Response{ScenarioID: v.ScenarioID,
