@@ -17,6 +17,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// specialGoal holds what String.replace patterns, printf verbs and a second placeholder
+// would change, as YAML; specialReply is the echo of it the agent must give.
+const (
+	specialGoal  = `'Refund $$5 $& $'' $1 %s {{conversation}} please'`
+	specialReply = `'you said: Refund $$5 $& $'' $1 %s {{conversation}} please'`
+)
+
 // TestInitThenGoTest is a user's first five minutes: init in a fresh module, for a command
 // line agent, with a node and with a python hook, then go test ./scenarios/... is green,
 // and a second init refuses to overwrite anything.
@@ -53,6 +60,11 @@ func TestInitThenGoTest(t *testing.T) {
 			assert.Contains(t, stdout.String(), "next:\n  go run github.com/rookgo/rookgo/rookgen probe helper/local ")
 			assert.Contains(t, stdout.String(), "\n  go test ./scenarios/helper ")
 
+			// The message passes byte for byte: no replacement pattern or placeholder in it is read.
+			write(t, dir, "scenarios/helper/SC-002.yaml", "id: SC-002\ntitle: Special\ngoal: "+specialGoal+"\nacceptance_criteria:\n"+
+				"  - {statement: s, check: contains, params: {text: "+specialReply+", case_sensitive: true}}\n")
+			rookgen(t, dir)
+
 			var probeOut, probeErr bytes.Buffer
 			require.Equal(t, 0, run([]string{"probe", "helper/local", "-root", dir}, &probeOut, &probeErr), probeOut.String()+probeErr.String())
 			assert.Contains(t, probeOut.String(), "execute: ok in ")
@@ -61,7 +73,8 @@ func TestInitThenGoTest(t *testing.T) {
 			res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/...", "-v")
 			require.NoError(t, err, res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-001_the_agent_answers"], res.all)
-			assert.Contains(t, res.all, "1 passed, 0 failed")
+			assert.Equal(t, "pass", res.action["TestLocal/SC-002_special"], res.output["TestLocal/SC-002_special/C1_contains_you_said_refund_5_and_conversation_please"])
+			assert.Contains(t, res.all, "2 passed, 0 failed")
 			records, err := filepath.Glob(filepath.Join(dir, ".rook/runs/helper/*/scenarios/SC-001/response.json"))
 			require.NoError(t, err)
 			require.Len(t, records, 1)
@@ -177,6 +190,9 @@ acceptance_criteria:
   - {statement: Few output tokens, check: usage, params: {output_max: 100}}
   - {statement: Few input tokens, check: usage, params: {input_max: 100}}
 `)
+			// The message passes byte for byte into the request body and back.
+			write(t, dir, "scenarios/shop/SC-004.yaml", "id: SC-004\ntitle: Special\ngoal: "+specialGoal+"\nacceptance_criteria:\n"+
+				"  - {statement: s, check: contains, params: {text: "+specialReply+", case_sensitive: true}}\n")
 			rookgen(t, dir)
 
 			res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=Bearer " + token}, "./scenarios/...", "-v")
@@ -188,7 +204,8 @@ acceptance_criteria:
 			assert.Equal(t, "skip", res.action["TestLocal/SC-003_quiet/C2_usage"], res.all)
 			assert.Contains(t, res.output["TestLocal/SC-003_quiet/C2_usage"], "no phase reported usage.output")
 			assert.Equal(t, "pass", res.action["TestLocal/SC-003_quiet/C3_usage"], res.all)
-			assert.Contains(t, res.all, "2 passed, 0 failed")
+			assert.Equal(t, "pass", res.action["TestLocal/SC-004_special"], res.all)
+			assert.Contains(t, res.all, "3 passed, 0 failed")
 			assert.NotContains(t, res.all, token)
 			responses, err := filepath.Glob(filepath.Join(dir, ".rook/runs/shop/*/scenarios/SC-002/response.json"))
 			require.NoError(t, err)

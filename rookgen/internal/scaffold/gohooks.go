@@ -139,7 +139,8 @@ func main() {
 // returns the decoded response and its raw text.
 func ask(cfg config, goal, conversation string) (any, []byte) {
 	fill := func(s string, encode func(string) string) string {
-		return strings.ReplaceAll(strings.ReplaceAll(s, "{{goal}}", encode(goal)), "{{conversation}}", encode(conversation))
+		// One pass: {{conversation}} inside the message is text, not a placeholder.
+		return strings.NewReplacer("{{goal}}", encode(goal), "{{conversation}}", encode(conversation)).Replace(s)
 	}
 	same := func(s string) string { return s }
 	var body io.Reader

@@ -72,7 +72,7 @@ if (phase !== 'execute') process.exit(0); // this profile defines execute only
 
 const goal = readFileSync(0, 'utf8');
 const inline = COMMAND.some((arg) => arg.includes('{{goal}}'));
-const argv = COMMAND.map((arg) => arg.replaceAll('{{goal}}', goal));
+const argv = COMMAND.map((arg) => arg.replaceAll('{{goal}}', () => goal)); // a function: $$ and $& in the message are text
 const res = spawnSync(argv[0], argv.slice(1), {
   input: inline ? '' : goal,
   encoding: 'utf8',

@@ -23,7 +23,9 @@ if (process.argv[2] !== 'execute') process.exit(0); // this profile defines exec
 
 const goal = readFileSync(0, 'utf8');
 const conversation = process.env.ROOK_CONVERSATION ?? '';
-const fill = (s, encode) => s.replaceAll('{{goal}}', encode(goal)).replaceAll('{{conversation}}', encode(conversation));
+// One pass, and a function as the replacement: the message arrives byte for byte ($$, $&
+// and {{conversation}} in it are text, not patterns).
+const fill = (s, encode) => s.replace(/\{\{(goal|conversation)\}\}/g, (_, key) => encode(key === 'goal' ? goal : conversation));
 const fillJSON = (v) => typeof v === 'string' ? fill(v, (x) => x)
   : Array.isArray(v) ? v.map(fillJSON)
   : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillJSON(x)]))
@@ -132,7 +134,8 @@ def main():
     conversation = os.environ.get("ROOK_CONVERSATION", "")
 
     def fill(s, encode=lambda x: x):
-        return s.replace("{{goal}}", encode(goal)).replace("{{conversation}}", encode(conversation))
+        # One pass: {{conversation}} inside the message is text, not a placeholder.
+        return re.sub(r"\{\{(goal|conversation)\}\}", lambda m: encode(goal if m.group(1) == "goal" else conversation), s)
 
     def fill_json(v):
         if isinstance(v, str):
