@@ -139,6 +139,9 @@ func (r *Request) check() error {
 	if r.URL == "" {
 		return fmt.Errorf("the cURL command has no URL")
 	}
+	if origin := originOf(r.URL); strings.Contains(origin, "{{") {
+		return fmt.Errorf("URL %q: a placeholder in its scheme, host or port would let a scenario's text choose where the request and its credentials go; put %s in the path, the query or the body", r.URL, GoalPlaceholder)
+	}
 	u, err := url.Parse(strings.ReplaceAll(strings.ReplaceAll(r.URL, GoalPlaceholder, "g"), ConversationPlaceholder, "c"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("URL %q: want http:// or https:// and a host", r.URL)
@@ -162,6 +165,19 @@ func (r *Request) check() error {
 		return fmt.Errorf("put %s in the URL or the JSON body where the message goes", GoalPlaceholder)
 	}
 	return nil
+}
+
+// originOf is the scheme and authority of a URL as written: all before the path, the query
+// or the fragment.
+func originOf(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return scheme + "://" + rest
 }
 
 func (r *Request) hasContentType() bool {

@@ -179,6 +179,11 @@ func TestParseCurl(t *testing.T) {
 		`curl http://x -H 'NoColon' -d '{}'`:     `header "NoColon" has no colon`,
 		`curl http://x http://y`:                 "two URLs: http://x and http://y",
 		`curl http://x -d '{"a": "{{goal}}"} -d`: "unterminated ' quote",
+		// A scenario's text never chooses where the request and its credentials go.
+		`curl 'http://{{goal}}/chat'`:                             "a placeholder in its scheme, host or port",
+		`curl 'http://agent.example:{{goal}}/chat'`:               "a placeholder in its scheme, host or port",
+		`curl 'http://agent{{conversation}}.example/?q={{goal}}'`: "a placeholder in its scheme, host or port",
+		`curl 'http://u:{{goal}}@agent.example/chat'`:             "a placeholder in its scheme, host or port",
 	} {
 		_, err := ParseCurl("shop", line)
 		require.Error(t, err, line)
