@@ -148,7 +148,7 @@ func (a *attemptRun) begin() error {
 		a.lastEnd = r.prepareEnd
 		r.mu.Unlock()
 	} else {
-		a.lastEnd = a.recordedEnd()
+		a.lastEnd = onThisClock(a.recordedEnd())
 	}
 	for _, d := range []string{a.stateDir(), filepath.Join(r.Dir, "scenarios", sc.ID, "artifacts")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -41,7 +41,7 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 		r.phasesRun[spec.Phase(ph)] = true
 	}
 	if f.Prepare != nil {
-		r.prepareEnd = f.Prepare.EndedAt
+		r.prepareEnd = onThisClock(f.Prepare.EndedAt)
 	}
 	// A continued run keeps the plan it started with: what this process selects only
 	// narrows it (the caller decides with Planned), so run.yaml's lists stay as they are.

@@ -263,6 +263,33 @@ func TestDelayCountsFromTheRecordedEnd(t *testing.T) {
 	assert.NotContains(t, f.logs.all(), "collect: waiting")
 }
 
+// A recorded end in the future (clock skew, or a time a hook wrote into hooks.json) never
+// makes a delay wait the skew: a delay waits at most delay_seconds of this process's own
+// clock.
+func TestDelayNeverWaitsARecordedFuture(t *testing.T) {
+	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n  close: {command: [BIN]}\n  collect: {command: [BIN], delay_seconds: 0.3}\n")
+	f.restart(t, sel(t, "execute,close", f.cfg.Profile, false))
+	sc := scenario(t, "goal: g\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	path := filepath.Join(o.Dir, "hooks.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var hooks map[string]any
+	require.NoError(t, json.Unmarshal(data, &hooks))
+	hooks["phases"].(map[string]any)["close"].(map[string]any)["ended_at"] = time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano)
+	data, err = json.Marshal(hooks)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	r := f.again(t, sel(t, "collect,judge", f.cfg.Profile, true))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	o = r.Scenario(ctx, sc, f.logs.add)
+	require.True(t, o.Judged(), f.logs.all())
+	assert.Less(t, time.Since(start), 5*time.Second, "the delay waited the recorded skew")
+}
+
 func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	f := newRun(t, nil, "")
 	p := f.cfg.Profile

@@ -169,12 +169,23 @@ func (r *Run) relEvidenceFile(data map[string]any) {
 	}
 }
 
-// wait sleeps until delay has passed since since; it returns early when ctx ends.
+// onThisClock is a time read from a record as an instant of this process's monotonic
+// clock: as long ago as the record says, and never in the future (a clock that was ahead,
+// or a time a hook wrote, must not make a delay wait longer than itself). Zero stays zero.
+func onThisClock(recorded time.Time) time.Time {
+	if recorded.IsZero() {
+		return recorded
+	}
+	return time.Now().Add(-max(0, time.Since(recorded)))
+}
+
+// wait sleeps until delay has passed since since; it returns early when ctx ends. It never
+// waits longer than delay.
 func wait(ctx context.Context, delay time.Duration, since time.Time) error {
 	if delay <= 0 || since.IsZero() {
 		return nil
 	}
-	left := delay - time.Since(since)
+	left := min(delay, delay-time.Since(since))
 	if left <= 0 {
 		return nil
 	}
