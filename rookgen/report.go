@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rookgo/rookgo/internal/merge"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
+	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // reportCmd renders a run's records; it never calls a hook. In GitHub Actions
@@ -97,7 +99,7 @@ func mergeShards(dirs []string, runID, root string, stderr io.Writer) ([]string,
 	}
 	var merged []string
 	for _, shards := range groups {
-		runDir, err := merge.Merge(shards, root, time.Now())
+		runDir, err := merge.Merge(shards, root, time.Now(), suiteIDs())
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +107,25 @@ func mergeShards(dirs []string, runID, root string, stderr io.Writer) ([]string,
 		merged = append(merged, runDir)
 	}
 	return merged, nil
+}
+
+// suiteIDs reads an agent's scenario ids from the files of the module around the working
+// directory, for -merge to refuse a shard that names others. Outside a module, or for an
+// agent the module has no scenarios of, it knows nothing, and the ids are only checked to
+// be ids.
+func suiteIDs() func(agent string) ([]string, bool) {
+	mod, _, err := workspace.RootOfWorkingDir()
+	return func(agent string) ([]string, bool) {
+		if err != nil {
+			return nil, false
+		}
+		files, _ := filepath.Glob(filepath.Join(mod, "scenarios", agent, "*.yaml"))
+		ids := make([]string, len(files))
+		for i, f := range files {
+			ids[i] = strings.TrimSuffix(filepath.Base(f), ".yaml")
+		}
+		return ids, len(ids) > 0
+	}
 }
 
 // findRun is the run -run names (of -agent, when given), or the newest run of the agent

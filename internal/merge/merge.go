@@ -86,9 +86,12 @@ type shard struct {
 
 // Merge merges the shard run folders dirs (as Find lists them) into a new run folder
 // under the records root root, <root>/<agent>/<run id>, and returns its path. The folder
-// appears whole or not at all.
-func Merge(dirs []string, root string, now time.Time) (string, error) {
-	shards, err := read(dirs)
+// appears whole or not at all. Every name a shard's records give is hostile input: ids
+// must be ids, every folder copied must be inside its shard, and suite, when not nil and
+// known, gives the agent's scenario ids from the suite's own files: a scenario id outside
+// them is refused.
+func Merge(dirs []string, root string, now time.Time, suite func(agent string) (ids []string, known bool)) (string, error) {
+	shards, err := read(dirs, suite)
 	if err != nil {
 		return "", err
 	}
@@ -111,8 +114,8 @@ func Merge(dirs []string, root string, now time.Time) (string, error) {
 	for _, s := range shards {
 		for _, e := range s.run.Included {
 			sc := filepath.Join(s.dir, "scenarios", e.ScenarioID)
-			if _, err := os.Stat(sc); err != nil {
-				continue // not run in its shard: the report says so
+			if info, err := os.Lstat(sc); err != nil || !info.IsDir() {
+				continue // not run in its shard (a link is no scenario folder): the report says so
 			}
 			if err := store.CopyTree(sc, filepath.Join(tmp, "scenarios", e.ScenarioID), nil); err != nil {
 				return "", fmt.Errorf("merge shard %d/%d: %w", s.run.Shard.Index, s.run.Shard.Count, err)
@@ -145,8 +148,40 @@ func Merge(dirs []string, root string, now time.Time) (string, error) {
 	return dest, errors.Join(sumErr, report.WriteHTML(dest))
 }
 
-// read reads the shards' run.yaml and checks that they are the N shards of one run.
-func read(dirs []string) ([]shard, error) {
+// trusted refuses shards whose records name what no run writes: an agent or run id that is
+// not one folder name, or not the folder the shard is in; a scenario id that is not an id,
+// or (with suite) not one of the suite's scenarios.
+func trusted(shards []shard, suite func(agent string) ([]string, bool)) error {
+	for _, s := range shards {
+		agent, id := filepath.Base(filepath.Dir(s.dir)), filepath.Base(s.dir)
+		switch {
+		case !record.ValidID(s.run.Agent) || s.run.Agent != agent:
+			return fmt.Errorf("%s: run.yaml names agent %q, not the agent folder %q it is in", s.dir, s.run.Agent, agent)
+		case !store.ValidRunID(s.run.ID) || s.run.ID != id:
+			return fmt.Errorf("%s: run.yaml names run %q, not the run folder %q it is in", s.dir, s.run.ID, id)
+		}
+		var ids []string
+		known := false
+		if suite != nil {
+			ids, known = suite(s.run.Agent)
+		}
+		for _, list := range [][]record.Entry{s.run.Included, s.run.Skipped, s.run.Unrunnable} {
+			for _, e := range list {
+				if !record.ValidID(e.ScenarioID) {
+					return fmt.Errorf("%s: run.yaml names scenario %q, which is no scenario id", s.dir, e.ScenarioID)
+				}
+				if known && !slices.Contains(ids, e.ScenarioID) {
+					return fmt.Errorf("%s: run.yaml names scenario %s, which is not one of agent %s's scenario files", s.dir, e.ScenarioID, s.run.Agent)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// read reads the shards' run.yaml, refuses names no run writes (trusted), and checks that
+// they are the N shards of one run.
+func read(dirs []string, suite func(agent string) ([]string, bool)) ([]shard, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no shard to merge")
 	}
@@ -169,6 +204,9 @@ func read(dirs []string) ([]shard, error) {
 		}
 		_, defined := prof.Hooks["prepare"]
 		shards = append(shards, shard{dir: d, run: run, prepareDefined: defined})
+	}
+	if err := trusted(shards, suite); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(shards, func(a, b shard) int { return a.run.Shard.Index - b.run.Shard.Index })
 	first := shards[0]

@@ -57,7 +57,7 @@ func TestMerge(t *testing.T) {
 	assert.ElementsMatch(t, dirs, found)
 
 	out := filepath.Join(root, "out")
-	dest, err := Merge(found, out, time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC))
+	dest, err := Merge(found, out, time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC), nil)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(out, "fake", "ci-7"), dest)
 	run, err := store.Store{Dir: dest}.Run()
@@ -95,7 +95,7 @@ func TestMergeRefuses(t *testing.T) {
 			root := t.TempDir()
 			dirs := []string{writeShard(t, root, "a", "ci-7", 1, 3, suite, nil), writeShard(t, root, "b", "ci-7", 2, 3, suite, nil),
 				writeShard(t, root, "c", "ci-7", 3, 3, suite, c.edit)}
-			_, err := Merge(dirs, filepath.Join(root, "out"), time.Now())
+			_, err := Merge(dirs, filepath.Join(root, "out"), time.Now(), nil)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 			_, err = os.Stat(filepath.Join(root, "out", "fake"))
@@ -120,4 +120,81 @@ func TestFind(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty"), 0o755))
 	_, err = Find([]string{filepath.Join(root, "empty")}, "ci-7")
 	assert.EqualError(t, err, filepath.Join(root, "empty")+" holds no folder of run ci-7 (a run folder holds run.yaml)")
+}
+
+// What a shard's records name is hostile input: a forged agent, run or scenario id, a link
+// in place of a scenario folder, a file others may not read, a scenario the suite does not
+// have. Each attack changes nothing outside the records root, and a refused merge writes
+// nothing.
+func TestMergeAttacks(t *testing.T) {
+	outside := func(t *testing.T, root string) string {
+		t.Helper()
+		victim := filepath.Join(root, "victim")
+		require.NoError(t, os.MkdirAll(victim, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(victim, "keep.txt"), []byte("precious"), 0o600))
+		return victim
+	}
+	shards := func(t *testing.T, root string, edit func(*record.Run)) []string {
+		t.Helper()
+		// Both shards forged alike, as an attacker would.
+		return []string{writeShard(t, root, "a", "ci-7", 1, 2, suite, edit), writeShard(t, root, "b", "ci-7", 2, 2, suite, edit)}
+	}
+	for name, c := range map[string]struct {
+		edit  func(*record.Run)
+		suite func(string) ([]string, bool)
+		want  string
+	}{
+		"agent id out of the root":     {edit: func(r *record.Run) { r.Agent = "../../victim" }, want: `names agent "../../victim"`},
+		"agent id of another folder":   {edit: func(r *record.Run) { r.Agent = "other" }, want: `not the agent folder "fake"`},
+		"run id out of the root":       {edit: func(r *record.Run) { r.ID = "../../victim" }, want: `names run "../../victim"`},
+		"scenario id out of the shard": {edit: func(r *record.Run) { r.Included[0].ScenarioID = "../../../../victim" }, want: "which is no scenario id"},
+		"scenario id that is a folder": {edit: func(r *record.Run) { r.Included[0].ScenarioID = "." }, want: "which is no scenario id"},
+		"scenario not in the suite":    {suite: func(string) ([]string, bool) { return []string{"SC-1", "SC-2"}, true }, want: "which is not one of agent fake's scenario files"},
+		"a suite that is not known":    {suite: func(string) ([]string, bool) { return nil, false }},
+		"skipped id out of the shard":  {edit: func(r *record.Run) { r.Skipped = append(r.Skipped, record.Entry{ScenarioID: "../x"}) }, want: "which is no scenario id"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			victim := outside(t, root)
+			out := filepath.Join(root, "out")
+			_, err := Merge(shards(t, root, c.edit), out, time.Now(), c.suite)
+			if c.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), c.want)
+				_, statErr := os.Stat(out)
+				assert.ErrorIs(t, statErr, os.ErrNotExist, "a refused merge writes nothing")
+			}
+			data, err := os.ReadFile(filepath.Join(victim, "keep.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, "precious", string(data))
+			entries, err := os.ReadDir(victim)
+			require.NoError(t, err)
+			assert.Len(t, entries, 1, "nothing written outside the records root")
+		})
+	}
+
+	t.Run("links and modes", func(t *testing.T) {
+		root := t.TempDir()
+		victim := outside(t, root)
+		dirs := shards(t, root, nil)
+		// Shard a's first scenario folder becomes a link to the victim; a file of shard b's
+		// is readable by its owner only.
+		sc := filepath.Join(dirs[0], "scenarios", "SC-1")
+		if record.ShardOf("SC-1", 2) != 1 {
+			sc = filepath.Join(dirs[1], "scenarios", "SC-1")
+		}
+		require.NoError(t, os.RemoveAll(sc))
+		require.NoError(t, os.Symlink(victim, sc))
+		private := filepath.Join(dirs[1], "prepare", "token")
+		require.NoError(t, os.MkdirAll(filepath.Dir(private), 0o755))
+		require.NoError(t, os.WriteFile(private, []byte("t"), 0o600))
+		dest, err := Merge(dirs, filepath.Join(root, "out"), time.Now(), nil)
+		require.NoError(t, err)
+		assert.NoFileExists(t, filepath.Join(dest, "scenarios", "SC-1", "keep.txt"), "a link is never followed")
+		info, err := os.Stat(filepath.Join(dest, "shards", "2", "prepare", "token"))
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "a file others could not read stays so")
+	})
 }

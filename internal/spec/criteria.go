@@ -6,6 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Criterion is one acceptance criterion: a statement and the check that decides it.
@@ -52,7 +53,7 @@ func parseCriteria(e *errs, f field) []Criterion {
 			switch k.key {
 			case "id":
 				c.ID = str(e, k)
-				if c.ID != "" && !slugRE.MatchString(c.ID) {
+				if c.ID != "" && !record.ValidID(c.ID) {
 					e.at(k.v, "%s.id %q may hold only letters, digits, '-' and '_'", where, c.ID)
 				}
 			case "statement":

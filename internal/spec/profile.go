@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"gopkg.in/yaml.v3"
 )
 
@@ -140,7 +141,6 @@ var (
 	capKeys     = []string{"multi_turn", "calls", "usage"}
 	phaseKeys   = []string{"prepare", "open", "execute", "close", "collect"}
 
-	slugRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 	envVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
@@ -202,7 +202,7 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 	switch {
 	case p.ID == "":
 		e.at(root, "missing key \"id\" (it must equal the file name, %q)", base)
-	case !slugRE.MatchString(p.ID):
+	case !record.ValidID(p.ID):
 		e.at(idNode, "id %q may hold only letters, digits, '-' and '_'", p.ID)
 	case p.ID != base:
 		e.at(idNode, "id %q does not match the file name %q", p.ID, base)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 	"gopkg.in/yaml.v3"
 )
 
@@ -244,7 +245,7 @@ func (p *scenarioParse) checkID(root *yaml.Node) {
 	switch {
 	case p.s.ID == "":
 		p.e.at(root, "missing key \"id\" (or Rook's \"local_id\"); it must equal the file name, %q", base)
-	case !slugRE.MatchString(p.s.ID):
+	case !record.ValidID(p.s.ID):
 		p.e.at(p.idNode, "id %q may hold only letters, digits, '-' and '_'", p.s.ID)
 	case p.s.ID != base:
 		p.e.at(p.idNode, "id %q does not match the file name %q", p.s.ID, base)

@@ -147,3 +147,26 @@ func TestCommonText(t *testing.T) {
 		assert.Equal(t, want, store.CommonText(v), v)
 	}
 }
+
+// CopyTree never copies a folder into itself (which would truncate what it reads), never
+// follows a link given as its source, and never widens a file's permissions.
+func TestCopyTreeStaysInside(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	require.NoError(t, os.MkdirAll(src, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "a.txt"), []byte("data"), 0o600))
+	for _, dst := range []string{src, filepath.Join(src, "inner")} {
+		assert.ErrorContains(t, store.CopyTree(src, dst, nil), "into itself", dst)
+	}
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(src, link))
+	assert.ErrorContains(t, store.CopyTree(link, filepath.Join(dir, "out1"), nil), "a link is not followed")
+	data, err := os.ReadFile(filepath.Join(src, "a.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "data", string(data), "nothing truncated")
+
+	require.NoError(t, store.CopyTree(src, filepath.Join(dir, "out2"), nil))
+	info, err := os.Stat(filepath.Join(dir, "out2", "a.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+}
