@@ -12,7 +12,9 @@ import (
 )
 
 // prune removes old run folders: for each agent and profile, all but the newest keep runs
-// go, never the newest one, and never one another process holds (its run.lock).
+// go, never the newest one, and never one another process holds (its run.lock). Runs are
+// ordered by what their folders say (store.Seen), never followed through a link, and -n
+// writes nothing.
 func prune(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen prune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -49,14 +51,18 @@ func prune(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		for _, d := range dirs[*keep:] {
+			if *dry {
+				// A dry run writes nothing, not even a lock.
+				if held, err := store.Held(d); err != nil || held {
+					fmt.Fprintf(stdout, "rookgen prune: would keep %s (held by another process, or its lock is not a file: %v)\n", d, err)
+				} else {
+					fmt.Fprintf(stdout, "rookgen prune: would remove %s\n", d)
+				}
+				continue
+			}
 			unlock, err := store.Lock(d)
 			if err != nil {
 				fmt.Fprintf(stderr, "rookgen prune: kept %s: %v\n", d, err)
-				continue
-			}
-			if *dry {
-				unlock()
-				fmt.Fprintf(stdout, "rookgen prune: would remove %s\n", d)
 				continue
 			}
 			err = os.RemoveAll(d)

@@ -42,6 +42,53 @@ func TestPrune(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"prune", "-keep", "0", "-dir", root}, &stdout, &stderr))
 }
 
+// Prune never reaches outside the records root: an agent folder linked elsewhere is not
+// walked, a run.lock linked to another file is never written (not even by -n), and a run
+// whose run.yaml claims a later start is not taken for the newest.
+func TestPruneAttacks(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := t.TempDir()
+	mk := func(base, agent, id, yaml string) string {
+		d := filepath.Join(base, agent, id)
+		write(t, d, "run.yaml", "version: 1\nid: "+id+"\npins: {profile_id: p}\n"+yaml)
+		return d
+	}
+	// Runs of an agent that lives elsewhere, its folder linked into the root.
+	kept1 := mk(elsewhere, "b", "2026-01-01T00-00-00Z", "")
+	kept2 := mk(elsewhere, "b", "2026-01-02T00-00-00Z", "")
+	require.NoError(t, os.Symlink(filepath.Join(elsewhere, "b"), filepath.Join(root, "b")))
+	// A run whose lock is a link to a file outside the root.
+	victim := filepath.Join(elsewhere, "victim.txt")
+	require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+	linked := mk(root, "a", "2026-01-01T00-00-00Z", "")
+	require.NoError(t, os.Symlink(victim, filepath.Join(linked, "run.lock")))
+	// An old run that claims to have started in 2099, and the real newest.
+	claims := mk(root, "a", "2026-01-02T00-00-00Z", "created: 2099-01-01T00:00:00Z\n")
+	newest := mk(root, "a", "2026-01-03T00-00-00Z", "")
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"prune", "-keep", "1", "-dir", root, "-n"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "would remove "+claims)
+	assert.Contains(t, stdout.String(), "would keep "+linked)
+	assert.NotContains(t, stdout.String(), elsewhere)
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "precious", string(data), "-n writes nothing, not even a lock's pid")
+	assert.NoFileExists(t, filepath.Join(claims, "run.lock"), "-n takes no lock")
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"prune", "-keep", "1", "-dir", root}, &stdout, &stderr), stderr.String())
+	assert.DirExists(t, newest, "the real newest run is kept")
+	assert.NoDirExists(t, claims, "a claim in run.yaml does not make a run the newest")
+	assert.DirExists(t, linked, "a run whose lock is a link is kept")
+	assert.Contains(t, stderr.String(), "kept "+linked)
+	data, err = os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "precious", string(data), "a lock is never written through a link")
+	assert.DirExists(t, kept1, "an agent folder that is a link is not walked")
+	assert.DirExists(t, kept2)
+}
+
 // TestWatchRegenerates: with -watch, a new or edited scenario is generated at once.
 func TestWatchRegenerates(t *testing.T) {
 	dir := t.TempDir()

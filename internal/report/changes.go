@@ -113,7 +113,7 @@ func Previous(dir string) string {
 	if err != nil {
 		return ""
 	}
-	this := store.RunDir{ID: filepath.Base(dir), Created: run.Created}
+	this := store.RunDir{ID: filepath.Base(dir), Seen: store.Seen(dir)}
 	for _, o := range store.ListRuns(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir))) {
 		if this.Newer(o) && o.ProfileID == run.Pins.ProfileID {
 			return o.Dir
