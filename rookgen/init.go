@@ -93,10 +93,8 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 // initNext says what init left to do: the credentials to set, and the next commands.
 func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
 	if opts.Curl != nil {
-		for _, h := range opts.Curl.Headers {
-			if h.Env != "" {
-				fmt.Fprintf(stdout, "\nthe %s header is a credential: it is not written anywhere; set %s to its value (the profile declares it a secret, redacted from every record)\n", h.Name, h.Env)
-			}
+		for _, s := range opts.Curl.Secrets {
+			fmt.Fprintf(stdout, "\n%s is a credential: it is not written anywhere; set %s to its value (the profile declares it a secret, redacted from every record)\n", s.Purpose, s.Env)
 		}
 	}
 	fmt.Fprintln(stdout, "\nnext:")

@@ -101,6 +101,13 @@ func TestInitThenGoTest(t *testing.T) {
 	}
 }
 
+// The credentials the cURL line of TestInitFromCurl holds besides its bearer token.
+const (
+	apiKey    = "ak-7f3e9c21"
+	bodyToken = "bt-55d0a9e4"
+	session   = "xs-19c4be70"
+)
+
 // chatAgent is an HTTP agent on loopback: it wants a bearer token, answers
 // {"message", "session"} with the reply, the session id, a tool call and token usage, and
 // counts the turns of each session.
@@ -109,13 +116,15 @@ func chatAgent(t *testing.T, token string) *httptest.Server {
 	var mu sync.Mutex
 	turns := map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+token {
-			http.Error(w, "who are you?", http.StatusUnauthorized)
-			return
-		}
-		var in struct{ Message, Session string }
+		var in struct{ Message, Session, Token string }
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		// Every credential the cURL line held arrives, read from its variable.
+		if r.Header.Get("Authorization") != "Bearer "+token || r.URL.Query().Get("api_key") != apiKey ||
+			in.Token != bodyToken || r.Header.Get("X-Session") != session {
+			http.Error(w, "who are you?", http.StatusUnauthorized)
 			return
 		}
 		mu.Lock()
@@ -161,16 +170,28 @@ func TestInitFromCurl(t *testing.T) {
 			}
 			srv := chatAgent(t, token)
 			dir := newModule(t)
-			curl := fmt.Sprintf(`curl -sS -X POST %s/chat -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{"message": "{{goal}}", "session": "{{conversation}}"}'`, srv.URL, token)
+			curl := fmt.Sprintf(`curl -sS -X POST '%s/chat?api_key=%s' -H 'Authorization: Bearer %s' -H 'X-Session: %s' -H 'Content-Type: application/json' -d '{"message": "{{goal}}", "session": "{{conversation}}", "token": "%s"}'`,
+				srv.URL, apiKey, token, session, bodyToken)
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"init", "shop", "--curl", curl, "--reply", "$.data.reply", "--conversation", "$.data.session_id",
 				"--calls", "$.tool_calls", "--usage", "$.usage", "--lang", lang, "-root", dir}, &stdout, &stderr)
 			require.Equal(t, 0, code, stderr.String())
 			assert.Contains(t, stdout.String(), "set SHOP_AUTHORIZATION to its value")
-			for _, f := range []string{"profiles/shop/local.yaml", "profiles/shop/hooks/" + map[string]string{"node": "shop.mjs", "python": "shop.py", "go": "shop/main.go"}[lang]} {
-				data, err := os.ReadFile(filepath.Join(dir, f))
+			// No file init wrote holds a credential.
+			require.FileExists(t, filepath.Join(dir, "profiles/shop/hooks/"+map[string]string{"node": "shop.mjs", "python": "shop.py", "go": "shop/main.go"}[lang]))
+			require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				data, err := os.ReadFile(path)
 				require.NoError(t, err)
-				assert.NotContains(t, string(data), token, "%s holds the credential", f)
+				for _, secret := range []string{token, apiKey, session, bodyToken} {
+					assert.NotContains(t, string(data), secret, "%s holds a credential", path)
+				}
+				return nil
+			}))
+			for _, v := range []string{"SHOP_AUTHORIZATION", "SHOP_API_KEY", "SHOP_X_SESSION", "SHOP_TOKEN"} {
+				assert.Contains(t, stdout.String(), "set "+v+" to its value")
 			}
 			write(t, dir, "scenarios/shop/SC-002.yaml", `id: SC-002
 title: Second turn
@@ -195,7 +216,8 @@ acceptance_criteria:
 				"  - {statement: s, check: contains, params: {text: "+specialReply+", case_sensitive: true}}\n")
 			rookgen(t, dir)
 
-			res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=Bearer " + token}, "./scenarios/...", "-v")
+			creds := []string{"SHOP_API_KEY=" + apiKey, "SHOP_X_SESSION=" + session, "SHOP_TOKEN=" + bodyToken}
+			res, err := goTest(t, dir, append([]string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=" + token}, creds...), "./scenarios/...", "-v")
 			require.NoError(t, err, res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-001_the_agent_answers"], res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-002_second_turn"], res.all)
@@ -206,7 +228,9 @@ acceptance_criteria:
 			assert.Equal(t, "pass", res.action["TestLocal/SC-003_quiet/C3_usage"], res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-004_special"], res.all)
 			assert.Contains(t, res.all, "3 passed, 0 failed")
-			assert.NotContains(t, res.all, token)
+			for _, secret := range []string{token, apiKey, session, bodyToken} {
+				assert.NotContains(t, res.all, secret, "the credentials are redacted")
+			}
 			responses, err := filepath.Glob(filepath.Join(dir, ".rook/runs/shop/*/scenarios/SC-002/response.json"))
 			require.NoError(t, err)
 			require.Len(t, responses, 1)
@@ -224,7 +248,7 @@ acceptance_criteria:
 			assert.Equal(t, 14, response.Usage.Output, "completion_tokens of two turns")
 			assert.Len(t, response.Calls, 2)
 
-			res, err = goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=Bearer wrong"}, "./scenarios/...", "-v")
+			res, err = goTest(t, dir, append([]string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=wrong"}, creds...), "./scenarios/...", "-v")
 			require.Error(t, err)
 			assert.Contains(t, res.all, "answered 401: ")
 			assert.Contains(t, res.all, "who are you?")

@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-
-	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // Request is an HTTP agent's request, read from a cURL command: the hook sends it once per
@@ -15,19 +13,21 @@ import (
 type Request struct {
 	Method string `json:"method"`
 	URL    string `json:"url"`
-	// Headers keep their order; a credential's value is not kept but read from Env.
+	// Headers keep their order.
 	Headers []Header `json:"headers"`
 	// Body is JSON, or "" for none.
 	Body string `json:"body,omitempty"`
+	// Secrets are the variables the request's credentials are read from. Wherever the
+	// cURL command held a credential (a header, the URL's user:password@ or a query
+	// parameter, a body key), the request holds {{env:NAME}}, which the hook fills from
+	// the environment: no file holds the value.
+	Secrets []Secret `json:"-"`
 }
 
-// Header is one request header. A credential (Authorization, an API key, a cookie) has
-// Env set and an empty Value: the hook reads it from that variable, which the profile
-// declares as a secret, so that no file holds it.
+// Header is one request header; its Value is a template like the URL's.
 type Header struct {
 	Name  string `json:"name"`
-	Value string `json:"value,omitempty"`
-	Env   string `json:"env,omitempty"`
+	Value string `json:"value"`
 }
 
 // ConversationPlaceholder is replaced by the conversation id an earlier turn returned.
@@ -99,12 +99,19 @@ func ParseCurl(agent, line string) (*Request, error) {
 			}
 			r.Body = v
 		case "user":
-			r.addHeader(agent, "Authorization", "") // basic credentials: from the variable
+			r.addHeader(agent, "Authorization", "") // basic credentials: the whole header from the variable
 		case "agent":
 			r.addHeader(agent, "User-Agent", v)
 		}
 	}
-	return r, r.check()
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	r.urlCredentials(agent)
+	if err := r.bodyCredentials(agent); err != nil {
+		return nil, fmt.Errorf("the request body: %w", err)
+	}
+	return r, nil
 }
 
 func (r *Request) addHeader(agent, name, value string) {
@@ -113,11 +120,7 @@ func (r *Request) addHeader(agent, name, value string) {
 			return // the first wins, as cURL's own -H over --json's
 		}
 	}
-	h := Header{Name: name, Value: value}
-	if spec.LooksSecret(name) && !strings.Contains(value, GoalPlaceholder) {
-		h.Value, h.Env = "", envName(agent, name)
-	}
-	r.Headers = append(r.Headers, h)
+	r.Headers = append(r.Headers, Header{Name: name, Value: r.headerValue(agent, name, value)})
 }
 
 func envName(agent, header string) string {

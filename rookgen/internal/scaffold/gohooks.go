@@ -87,7 +87,8 @@ const goHTTPHook = `// Command %[1]s is the execute hook of agent %[1]s, written
 // Each turn sends the request below with {{goal}} replaced by the message and
 // {{conversation}} by the conversation id an earlier turn returned (ROOK_CONVERSATION),
 // then reads the reply, and the conversation id, tool calls and usage when their paths
-// are set, from the JSON response. Credential headers are read from their variables.
+// are set, from the JSON response. {{env:NAME}} is filled from variable NAME: the
+// credentials of the request are read from the environment, never written here.
 package main
 
 import (
@@ -100,7 +101,6 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -109,10 +109,14 @@ const configJSON = %[2]s
 
 const maxResponse = 8 << 20
 
+// placeholder is what the request's templates fill in: the message, the conversation id,
+// and {{env:NAME}} for a credential.
+var placeholder = regexp.MustCompile("\\{\\{(goal|conversation|env:[A-Za-z_][A-Za-z0-9_]*)\\}\\}")
+
 type config struct {
 	Request struct {
 		Method, URL, Body string
-		Headers           []struct{ Name, Value, Env string }
+		Headers           []struct{ Name, Value string }
 	}
 	Reply, Conversation, Calls, Usage string
 }
@@ -139,8 +143,22 @@ func main() {
 // returns the decoded response and its raw text.
 func ask(cfg config, goal, conversation string) (any, []byte) {
 	fill := func(s string, encode func(string) string) string {
-		// One pass: {{conversation}} inside the message is text, not a placeholder.
-		return strings.NewReplacer("{{goal}}", encode(goal), "{{conversation}}", encode(conversation)).Replace(s)
+		// One pass: {{conversation}} inside the message is text, not a placeholder. A
+		// credential is read from its variable when the request is sent: no file holds it.
+		return placeholder.ReplaceAllStringFunc(s, func(p string) string {
+			switch key := p[2 : len(p)-2]; key {
+			case "goal":
+				return encode(goal)
+			case "conversation":
+				return encode(conversation)
+			default:
+				v := os.Getenv(key[4:])
+				if v == "" {
+					fail(key[4:] + " is not set (a credential of the request)")
+				}
+				return encode(v)
+			}
+		})
 	}
 	same := func(s string) string { return s }
 	var body io.Reader
@@ -161,11 +179,6 @@ func ask(cfg config, goal, conversation string) (any, []byte) {
 	}
 	for _, h := range cfg.Request.Headers {
 		value := fill(h.Value, same)
-		if h.Env != "" {
-			if value = os.Getenv(h.Env); value == "" {
-				fail(h.Env + " is not set (the " + h.Name + " header)")
-			}
-		}
 		req.Header.Set(h.Name, value)
 	}
 	res, err := (&http.Client{Timeout: 55 * time.Second}).Do(req)

@@ -12,7 +12,8 @@ const nodeHTTPHook = `#!/usr/bin/env node
 // Each turn sends the request below with {{goal}} replaced by the message and
 // {{conversation}} by the conversation id an earlier turn returned (ROOK_CONVERSATION),
 // then reads the reply, and the conversation id, tool calls and usage when their paths
-// are set, from the JSON response. Credential headers are read from their variables.
+// are set, from the JSON response. {{env:NAME}} is filled from variable NAME: the
+// credentials of the request are read from the environment, never written here.
 import { readFileSync } from 'node:fs';
 
 const CONFIG = %[2]s;
@@ -25,7 +26,10 @@ const goal = readFileSync(0, 'utf8');
 const conversation = process.env.ROOK_CONVERSATION ?? '';
 // One pass, and a function as the replacement: the message arrives byte for byte ($$, $&
 // and {{conversation}} in it are text, not patterns).
-const fill = (s, encode) => s.replace(/\{\{(goal|conversation)\}\}/g, (_, key) => encode(key === 'goal' ? goal : conversation));
+// A credential is read from its variable when the request is sent: no file holds it.
+const env = (name) => process.env[name] || fail(name + ' is not set (a credential of the request)');
+const fill = (s, encode) => s.replace(/\{\{(goal|conversation|env:[A-Za-z_][A-Za-z0-9_]*)\}\}/g,
+  (_, key) => encode(key === 'goal' ? goal : key === 'conversation' ? conversation : env(key.slice(4))));
 const fillJSON = (v) => typeof v === 'string' ? fill(v, (x) => x)
   : Array.isArray(v) ? v.map(fillJSON)
   : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillJSON(x)]))
@@ -33,14 +37,7 @@ const fillJSON = (v) => typeof v === 'string' ? fill(v, (x) => x)
 
 const req = CONFIG.request;
 const headers = {};
-for (const h of req.headers) {
-  if (h.env) {
-    if (!process.env[h.env]) fail(h.env + ' is not set (the ' + h.name + ' header)');
-    headers[h.name] = process.env[h.env];
-  } else {
-    headers[h.name] = fill(h.value, (x) => x);
-  }
-}
+for (const h of req.headers) headers[h.name] = fill(h.value, (x) => x);
 const body = req.body ? JSON.stringify(fillJSON(JSON.parse(req.body))) : undefined;
 let res;
 try {
@@ -108,7 +105,8 @@ JSON object goes to stdout, diagnostics go to stderr, and a non-zero exit fails 
 Each turn sends the request below with {{goal}} replaced by the message and
 {{conversation}} by the conversation id an earlier turn returned (ROOK_CONVERSATION), then
 reads the reply, and the conversation id, tool calls and usage when their paths are set,
-from the JSON response. Credential headers are read from their variables.
+from the JSON response. {{env:NAME}} is filled from variable NAME: the credentials of the
+request are read from the environment, never written here.
 """
 import json
 import os
@@ -133,9 +131,20 @@ def main():
     goal = sys.stdin.read()
     conversation = os.environ.get("ROOK_CONVERSATION", "")
 
+    def value(key):
+        if key == "goal":
+            return goal
+        if key == "conversation":
+            return conversation
+        # A credential is read from its variable when the request is sent: no file holds it.
+        v = os.environ.get(key[4:])
+        if not v:
+            fail(key[4:] + " is not set (a credential of the request)")
+        return v
+
     def fill(s, encode=lambda x: x):
         # One pass: {{conversation}} inside the message is text, not a placeholder.
-        return re.sub(r"\{\{(goal|conversation)\}\}", lambda m: encode(goal if m.group(1) == "goal" else conversation), s)
+        return re.sub(r"\{\{(goal|conversation|env:[A-Za-z_][A-Za-z0-9_]*)\}\}", lambda m: encode(value(m.group(1))), s)
 
     def fill_json(v):
         if isinstance(v, str):
@@ -149,13 +158,7 @@ def main():
     req = CONFIG["request"]
     headers = {}
     for h in req["headers"]:
-        if h.get("env"):
-            value = os.environ.get(h["env"])
-            if not value:
-                fail(h["env"] + " is not set (the " + h["name"] + " header)")
-            headers[h["name"]] = value
-        else:
-            headers[h["name"]] = fill(h.get("value", ""))
+        headers[h["name"]] = fill(h.get("value", ""))
     body = None
     if req.get("body"):
         body = json.dumps(fill_json(json.loads(req["body"]))).encode()

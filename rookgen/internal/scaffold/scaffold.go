@@ -188,13 +188,11 @@ func profile(o Options, script string, h hookLang) []byte {
 	}
 	var env strings.Builder
 	if o.Curl != nil {
-		for _, hd := range o.Curl.Headers {
-			if hd.Env != "" {
-				if env.Len() == 0 {
-					env.WriteString("env:\n")
-				}
-				fmt.Fprintf(&env, "  - variable: %s\n    purpose: The %s header of requests to the agent\n    secret: true\n", hd.Env, hd.Name)
+		for _, sec := range o.Curl.Secrets {
+			if env.Len() == 0 {
+				env.WriteString("env:\n")
 			}
+			fmt.Fprintf(&env, "  - variable: %s\n    purpose: %q\n    secret: true\n", sec.Env, sec.Purpose)
 		}
 	}
 	return fmt.Appendf(nil, schemaLine("profile")+`# Profile %[2]s of agent %[1]s, written by rookgen init: how a run reaches the agent.

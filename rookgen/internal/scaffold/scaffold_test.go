@@ -158,15 +158,16 @@ func TestParseCurl(t *testing.T) {
   --json '{"messages": [{"role": "user", "content": "{{goal}}"}], "session": "{{conversation}}"}'`)
 	require.NoError(t, err)
 	assert.Equal(t, &Request{Method: "POST", URL: "https://agent.example/v1/chat",
-		Headers: []Header{{Name: "Authorization", Env: "SHOP_AUTHORIZATION"}, {Name: "X-Team", Value: "support"},
+		Headers: []Header{{Name: "Authorization", Value: "Bearer {{env:SHOP_AUTHORIZATION}}"}, {Name: "X-Team", Value: "support"},
 			{Name: "Content-Type", Value: "application/json"}, {Name: "Accept", Value: "application/json"}},
-		Body: `{"messages": [{"role": "user", "content": "{{goal}}"}], "session": "{{conversation}}"}`}, r)
+		Body:    `{"messages": [{"role": "user", "content": "{{goal}}"}], "session": "{{conversation}}"}`,
+		Secrets: []Secret{{Env: "SHOP_AUTHORIZATION", Purpose: "The Authorization header's Bearer credential"}}}, r)
 	assert.True(t, r.Uses(ConversationPlaceholder))
 
 	r, err = ParseCurl("my-bot", `curl 'http://127.0.0.1:8080/ask?q={{goal}}' -H 'X-Api-Key: k-1'`)
 	require.NoError(t, err)
 	assert.Equal(t, "GET", r.Method)
-	assert.Equal(t, []Header{{Name: "X-Api-Key", Env: "MY_BOT_X_API_KEY"}}, r.Headers)
+	assert.Equal(t, []Header{{Name: "X-Api-Key", Value: "{{env:MY_BOT_X_API_KEY}}"}}, r.Headers)
 
 	for line, want := range map[string]string{
 		`wget http://x`:                          "a cURL command starts with curl",
@@ -197,7 +198,7 @@ func TestPlanCurl(t *testing.T) {
 	o := Options{Agent: "shop", Profile: "local", Lang: "node", Curl: req, Reply: "$.reply", Conversation: "$.id", Usage: "$.usage", Generate: "go tool rookgen"}
 	files, err := Plan(t.TempDir(), o)
 	require.NoError(t, err)
-	assert.Contains(t, string(files[0].Data), "env:\n  - variable: SHOP_AUTHORIZATION\n    purpose: The Authorization header of requests to the agent\n    secret: true\n")
+	assert.Contains(t, string(files[0].Data), "env:\n  - variable: SHOP_AUTHORIZATION\n    purpose: \"The Authorization header's Bearer credential\"\n    secret: true\n")
 	assert.Contains(t, string(files[0].Data), "multi_turn: true\n  calls: false\n  usage: true\n")
 	assert.NotContains(t, string(files[1].Data), "Bearer x", "a credential is never written")
 	assert.NoError(t, validate(t, schemas.Profile, files[0].Data))
@@ -229,4 +230,43 @@ func TestPlanCurl(t *testing.T) {
 	bad.Curl = noConv
 	_, err = Plan(t.TempDir(), bad)
 	assert.ErrorContains(t, err, "--conversation $.id: put {{conversation}} in the cURL command")
+}
+
+// Every credential a cURL line can hold becomes a declared secret variable, read by the
+// hook when it sends the request; the variable a line names is reused, and a Bearer
+// header's variable holds the token alone. No file init writes holds a value.
+func TestCurlCredentialsNeverWritten(t *testing.T) {
+	line := `curl 'https://bob:hunter2pw@agent.example/chat?api_key=ak-111&lang=en&token=$TRAVEL_TOKEN' ` +
+		`-H 'Authentication: au-222' -H 'Authorisation: Bearer $TRAVEL_BEARER' -H 'Cookie2: c2-333' ` +
+		`-H 'X-Session: xs-444' -H 'X-Passcode: xp-555' -H 'X-Custom: Basic cHc6NjY2' -H 'X-Team: support' ` +
+		`-d '{"q": "{{goal}}", "auth": {"password": "pw-777", "user": "bob"}, "api_key": "ak-888", "n": 12345678901234567890}'`
+	r, err := ParseCurl("travel", line)
+	require.NoError(t, err)
+	var envs []string
+	for _, s := range r.Secrets {
+		envs = append(envs, s.Env)
+	}
+	assert.ElementsMatch(t, []string{"TRAVEL_AUTHORIZATION", "TRAVEL_API_KEY", "TRAVEL_TOKEN", "TRAVEL_AUTHENTICATION", "TRAVEL_BEARER",
+		"TRAVEL_COOKIE2", "TRAVEL_X_SESSION", "TRAVEL_X_PASSCODE", "TRAVEL_X_CUSTOM", "TRAVEL_PASSWORD"}, envs)
+	assert.Equal(t, "https://agent.example/chat?api_key={{env:TRAVEL_API_KEY}}&lang=en&token={{env:TRAVEL_TOKEN}}", r.URL)
+	headers := map[string]string{}
+	for _, h := range r.Headers {
+		headers[h.Name] = h.Value
+	}
+	assert.Equal(t, "Bearer {{env:TRAVEL_BEARER}}", headers["Authorisation"], "the variable the line names holds the token alone")
+	assert.Equal(t, "Basic {{env:TRAVEL_X_CUSTOM}}", headers["X-Custom"])
+	assert.Equal(t, "{{env:TRAVEL_AUTHORIZATION}}", headers["Authorization"], "user:password@ becomes the Authorization header's variable")
+	assert.Equal(t, "support", headers["X-Team"])
+	assert.Contains(t, r.Body, `"n":12345678901234567890`, "the body's numbers keep their digits")
+
+	for _, lang := range []string{"node", "python", "go"} {
+		files, err := Plan(t.TempDir(), Options{Agent: "travel", Profile: "local", Lang: lang, Curl: r, Reply: "$.reply", Generate: "go tool rookgen"})
+		require.NoError(t, err)
+		for _, f := range files {
+			for _, secret := range []string{"hunter2pw", "ak-111", "au-222", "c2-333", "xs-444", "xp-555", "cHc6NjY2", "pw-777", "ak-888"} {
+				assert.NotContains(t, string(f.Data), secret, "%s (%s) holds a credential", f.Path, lang)
+			}
+		}
+		assert.Contains(t, string(files[0].Data), "  - variable: TRAVEL_BEARER\n")
+	}
 }
