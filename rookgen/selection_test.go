@@ -233,3 +233,51 @@ func TestGenerationWarningsAreRepeatedAtRunTime(t *testing.T) {
 	require.Error(t, err, out)
 	assert.Contains(t, out, `did you mean "forbidden"? [failing under -rook.strict]`)
 }
+
+// An env entry with no secret: key whose name reads as a setting is a setting; but a value
+// that looks like a credential is redacted all the same, every such entry is named at the
+// start of a run, and rookgen check names it (an error under -strict).
+func TestUndeclaredEntriesFailClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	t.Parallel() // waits on hooks and builds more than it computes
+	const leaked = "sk-live-4f9a2b7c1d8e"
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  execute: {command: [%q]}
+env:
+  - {variable: SEC_A, purpose: the agent's access}
+  - {variable: AGENT_URL, purpose: where the agent listens}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_EXECUTE: "reply:using $SEC_A at $AGENT_URL"
+`, os.Args[0]))
+	helloScenario(t, dir, "SC-1")
+	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: using}}\n")
+	rookgen(t, dir)
+	records := t.TempDir()
+	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SEC_A=" + leaked, "AGENT_URL=http://127.0.0.1:8080/agent/v1"},
+		"./scenarios/fake", "-v", "-rook.dir="+records)
+	require.NoError(t, err, res.all)
+	assert.Contains(t, res.all, "SEC_A has no secret: key; it is treated as a setting")
+	assert.Contains(t, res.all, "SEC_A's value looks like a credential: it is redacted")
+	assert.Contains(t, res.all, "using [redacted:SEC_A] at http://127.0.0.1:8080/agent/v1", "a URL setting stays as it is")
+	assert.NotContains(t, res.all, leaked)
+	require.NoError(t, filepath.WalkDir(records, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.NotContains(t, string(data), leaked, path)
+		return nil
+	}))
+
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"check", "-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "profiles/fake/fake.yaml: SEC_A has no secret: key; it is treated as a setting")
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"check", "-strict", "-root", dir}, &stdout, &stderr), "an error under -strict")
+}

@@ -247,8 +247,17 @@ func configure(s Suite) (*setup, error) {
 func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
 	secrets := map[string]string{}
 	for _, v := range prof.Env {
+		if why := v.Undeclared(); why != "" {
+			t.Logf("rooktest: %s", why)
+		}
 		if !v.IsSecret() {
-			continue // a setting (a URL, an engine): the evidence keeps it as the hooks saw it
+			// A setting (a URL, an engine): the evidence keeps it as the hooks saw it,
+			// unless its value reads as a credential: fail closed where it costs nothing.
+			if val := os.Getenv(v.Variable); v.Secret == nil && spec.ValueLooksSecret(val) {
+				t.Logf("rooktest: warning: %s's value looks like a credential: it is redacted, though the profile does not say it is a secret", v.Variable)
+				secrets[v.Variable] = val
+			}
+			continue
 		}
 		secrets[v.Variable] = os.Getenv(v.Variable)
 		if n := len(secrets[v.Variable]); n < store.MinRedacted {

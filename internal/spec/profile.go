@@ -119,6 +119,44 @@ func LooksSecret(name string) bool {
 	return false
 }
 
+// Undeclared says, for an entry with no secret: key, how it is treated, as a run and
+// rookgen check name it: "SEC_A has no secret: key; it is treated as a setting". "" for an
+// entry that says.
+func (v EnvVar) Undeclared() string {
+	if v.Secret != nil {
+		return ""
+	}
+	how := "a setting (never redacted, unless its value looks like a credential)"
+	if v.IsSecret() {
+		how = "a secret (its name reads as a credential)"
+	}
+	return fmt.Sprintf("%s has no secret: key; it is treated as %s: say secret: true or secret: false", v.Variable, how)
+}
+
+// credentialPrefixes begin the values of well-known kinds of credentials.
+var credentialPrefixes = []string{"sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-",
+	"xoxb-", "xoxp-", "xapp-", "AKIA", "ASIA", "AIza", "ya29.", "hf_", "npm_", "eyJ", "Bearer ", "Basic "}
+
+// ValueLooksSecret reports whether a value reads as a credential whatever its variable is
+// called: it starts like a well-known kind of token, or it is 20 or more characters of
+// letters and digits mixed, with no spaces (a URL or a path is not).
+func ValueLooksSecret(v string) bool {
+	for _, p := range credentialPrefixes {
+		if strings.HasPrefix(v, p) && len(v) > len(p)+4 {
+			return true
+		}
+	}
+	if len(v) < 20 || strings.ContainsAny(v, " \t\n") || strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") {
+		return false
+	}
+	letters, digits := false, false
+	for _, c := range v {
+		letters = letters || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		digits = digits || (c >= '0' && c <= '9')
+	}
+	return letters && digits
+}
+
 // Capabilities are what the profile's hooks are known to report.
 type Capabilities struct {
 	MultiTurn bool

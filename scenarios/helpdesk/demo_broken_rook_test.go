@@ -14,7 +14,7 @@ const _ = rooktest.SupportsGenVersion1
 
 var suiteDemoBroken = rooktest.Suite{
 	Agent:   "helpdesk",
-	Profile: rooktest.File{Path: "profiles/helpdesk/demo-broken.yaml", SHA256: "e97d8b88691e79bc64dd131c2a888ad210f743a626413c18fa6b1b5791b016c5"},
+	Profile: rooktest.File{Path: "profiles/helpdesk/demo-broken.yaml", SHA256: "ce2d997b705c3471d91b28b087bf2c119b62a68406903ffa05b304bf26e35b86"},
 	Scenarios: []rooktest.Scenario{
 		{ID: "SC-001", File: rooktest.File{Path: "scenarios/helpdesk/SC-001.yaml", SHA256: "3f80fc4dbaecb3276b28f5d948b977f26e8ef1ddbd0b11c8706e863a7e3c521d"}},
 		{ID: "SC-002", File: rooktest.File{Path: "scenarios/helpdesk/SC-002.yaml", SHA256: "774026b683c22b4277392e37d88c7af824c2ad847270f5de12478032d1a239ed"}},

@@ -14,7 +14,7 @@ const _ = rooktest.SupportsGenVersion1
 
 var suiteDemoGood = rooktest.Suite{
 	Agent:   "helpdesk",
-	Profile: rooktest.File{Path: "profiles/helpdesk/demo-good.yaml", SHA256: "7de5d903779fa4acb2a37898ea1f30991d54c5ef61e1435d02122d74ee805c71"},
+	Profile: rooktest.File{Path: "profiles/helpdesk/demo-good.yaml", SHA256: "8d81f2287d264b83311fc534839370e9fa1a17e67af47942c80d01dedab130ec"},
 	Scenarios: []rooktest.Scenario{
 		{ID: "SC-001", File: rooktest.File{Path: "scenarios/helpdesk/SC-001.yaml", SHA256: "3f80fc4dbaecb3276b28f5d948b977f26e8ef1ddbd0b11c8706e863a7e3c521d"}},
 		{ID: "SC-002", File: rooktest.File{Path: "scenarios/helpdesk/SC-002.yaml", SHA256: "774026b683c22b4277392e37d88c7af824c2ad847270f5de12478032d1a239ed"}},

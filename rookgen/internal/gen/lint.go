@@ -32,6 +32,13 @@ func Lint(root string, agents []Agent) []string {
 		case len(a.Profiles) > 0 && len(a.Scenarios) == 0:
 			out = append(out, fmt.Sprintf("profiles/%s has profiles but scenarios/%s has no scenario: nothing is generated for it", a.Name, a.Name))
 		}
+		for _, p := range a.Profiles {
+			for _, v := range p.Env {
+				if why := v.Undeclared(); why != "" {
+					out = append(out, fmt.Sprintf("%s: %s", rel(p.File), why))
+				}
+			}
+		}
 		for _, sc := range a.Scenarios {
 			for _, w := range sc.Warnings {
 				out = append(out, rel(w))
