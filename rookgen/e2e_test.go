@@ -524,3 +524,59 @@ func waitOrKill(t *testing.T, cmd *exec.Cmd, output *bytes.Buffer) error {
 		return nil
 	}
 }
+
+// A second Ctrl-C ends the close hooks the first let run: the binary does not wait out a
+// slow close, what ran is recorded, and the closing line says close was cut short.
+func TestSecondInterruptCutsCloseShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated test binary")
+	}
+	dir := newModule(t)
+	hookLog := filepath.Join(t.TempDir(), "calls.jsonl")
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  open: {command: [%[1]q]}
+  execute: {command: [%[1]q]}
+  close: {command: [%[1]q], timeout_seconds: 60}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_LOG: %[2]q
+  FAKEHOOK_EXECUTE: "hang"
+  FAKEHOOK_CLOSE: "hang"
+`, os.Args[0], hookLog))
+	helloScenario(t, dir, "SC-1")
+	rookgen(t, dir)
+	bin := testBinary(t, dir, "fake")
+	records := filepath.Join(t.TempDir(), "records")
+	cmd := exec.Command(bin, "-test.v", "-rook.dir="+records)
+	cmd.Dir = filepath.Join(dir, "scenarios", "fake")
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	require.NoError(t, cmd.Start())
+	started := func(phase string) func() bool {
+		return func() bool {
+			calls, _ := fakehook.ReadLog(hookLog)
+			for _, c := range calls {
+				if c.Phase == phase {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	require.Eventually(t, started("execute"), 30*time.Second, 20*time.Millisecond, "execute never started")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	require.Eventually(t, started("close"), 30*time.Second, 20*time.Millisecond, "close never started")
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err := waitOrKill(t, cmd, &output)
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 10*time.Second, "the second interrupt does not wait out close")
+	assert.Contains(t, output.String(), "was interrupted (interrupt signal received; a second interrupt signal cut the close hooks short)")
+	hooks, err := filepath.Glob(filepath.Join(records, "fake", "*", "scenarios", "SC-1", "hooks.json"))
+	require.NoError(t, err)
+	require.Len(t, hooks, 1)
+	data, err := os.ReadFile(hooks[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"close"`, "what ran is recorded")
+}

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // testContext is the run's context. It ends with the test, on Ctrl-C or SIGTERM (every
@@ -34,29 +36,46 @@ type interrupted struct{ why string }
 
 func (i interrupted) Error() string { return i.why }
 
-// interruptible is parent, cancelled with an interrupted cause on Ctrl-C or SIGTERM.
+// interruptible is parent, cancelled with an interrupted cause on Ctrl-C or SIGTERM. A
+// second one ends the close hooks that the first let run (see lifecycle.WithHardStop); a
+// third is the signal's default, which ends the process.
 func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 1)
+	hard, hardCancel := context.WithCancelCause(context.WithoutCancel(parent))
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		defer signal.Stop(sigs)
 		select {
 		case s := <-sigs:
 			cancel(interrupted{s.String() + " signal received"})
 		case <-ctx.Done():
+			return
 		}
-		signal.Stop(sigs)
+		select {
+		case s := <-sigs:
+			hardCancel(interrupted{"a second " + s.String() + " signal cut the close hooks short"})
+		case <-hard.Done():
+		}
 	}()
-	return ctx, func() { cancel(context.Canceled) }
+	return lifecycle.WithHardStop(ctx, hard), func() {
+		cancel(context.Canceled)
+		hardCancel(context.Canceled)
+	}
 }
 
 // stoppedEarly says why the run's context ended before its test did, or "".
 func stoppedEarly(ctx context.Context) string {
 	var i interrupted
-	if errors.As(context.Cause(ctx), &i) {
-		return i.why
+	if !errors.As(context.Cause(ctx), &i) {
+		return ""
 	}
-	return ""
+	why := i.why
+	var second interrupted
+	if hard := lifecycle.HardStop(ctx); hard != nil && errors.As(context.Cause(hard), &second) {
+		why += "; " + second.why
+	}
+	return why
 }
 
 // minStartMargin is the least time left before go test's deadline in which a scenario

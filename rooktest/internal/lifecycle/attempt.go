@@ -181,7 +181,9 @@ func (a *attemptRun) run(ctx, budget context.Context, inv invocation, ph spec.Ph
 		a.execute(budget, inv)
 		return // execute records each turn itself
 	case spec.Close:
-		a.hooks.Phases.Close, _, _ = a.phase(context.WithoutCancel(ctx), withPhase(inv, spec.Close, h))
+		closing, stop := closeContext(ctx)
+		a.hooks.Phases.Close, _, _ = a.phase(closing, withPhase(inv, spec.Close, h))
+		stop()
 	case spec.Collect:
 		a.hooks.Phases.Collect, _, _ = a.phase(ctx, withPhase(inv, spec.Collect, h))
 	}
