@@ -175,10 +175,12 @@ func TestNearMissesAreSaidWithoutVerbose(t *testing.T) {
 	dir := newModule(t)
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
 hooks:
-  execute: {command: [%q]}
+  execute: {command: [%[1]q]}
+  close: {command: [%[1]q]}
 hook_env:
   FAKEHOOK: "1"
   FAKEHOOK_EXECUTE: 'json:{"output": "hello", "tool_calls": [{"name": "lookup"}], "prompt_tokens": 12}'
+  FAKEHOOK_CLOSE: "exit:3:the session was already gone"
 capabilities: {calls: true, usage: true}
 `, os.Args[0]))
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n  - {statement: c, check: called, params: {name: lookup}}\n")
@@ -196,6 +198,7 @@ capabilities: {calls: true, usage: true}
 	assert.Contains(t, out, `execute turn 1: "tool_calls" is not read: the hook contract's key is "calls"`)
 	assert.Contains(t, out, `TestFake: rooktest: warning: profile fake declares capabilities.usage: true, but no hook reported usage in this run`)
 	assert.Contains(t, out, `the hooks printed a near miss: "prompt_tokens" is not read: the hook contract's key is "usage"`)
+	assert.Contains(t, out, "TestFake/SC-1: reported; the answer is kept and the scenario is judged: close hook failed", "a close hook that broke the contract is said too")
 
 	out, err = goTestHere("-rook.strict")
 	require.Error(t, err, out)
