@@ -51,8 +51,7 @@ func writeRun(t *testing.T) string {
 			v.UnverifiableReason = record.Undecidable
 		}
 		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
-		v.HooksSHA256 = store.HooksDigest(sdir, &v) // a verdict bound to its records, as the engine writes it
-		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
+		require.NoError(t, red.WriteVerdict(sdir, &v)) // bound to its records, as the engine writes it
 		calls := []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}
 		require.NoError(t, red.JSON(filepath.Join(sdir, "response.json"), record.Response{ScenarioID: v.ScenarioID,
 			Transcript: []record.Message{{Role: "user", Content: "g"}, {Role: "agent", Content: sc.reply}}, Calls: &calls}))

@@ -26,8 +26,7 @@ func writeRun(t *testing.T, dir, id string, verdicts map[string]record.Verdict, 
 		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
 		require.NoError(t, store.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: "+sc+"\n")))
 		v.ScenarioID = sc
-		v.HooksSHA256 = store.HooksDigest(sdir, &v)
-		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
+		require.NoError(t, red.WriteVerdict(sdir, &v))
 	}
 	for _, sc := range skipped {
 		run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: "not selected: not named by -rook.only"})

@@ -124,6 +124,13 @@ func HooksDigest(dir string, v *record.Verdict) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// WriteVerdict writes v as dir's verdict.yaml, bound to the records it was judged from:
+// its hooks_sha256 is set to HooksDigest(dir, v), which every ReadVerdict checks.
+func (r *Redactor) WriteVerdict(dir string, v *record.Verdict) error {
+	v.HooksSHA256 = HooksDigest(dir, v)
+	return r.YAML(filepath.Join(dir, "verdict.yaml"), v)
+}
+
 // fileDigest is the hex SHA-256 of a file, or "" when it cannot be read.
 func fileDigest(path string) string {
 	data, err := os.ReadFile(path)

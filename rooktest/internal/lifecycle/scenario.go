@@ -10,7 +10,6 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Outcome is what became of one scenario in this process.
@@ -157,9 +156,8 @@ func (r *Run) aggregate(o *Outcome) {
 	sv := shown.Verdict
 	v.Criteria, v.LatencyMs, v.Turns, v.Usage = nonNil(sv.Criteria), sv.LatencyMs, sv.Turns, sv.Usage
 	countRows(&v, sv.Criteria)
-	v.HooksSHA256 = store.HooksDigest(o.Dir, &v)
 	o.Verdict = &v
-	if err := r.cfg.Redactor.YAML(filepath.Join(o.Dir, "verdict.yaml"), v); err != nil {
+	if err := r.cfg.Redactor.WriteVerdict(o.Dir, &v); err != nil {
 		shown.RecordErr = err
 	}
 }

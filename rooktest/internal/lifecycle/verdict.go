@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -18,7 +17,6 @@ import (
 // A verdict whose llm_judge rows another judge decided (or none did) is decided again:
 // configure a model, then -rook.run=<id> -rook.phases=judge judges a finished run.
 func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
-	path := filepath.Join(a.dir, "verdict.yaml")
 	if !a.ranNow {
 		// ReadVerdict refuses a verdict that does not match the hooks.json beside it.
 		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" && (!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) {
@@ -39,7 +37,6 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	}
 	v := record.Verdict{ScenarioID: a.sc.ID, RunID: a.r.ID, Status: status, UnverifiableReason: reason,
 		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(ev.Turns), Usage: ev.Usage(), Judge: info}
-	v.HooksSHA256 = store.HooksDigest(a.dir, &v)
 	for _, t := range ev.Turns {
 		v.LatencyMs += t.LatencyMs
 	}
@@ -50,7 +47,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	v.Failure = strings.Join(msgs, "; ")
 	countRows(&v, rows)
 	res.Verdict = &v
-	a.record(a.r.cfg.Redactor.YAML(path, v))
+	a.record(a.r.cfg.Redactor.WriteVerdict(a.dir, &v))
 }
 
 func (a *attemptRun) hasLLM() bool {
