@@ -38,32 +38,43 @@ type Output struct {
 // ParseOutput reads a hook's stdout. Empty stdout is no data; otherwise it must be exactly
 // one JSON object. requireReply is set for execute, whose output is required.
 func ParseOutput(stdout []byte, requireReply bool) (*Output, error) {
-	out := &Output{}
+	m, err := Decode(stdout, requireReply)
+	if m == nil {
+		return &Output{}, err
+	}
+	return FromData(m, requireReply)
+}
+
+// Decode reads a hook's stdout as ParseOutput does, up to the decoded object: nil for
+// empty stdout (an error when requireReply), or with the error of stdout that is not
+// exactly one JSON object. A caller that must change the object before its fields are
+// read (redaction) decodes, changes, then calls FromData.
+func Decode(stdout []byte, requireReply bool) (map[string]any, error) {
 	trimmed := bytes.TrimSpace(stdout)
 	if len(trimmed) == 0 {
 		if requireReply {
-			return out, errors.New("printed nothing on stdout; execute must print one JSON object with \"output\"")
+			return nil, errors.New("printed nothing on stdout; execute must print one JSON object with \"output\"")
 		}
-		return out, nil
+		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return out, fmt.Errorf("stdout is not JSON (%v): %s", err, quote(trimmed))
+		return nil, fmt.Errorf("stdout is not JSON (%v): %s", err, quote(trimmed))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return out, fmt.Errorf("stdout holds more than one JSON value; print one object: %s", quote(trimmed))
+		return nil, fmt.Errorf("stdout holds more than one JSON value; print one object: %s", quote(trimmed))
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return out, fmt.Errorf("stdout is JSON but not an object: %s", quote(trimmed))
+		return nil, fmt.Errorf("stdout is JSON but not an object: %s", quote(trimmed))
 	}
 	if d := depth(m); d > MaxDepth {
-		return out, fmt.Errorf("stdout nests objects and lists %d deep, more than %d: %s", d, MaxDepth, quote(trimmed))
+		return nil, fmt.Errorf("stdout nests objects and lists %d deep, more than %d: %s", d, MaxDepth, quote(trimmed))
 	}
 	numbers(m)
-	return FromData(m, requireReply)
+	return m, nil
 }
 
 // FromData reads the contract's fields from a hook's decoded stdout object, as ParseOutput

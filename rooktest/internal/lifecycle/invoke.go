@@ -135,23 +135,22 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 // the contract noted. The error is a bad stdout's.
 func (r *Run) output(inv invocation, res *hook.Result, rec *record.PhaseRecord, log Logger, label string) (*hook.Output, error) {
 	red := r.cfg.Redactor
-	out, perr := hook.ParseOutput(res.Stdout, inv.phase == spec.Execute)
+	m, perr := hook.Decode(res.Stdout, inv.phase == spec.Execute)
 	res.Stdout = []byte(red.Text(string(res.Stdout)))
-	if out != nil && out.Data != nil {
-		red.Value(out.Data)
-		out, _ = hook.FromData(out.Data, inv.phase == spec.Execute) // the fields, read again from the redacted data
+	out := &hook.Output{}
+	if m != nil {
+		red.Value(m) // before the fields are read: they are read from the redacted data
+		out, perr = hook.FromData(m, inv.phase == spec.Execute)
 		rec.Data = out.Data
 		r.relEvidenceFile(rec.Data)
 	}
-	if out != nil {
-		rec.Notes = out.Notes
-		for _, n := range out.Notes {
-			if log != nil {
-				log(label + ": note: " + n)
-			}
+	rec.Notes = out.Notes
+	for _, n := range out.Notes {
+		if log != nil {
+			log(label + ": note: " + n)
 		}
-		r.saw(out)
 	}
+	r.saw(out)
 	if inv.phase == spec.Execute {
 		rec.Stdout = string(res.Stdout)
 	}
