@@ -185,14 +185,7 @@ capabilities: {calls: true, usage: true}
 `, os.Args[0]))
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n  - {statement: c, check: called, params: {name: lookup}}\n")
 	rookgen(t, dir)
-	goTestHere := func(args ...string) (string, error) {
-		cmd := exec.Command("go", append([]string{"test", "-count=1", "-rook.dir=" + t.TempDir()}, args...)...)
-		cmd.Dir = filepath.Join(dir, "scenarios", "fake") // local directory mode: the binary's stderr is shown
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	out, err := goTestHere()
+	out, err := goTestInPackage(t, dir, "fake")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, `TestFake/SC-1: rooktest: warning: SC-1: C2 Unable to Verify (not_observable), and its hooks printed a near miss of the hook contract: `)
 	assert.Contains(t, out, `execute turn 1: "tool_calls" is not read: the hook contract's key is "calls"`)
@@ -200,7 +193,7 @@ capabilities: {calls: true, usage: true}
 	assert.Contains(t, out, `the hooks printed a near miss: "prompt_tokens" is not read: the hook contract's key is "usage"`)
 	assert.Contains(t, out, "TestFake/SC-1: reported; the answer is kept and the scenario is judged: close hook failed", "a close hook that broke the contract is said too")
 
-	out, err = goTestHere("-rook.strict")
+	out, err = goTestInPackage(t, dir, "fake", "-rook.strict")
 	require.Error(t, err, out)
 	assert.Contains(t, out, "[failing under -rook.strict]")
 }
@@ -221,18 +214,11 @@ func TestGenerationWarningsAreRepeatedAtRunTime(t *testing.T) {
 	require.Equal(t, 0, run([]string{"-root", dir, "-lenient"}, &stdout, &stderr), stderr.String())
 	write(t, dir, "profiles/fake/staging.yaml", "id: staging\n"+profile)
 
-	goTestHere := func(args ...string) (string, error) {
-		cmd := exec.Command("go", append([]string{"test", "-count=1", "-rook.dir=" + t.TempDir()}, args...)...)
-		cmd.Dir = filepath.Join(dir, "scenarios", "fake")
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	out, err := goTestHere()
+	out, err := goTestInPackage(t, dir, "fake")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, `TestFake: rooktest: warning: scenarios/fake/SC-1.yaml:3:1: unknown key "forbidden_text" in scenario is kept in the snapshot but read by nothing; did you mean "forbidden"?`)
 	assert.Contains(t, out, "TestFake: rooktest: warning: profiles/fake/staging.yaml has no generated test yet (go test runs nothing for it)")
-	out, err = goTestHere("-rook.strict")
+	out, err = goTestInPackage(t, dir, "fake", "-rook.strict")
 	require.Error(t, err, out)
 	assert.Contains(t, out, `did you mean "forbidden"? [failing under -rook.strict]`)
 }
@@ -283,4 +269,15 @@ hook_env:
 	assert.Contains(t, stderr.String(), "profiles/fake/fake.yaml: SEC_A has no secret: key; it is treated as a setting")
 	stderr.Reset()
 	assert.Equal(t, 1, run([]string{"check", "-strict", "-root", dir}, &stdout, &stderr), "an error under -strict")
+}
+
+// goTestInPackage runs go test in local directory mode in agent's package (as a person in
+// its folder would: the test binary's stderr is shown without -v), with fresh records.
+func goTestInPackage(t *testing.T, dir, agent string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"test", "-count=1", "-rook.dir=" + t.TempDir()}, args...)...)
+	cmd.Dir = filepath.Join(dir, "scenarios", agent)
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
