@@ -580,3 +580,19 @@ hook_env:
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"close"`, "what ran is recorded")
 }
+
+// assertNoFileHolds fails the test for every file under root that holds one of secrets.
+func assertNoFileHolds(t *testing.T, root string, secrets ...string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		for _, secret := range secrets {
+			assert.NotContains(t, string(data), secret, "%s holds a secret", path)
+		}
+		return nil
+	}))
+}

@@ -179,17 +179,7 @@ func TestInitFromCurl(t *testing.T) {
 			assert.Contains(t, stdout.String(), "set SHOP_AUTHORIZATION to its value")
 			// No file init wrote holds a credential.
 			require.FileExists(t, filepath.Join(dir, "profiles/shop/hooks/"+map[string]string{"node": "shop.mjs", "python": "shop.py", "go": "shop/main.go"}[lang]))
-			require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-				if err != nil || d.IsDir() {
-					return err
-				}
-				data, err := os.ReadFile(path)
-				require.NoError(t, err)
-				for _, secret := range []string{token, apiKey, session, bodyToken} {
-					assert.NotContains(t, string(data), secret, "%s holds a credential", path)
-				}
-				return nil
-			}))
+			assertNoFileHolds(t, dir, token, apiKey, session, bodyToken)
 			for _, v := range []string{"SHOP_AUTHORIZATION", "SHOP_API_KEY", "SHOP_X_SESSION", "SHOP_TOKEN"} {
 				assert.Contains(t, stdout.String(), "set "+v+" to its value")
 			}

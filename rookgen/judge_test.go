@@ -129,16 +129,7 @@ func TestModelJudgeEndToEnd(t *testing.T) {
 	// The key is in no record and no output.
 	assert.NotContains(t, res.all, judgeKey)
 	records := filepath.Join(dir, ".rook")
-	err = filepath.WalkDir(records, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		require.NoError(t, err)
-		assert.NotContains(t, string(b), judgeKey, path)
-		return nil
-	})
-	require.NoError(t, err)
+	assertNoFileHolds(t, records, judgeKey)
 	runs, err := filepath.Glob(filepath.Join(records, "runs", "fake", "*"))
 	require.NoError(t, err)
 	require.Len(t, runs, 1)

@@ -178,16 +178,7 @@ func TestRookShapedAgent(t *testing.T) {
 	assert.NotContains(t, string(junit), bankToken)
 	var j struct{}
 	require.NoError(t, xml.Unmarshal(junit, &j), "gotestsum wrote a JUnit file")
-	err = filepath.WalkDir(run, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		assert.NotContains(t, string(data), bankToken, path)
-		return nil
-	})
-	require.NoError(t, err)
+	assertNoFileHolds(t, run, bankToken)
 
 	// Snapshots are the scenario files byte for byte.
 	scenarios, err := filepath.Glob(filepath.Join(dir, "scenarios", "bank", "*.yaml"))

@@ -254,15 +254,7 @@ hook_env:
 	assert.Contains(t, res.all, "SEC_A's value looks like a credential: it is redacted")
 	assert.Contains(t, res.all, "using [redacted:SEC_A] at http://127.0.0.1:8080/agent/v1", "a URL setting stays as it is")
 	assert.NotContains(t, res.all, leaked)
-	require.NoError(t, filepath.WalkDir(records, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		assert.NotContains(t, string(data), leaked, path)
-		return nil
-	}))
+	assertNoFileHolds(t, records, leaked)
 
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"check", "-root", dir}, &stdout, &stderr))
