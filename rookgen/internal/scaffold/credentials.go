@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // Secret is a variable the request reads a credential from: the profile declares it a
@@ -41,23 +43,24 @@ func (r *Request) secret(agent, name, purpose, value string) string {
 	return envPlaceholder(env)
 }
 
-// credentialWords mark a header, query parameter or JSON key name as a credential's.
-var credentialWords = []string{"AUTH", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSCODE", "COOKIE", "SESSION",
-	"APIKEY", "API_KEY", "API-KEY", "ACCESS_KEY", "ACCESSKEY", "SIGNATURE", "CREDENTIAL", "PRIVATE"}
+// headerCredentialWords mark a name as a credential's beyond what spec.LooksSecret reads
+// in a variable's name: spellings headers and parameters use (Authentication, Cookie2,
+// X-Session, X-Passcode).
+var headerCredentialWords = []string{"AUTH", "COOKIE", "SESSION", "PASSCODE"}
 
-// credentialName reports whether a header, parameter or key name reads as a credential's.
+// credentialName reports whether a header, parameter or key name reads as a credential's:
+// as a variable's name would (spec.LooksSecret), or holding one of headerCredentialWords.
 func credentialName(name string) bool {
+	if spec.LooksSecret(name) {
+		return true
+	}
 	upper := strings.ToUpper(name)
-	for _, w := range credentialWords {
+	for _, w := range headerCredentialWords {
 		if strings.Contains(upper, w) {
 			return true
 		}
 	}
-	switch upper {
-	case "KEY", "X-KEY", "PASS", "PWD", "SIG", "JWT", "PAT":
-		return true
-	}
-	return strings.HasSuffix(upper, "-KEY") || strings.HasSuffix(upper, "_KEY")
+	return false
 }
 
 // authSchemes are the header value prefixes whose rest is a credential.
