@@ -312,10 +312,14 @@ func numbers(v any) any {
 
 // exactFloat reports whether f is exactly the number text writes.
 func exactFloat(text string, f float64) bool {
-	r, ok := new(big.Rat).SetString(text)
-	if !ok || math.IsInf(f, 0) {
+	if math.IsInf(f, 0) {
 		return false
 	}
-	fr, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
-	return ok && r.Cmp(fr) == 0
+	shortest := strconv.FormatFloat(f, 'g', -1, 64)
+	if shortest == text {
+		return true // the common case, without big numbers
+	}
+	r, ok := new(big.Rat).SetString(text)
+	fr, ok2 := new(big.Rat).SetString(shortest)
+	return ok && ok2 && r.Cmp(fr) == 0
 }
