@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -94,9 +93,6 @@ func (r *Report) compare(dir, base string) error {
 func flipped(a, b string) bool {
 	return (a == passed && b == failed) || (a == failed && b == passed)
 }
-
-// A report's scenario status is text (it may also be "not run" or "untrusted").
-var passed, failed = string(record.Pass), string(record.Fail)
 
 func profileSHA(dir string) string {
 	p, err := (store.Store{Dir: dir}).Profile()

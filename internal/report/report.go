@@ -66,6 +66,10 @@ type Failure struct {
 	Evidence    string `json:"evidence" yaml:"evidence"`
 }
 
+// A report's scenario status is text (it may also be "not run" or "untrusted"); these are
+// its Pass and Fail.
+var passed, failed = string(record.Pass), string(record.Fail)
+
 // Scenario is one planned scenario's outcome.
 type Scenario struct {
 	ID     string       `json:"scenario_id" yaml:"scenario_id"`
