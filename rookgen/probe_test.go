@@ -75,7 +75,7 @@ func TestProbeNamesContractBreaches(t *testing.T) {
 		{`  FAKEHOOK_EXECUTE: "json:"` + "\n", []string{"printed nothing on stdout"}},
 		{`  FAKEHOOK_EXECUTE: 'json:{"reply": "hi"}'` + "\n", []string{`stdout has no "output"`, `"reply" is not read`}},
 		{`  FAKEHOOK_OPEN: "exit:4:the agent is down"` + "\n", []string{"open: FAILED", "exited with status 4", "the agent is down", "close: ok"}},
-		{fmt.Sprintf("  FAKEHOOK_CLOSE: leave-child\n  FAKEHOOK_PIDFILE: %q\n", pidfile), []string{"close: FAILED", "left a process of its own running"}},
+		{fmt.Sprintf("  FAKEHOOK_CLOSE: leave-child\n  FAKEHOOK_PIDFILE: %q\n", pidfile), []string{"close: FAILED", "left processes of its own running (ended since: pid "}},
 		{`  FAKEHOOK_COLLECT: "json:\u001b[31mred"` + "\n", []string{`"\x1b[31mred"`}},
 	}
 	for _, tc := range tests {

@@ -5,3 +5,5 @@ package fakehook
 import "syscall"
 
 func escapeAttr() *syscall.SysProcAttr { return nil }
+
+func ownGroupAttr() *syscall.SysProcAttr { return nil }

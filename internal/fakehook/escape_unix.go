@@ -5,3 +5,5 @@ package fakehook
 import "syscall"
 
 func escapeAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+func ownGroupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

@@ -16,6 +16,11 @@
 //	                  FAKEHOOK_PIDFILE, reply and exit
 //	leave-child       start a child in the hook's group, write its pid to FAKEHOOK_PIDFILE,
 //	                  reply and exit
+//	own-group         start a child in a process group of its own (setpgid), write its pid to
+//	                  FAKEHOOK_PIDFILE, reply and exit
+//	double-fork       start a child that starts a daemon in a session of its own and exits
+//	                  at once (the daemon's parent is gone before the hook replies), write
+//	                  the daemon's pid to FAKEHOOK_PIDFILE, reply and exit
 //	hold-stdout       start a child in the hook's group that keeps the hook's stdout open,
 //	                  write its pid to FAKEHOOK_PIDFILE, reply and exit 0
 //	forge-verdict     write a Pass verdict.yaml beside its ROOK_STATE_DIR, bound to the hooks.json
@@ -28,7 +33,8 @@
 //
 // FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario,
 // and FAKEHOOK_<PHASE>_TURN<N> over FAKEHOOK_<PHASE> in turn N (ROOK_TURN).
-// FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase.
+// FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase; FAKEHOOK_PIDFILE
+// has its $VARS expanded too.
 // Every call appends one JSON line (phase, ROOK_* variables, stdin) to FAKEHOOK_LOG when set,
 // and, when it has done what it does, one Span (phase, scenario, start, end) to
 // FAKEHOOK_SPANS when set.
@@ -63,6 +69,14 @@ type Call struct {
 func Main() {
 	if os.Getenv("FAKEHOOK_SLEEPER") != "" {
 		time.Sleep(time.Hour)
+		os.Exit(0)
+	}
+	if os.Getenv("FAKEHOOK_FORKER") != "" {
+		// The middle of a double fork: start the daemon and go.
+		if err := startSleeper(escapeAttr()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		os.Exit(0)
 	}
 	if os.Getenv("FAKEHOOK") == "" {
@@ -213,6 +227,20 @@ func process(verb string) (code int, done bool) {
 			return 1, true
 		}
 		return reply("left a daemon behind"), true
+	case "own-group":
+		if err := startSleeper(ownGroupAttr()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		return reply("left a child in a group of its own"), true
+	case "double-fork":
+		forker := exec.Command(os.Args[0])
+		forker.Env = append(os.Environ(), "FAKEHOOK_FORKER=1")
+		if out, err := forker.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "%v: %s\n", err, out)
+			return 1, true
+		}
+		return reply("left a double-forked daemon"), true
 	case "leave-child":
 		// A child in the hook's own group that outlives it, its output not inherited.
 		if err := startSleeper(nil); err != nil {
@@ -354,5 +382,5 @@ func startSleeperWith(attr *syscall.SysProcAttr, out *os.File) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	return os.WriteFile(os.Getenv("FAKEHOOK_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+	return os.WriteFile(os.ExpandEnv(os.Getenv("FAKEHOOK_PIDFILE")), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 }

@@ -2,19 +2,17 @@
 
 package hook
 
-import "os/exec"
+import (
+	"os"
+	"syscall"
+)
 
-func setGroup(*exec.Cmd) {}
+func groupAttr() *syscall.SysProcAttr { return nil }
 
 // terminateGroup kills the hook: there is no process group to signal here.
-func terminateGroup(cmd *exec.Cmd) error { return killGroup(cmd) }
+func terminateGroup(p *os.Process) { _ = p.Kill() }
 
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	return cmd.Process.Kill()
-}
+func killGroup(p *os.Process) { _ = p.Kill() }
 
 // groupAlive cannot tell here: there is no process group.
-func groupAlive(*exec.Cmd) bool { return false }
+func groupAlive(*os.Process) bool { return false }

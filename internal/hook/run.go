@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -71,9 +73,9 @@ type Result struct {
 	// Stopped is set when the caller's context ended (the run was interrupted) before
 	// the hook did.
 	Stopped bool
-	// LeftRunning is set when the hook exited and left a process of its group running
-	// (killed since): a background child it should have waited for or stopped.
-	LeftRunning bool
+	// Left names the processes the hook left running when it exited (ended since): a
+	// background child it should have waited for or stopped, a daemon it started.
+	Left []string
 }
 
 // Duration is how long the hook ran.
@@ -97,24 +99,9 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	}
 	defer cancel()
 
-	cmd := exec.CommandContext(runCtx, s.Argv[0], s.Argv[1:]...)
-	cmd.Dir = s.Dir
-	cmd.Env = s.Env
-	if s.Stdin != "" {
-		cmd.Stdin = strings.NewReader(s.Stdin)
-	}
-	stdout := &capped{limit: limit}
-	stderr := &lineWriter{fn: s.OnStderr, keep: stderrTail, filter: s.Filter}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setGroup(cmd)
-	// At the timeout, or when the run is interrupted, the group gets SIGTERM; whatever is
-	// still running KillGrace later is killed. WaitDelay also bounds the wait for pipes
-	// held open by a child the hook left behind.
-	cmd.Cancel = func() error { return terminateGroup(cmd) }
-	cmd.WaitDelay = KillGrace
-
 	res := &Result{Started: time.Now()}
-	if err := cmd.Start(); err != nil {
+	p, sio, err := launch(ctx, s)
+	if err != nil {
 		res.Ended = time.Now()
 		res.ExitCode = -1
 		if ctx.Err() != nil {
@@ -123,20 +110,22 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 		}
 		return res, fmt.Errorf("start %s: %w", s.Argv[0], err)
 	}
-	hookStarted(cmd.Process.Pid)
-	err := cmd.Wait()
+	stdout := &capped{limit: limit}
+	stderr := &lineWriter{fn: s.OnStderr, keep: stderrTail, filter: s.Filter}
+	copied := sio.copy(s.Stdin, stdout, stderr)
+	await(runCtx, p)
+	e := p.ended()
+	// What the hook left holding its output was ended with it; a descendant that could not
+	// be told apart from another hook's may still hold it: KillGrace, then it is cut off.
+	drain(sio, copied)
 	res.Ended = time.Now()
-	res.LeftRunning = groupAlive(cmd)
-	// Whatever the hook left running in its group goes with it, and so does what escaped
-	// the group.
-	_ = killGroup(cmd)
-	reapEscaped(cmd.Process.Pid)
 	stderr.flush()
 	res.Stdout, res.StdoutOverflow = stdout.buf.Bytes(), stdout.over
 	res.Stderr = stderr.tail()
-	res.ExitCode = cmd.ProcessState.ExitCode()
+	res.ExitCode = e.code
+	res.Left = e.left
 
-	if err := outcome(runCtx, ctx, res, cmd, err, s.Timeout); err != nil {
+	if err := outcome(runCtx, ctx, res, e, s.Timeout); err != nil {
 		return res, err
 	}
 	if res.StdoutOverflow {
@@ -145,33 +134,116 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	return res, nil
 }
 
-// outcome says how the hook ended, from Wait's error and the two contexts: the run's
-// (ctx, interrupted) and the hook's own (runCtx, with its timeout). Wait's own result
+// launch opens the hook's stdio and starts it, its program found on the PATH as exec.Command
+// finds it.
+func launch(ctx context.Context, s Spec) (process, *stdio, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	path := s.Argv[0]
+	if filepath.Base(path) == path {
+		lp, err := exec.LookPath(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		path = lp
+	}
+	env, err := dedupEnv(s.Env)
+	if err != nil {
+		return nil, nil, err
+	}
+	sio, err := openStdio(s.Stdin != "")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := start(path, s.Argv, s.Dir, env, sio.child)
+	sio.closeChild()
+	if err != nil {
+		sio.closeOurs()
+		return nil, nil, err
+	}
+	return p, sio, nil
+}
+
+// await waits for the hook to end. When runCtx ends first (the timeout, or the run was
+// interrupted) its group gets SIGTERM, and KillGrace later SIGKILL.
+func await(runCtx context.Context, p process) {
+	select {
+	case <-p.done():
+		return
+	case <-runCtx.Done():
+	}
+	p.terminate()
+	grace := time.NewTimer(KillGrace)
+	defer grace.Stop()
+	select {
+	case <-p.done():
+		return
+	case <-grace.C:
+	}
+	p.kill()
+	bound := time.NewTimer(endedIn)
+	defer bound.Stop()
+	select {
+	case <-p.done():
+	case <-bound.C: // ended reports it
+	}
+}
+
+// copy feeds the hook its stdin and copies its stdout and stderr; the channel is closed
+// when both reached their end.
+func (sio *stdio) copy(stdin string, stdout, stderr io.Writer) <-chan struct{} {
+	if sio.stdin != nil {
+		go func() {
+			_, _ = sio.stdin.WriteString(stdin) // a hook that does not read its stdin is its own business
+			_ = sio.stdin.Close()
+		}()
+	}
+	var wg sync.WaitGroup
+	for _, c := range []struct {
+		from *os.File
+		to   io.Writer
+	}{{sio.stdout, stdout}, {sio.stderr, stderr}} {
+		wg.Go(func() { _, _ = io.Copy(c.to, c.from) }) // a read error is the end of the stream
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return done
+}
+
+// drain waits for the hook's output to reach its end, at most KillGrace, and closes our
+// ends of its pipes.
+func drain(sio *stdio, copied <-chan struct{}) {
+	t := time.NewTimer(KillGrace)
+	defer t.Stop()
+	select {
+	case <-copied:
+	case <-t.C:
+	}
+	sio.closeOurs()
+	<-copied
+}
+
+// outcome says how the hook ended, from how it ended and the two contexts: the run's
+// (ctx, interrupted) and the hook's own (runCtx, with its timeout). The hook's own exit
 // comes first: a hook that exited 0 finished, even when the clock passed its deadline
-// before Wait returned (a child held its output, or the deadline's SIGTERM reached a
-// leader that had already exited).
-func outcome(runCtx, ctx context.Context, res *Result, cmd *exec.Cmd, err error, timeout time.Duration) error {
-	exitedZero := cmd.ProcessState != nil && cmd.ProcessState.Exited() && res.ExitCode == 0
+// before its output ended (a child held it, or the deadline's SIGTERM reached a leader
+// that had already exited).
+func outcome(runCtx, ctx context.Context, res *Result, e ended, timeout time.Duration) error {
 	switch {
-	case exitedZero:
+	case e.err != nil:
+		return fmt.Errorf("its end could not be seen: %w", e.err)
+	case e.exited && e.code == 0:
 	case runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
 		res.TimedOut = true
 		return fmt.Errorf("timed out after %s; its process group was killed", timeout)
 	case ctx.Err() != nil:
 		res.Stopped = true
 		return fmt.Errorf("stopped: %w", context.Cause(ctx))
-	case errors.Is(err, exec.ErrWaitDelay):
-		// The hook exited but something it started kept its output open; it was killed.
-		return fmt.Errorf("exited with status %d", res.ExitCode)
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			if res.ExitCode < 0 {
-				return fmt.Errorf("was killed by %s", ee.ProcessState.String())
-			}
-			return fmt.Errorf("exited with status %d", res.ExitCode)
-		}
-		return err
+	case !e.exited:
+		return fmt.Errorf("was killed by %s", e.how)
+	default:
+		return fmt.Errorf("exited with status %d", e.code)
 	}
 	return nil
 }

@@ -19,6 +19,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("HOOKTEST_RUNNER") != "" {
+		runAsRunner()
+	}
 	fakehook.Main()
 	os.Exit(m.Run())
 }
@@ -165,18 +168,6 @@ func TestRunStderrFloodOfShortLines(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, streamed, hook.MaxStreamedStderr+len(last), "1 MiB of lines, then the notice")
 	assert.Equal(t, "stderr truncated after 1 MiB; the tail is kept in the records", last)
-}
-
-// A hook that exits and leaves a child of its group running is said to, and the child is
-// killed.
-func TestRunLeftRunning(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "child.pid")
-	res, err := hook.Run(context.Background(), fake(t, "execute", "FAKEHOOK_EXECUTE=leave-child", "FAKEHOOK_PIDFILE="+pidfile))
-	require.NoError(t, err)
-	assert.True(t, res.LeftRunning)
-	res, err = hook.Run(context.Background(), fake(t, "execute"))
-	require.NoError(t, err)
-	assert.False(t, res.LeftRunning)
 }
 
 // A hook that exited 0 is a success, whatever the clock says when Wait returns: here it

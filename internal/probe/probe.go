@@ -163,8 +163,8 @@ func (p *Phase) diagnose(h spec.Hook, timeout time.Duration) {
 		p.Output = out
 		p.Fixes = append(p.Fixes, out.Notes...)
 	}
-	if res.LeftRunning {
-		p.Fixes = append(p.Fixes, "it exited and left a process of its own running (killed since): wait for what the hook starts, or stop it, before exiting")
+	if len(res.Left) > 0 {
+		p.Fixes = append(p.Fixes, "it exited and left processes of its own running (ended since: "+strings.Join(res.Left, "; ")+"): wait for what the hook starts, or stop it, before exiting")
 	}
 }
 
