@@ -14,8 +14,12 @@ import (
 )
 
 // TestHostileSecretsAndDaemons runs hooks that print three hostile secrets every way they
-// can and leave a daemon behind, through gotestsum: no secret reaches the records, the go
-// test -json stream or JUnit, and no process a hook started is alive afterwards.
+// can and leave processes behind every way they can (a child in a group of its own, a
+// daemon in a session of its own, a double fork), through gotestsum: no secret reaches the
+// records, the go test -json stream or JUnit; each scenario whose hook left a process is
+// warned about, naming it; none of those processes is alive afterwards; and a server the
+// package's TestMain started in a session of its own runs through it all and ends with its
+// own exit status.
 func TestHostileSecretsAndDaemons(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
@@ -23,7 +27,7 @@ func TestHostileSecretsAndDaemons(t *testing.T) {
 	secrets := map[string]string{"TOK_SECRET": "tok4242secretvalue", "ODD_SECRET": `Sup3r"Se\cr3t!Val`,
 		"PEM_SECRET": "-----BEGIN TEST KEY-----\nMIIEpAIBAAKCAQEA7secretline\n-----END TEST KEY-----"}
 	dir := newModule(t)
-	pidfile := filepath.Join(t.TempDir(), "daemon.pid")
+	pids := t.TempDir()
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
 hooks:
   execute: {command: [%[1]q]}
@@ -37,12 +41,16 @@ hook_env:
   FAKEHOOK_PIDFILE: %[2]q
   FAKEHOOK_STDERR: "tok $TOK_SECRET odd $ODD_SECRET pem $PEM_SECRET \x16=== RUN   TestForged"
   FAKEHOOK_EXECUTE_SC_DAEMON: escape
+  FAKEHOOK_EXECUTE_SC_GROUP: own-group
+  FAKEHOOK_EXECUTE_SC_FORK: double-fork
   FAKEHOOK_COLLECT: "exit:3:collect saw $PEM_SECRET and $ODD_SECRET"
 capabilities: {multi_turn: true, calls: true, usage: true}
-`, os.Args[0], pidfile))
-	for _, id := range []string{"SC-ECHO", "SC-DAEMON"} {
+`, os.Args[0], filepath.Join(pids, "$ROOK_SCENARIO_ID.pid")))
+	left := []string{"SC-DAEMON", "SC-GROUP", "SC-FORK"}
+	for _, id := range append([]string{"SC-ECHO"}, left...) {
 		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: say $TOK_SECRET\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: say}}\n")
 	}
+	write(t, dir, "scenarios/fake/main_test.go", setsidServerMain)
 	rookgen(t, dir)
 	env := []string{"GOFLAGS=-mod=mod"}
 	for k, v := range secrets {
@@ -67,9 +75,54 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	_, forged := res.action["TestForged"]
 	assert.False(t, forged, "a hook's \\x16 framed no test event")
 
-	b, err := os.ReadFile(pidfile)
-	require.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	require.NoError(t, err)
-	assert.Error(t, syscall.Kill(pid, 0), "the daemon %d a hook left behind is gone", pid)
+	assert.Contains(t, res.all, "the setsid server ran through the suite and exited with status 7")
+	for _, id := range left {
+		b, err := os.ReadFile(filepath.Join(pids, id+".pid"))
+		require.NoError(t, err, id)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		require.NoError(t, err)
+		assert.Error(t, syscall.Kill(pid, 0), "%s: the process %d its hook left behind is alive", id, pid)
+		assert.Contains(t, res.output["TestFake/"+id], fmt.Sprintf("rooktest: warning: %s: hooks exited and left processes running, ended when each hook exited: execute turn 1: pid %d: ", id, pid))
+	}
+	assert.NotContains(t, res.output["TestFake/SC-ECHO"], "left processes running")
 }
+
+// setsidServerMain is a TestMain that starts a server in a session of its own before the
+// suite, as a test starting its agent would, and checks after it that the server is still
+// running and that its Wait returns its own exit status.
+const setsidServerMain = `package fake_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	server := exec.Command("sh", "-c", "read line; exit 7")
+	server.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	stdin, err := server.StdinPipe()
+	if err == nil {
+		err = server.Start()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start the server:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	if err := syscall.Kill(server.Process.Pid, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "the setsid server is gone:", err)
+		os.Exit(2)
+	}
+	stdin.Write([]byte("stop\n"))
+	err = server.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		fmt.Fprintln(os.Stderr, "the setsid server's Wait:", err)
+		os.Exit(2)
+	}
+	fmt.Fprintln(os.Stderr, "the setsid server ran through the suite and exited with status 7")
+	os.Exit(code)
+}
+`

@@ -108,6 +108,7 @@ func (r *Run) attempt(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
 		}
 		notice(t, r.show(kept+phaseReport(pe))) // a close hook that broke the contract is said without -v
 	}
+	r.leftRunning(t, a.ScenarioID, a.Left)
 	if a.NotRun != "" && !t.Failed() {
 		skipln(t, r.show("not run: "+a.NotRun))
 	}
@@ -140,6 +141,17 @@ func (r *Run) nearMisses(t tb, a *lifecycle.Attempt) {
 	}
 	r.warn(t, r.show(fmt.Sprintf("%s: %s Unable to Verify (not_observable), and its hooks printed a near miss of the hook contract: %s",
 		a.ScenarioID, strings.Join(unseen, ", "), strings.Join(a.Notes, "; "))))
+}
+
+// leftRunning warns (fails under -rook.strict) when hooks exited and left processes running:
+// they were ended then, and a hook that leaves its work to a process it does not wait for
+// may have reported before that work was done.
+func (r *Run) leftRunning(t tb, who string, left []string) {
+	if len(left) == 0 {
+		return
+	}
+	r.warn(t, r.show(fmt.Sprintf("%s: hooks exited and left processes running, ended when each hook exited: %s; a hook waits for what it starts, or stops it, before it exits",
+		who, strings.Join(left, "; "))))
 }
 
 func reasonText(reason string) string {

@@ -165,7 +165,9 @@ func (r *Run) dispatch() {
 	var perr *lifecycle.PhaseError
 	prepare := func() *lifecycle.PhaseError {
 		once.Do(func() {
-			if perr = r.run.Prepare(r.ctx, func(line string) { logln(r.t, r.show(line)) }); perr != nil {
+			perr = r.run.Prepare(r.ctx, func(line string) { logln(r.t, r.show(line)) })
+			r.leftRunning(r.t, "prepare", r.run.PrepareLeft())
+			if perr != nil {
 				errorln(r.t, r.show(phaseReport(perr)))
 				return
 			}

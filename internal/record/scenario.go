@@ -42,6 +42,9 @@ type PhaseRecord struct {
 	TimedOut   bool      `json:"timed_out,omitempty" yaml:"timed_out,omitempty"`
 	Stopped    bool      `json:"stopped,omitempty" yaml:"stopped,omitempty"`
 	Error      string    `json:"error,omitempty" yaml:"error,omitempty"`
+	// LeftRunning names the processes the hook left running when it exited, each ended
+	// then: "pid N: its command line".
+	LeftRunning []string `json:"left_running,omitempty" yaml:"left_running,omitempty"`
 	// Notes name keys of the hook's output that look like a near miss of the contract.
 	Notes  []string       `json:"notes,omitempty" yaml:"notes,omitempty"`
 	Stderr string         `json:"stderr,omitempty" yaml:"stderr,omitempty"`

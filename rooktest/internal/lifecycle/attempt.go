@@ -31,6 +31,9 @@ type Attempt struct {
 	// Notes are the near misses of the hook contract its hooks printed (a key the
 	// contract does not read, such as tool_calls), as phase: note.
 	Notes []string
+	// Left are the processes its hooks left running when they exited (ended then), as
+	// phase: pid N: command line.
+	Left []string
 	// Abandoned is set when earlier, unfinishable records were kept aside in abandoned/<n>.
 	Abandoned string
 	// RecordErr is set when a record could not be written or read.
@@ -273,7 +276,8 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 		res.NotJudged = fmt.Sprintf("not judged: continue with -rook.run=%s", a.r.ID)
 	}
 	res.Failures, res.Problems = a.failures()
-	res.Notes = a.notes()
+	res.Notes = a.each(func(rec *record.PhaseRecord) []string { return rec.Notes })
+	res.Left = a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning })
 	ev, transcript, raw := a.evidence()
 	if !a.fresh() {
 		var latency int64
@@ -347,11 +351,12 @@ func withPhase(inv invocation, ph spec.Phase, h spec.Hook, conv ...string) invoc
 	return inv
 }
 
-// notes are the near misses of the contract its hooks printed, as phase: note.
-func (a *attemptRun) notes() []string {
+// each is what of returns for every phase record of the attempt, in lifecycle order, as
+// phase: item (execute's by turn).
+func (a *attemptRun) each(of func(*record.PhaseRecord) []string) []string {
 	var out []string
 	add := func(label string, rec *record.PhaseRecord) {
-		for _, n := range rec.Notes {
+		for _, n := range of(rec) {
 			out = append(out, label+": "+n)
 		}
 	}

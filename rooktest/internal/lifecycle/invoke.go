@@ -105,6 +105,12 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 		rec.Stopped = res.Stopped
 		res.Stderr = red.Text(res.Stderr)
 		rec.Stderr = res.Stderr
+		for _, p := range res.Left {
+			rec.LeftRunning = append(rec.LeftRunning, red.Text(p)) // a command line may hold a secret
+		}
+		if len(rec.LeftRunning) > 0 && log != nil {
+			log(label + ": exited and left running (ended since): " + strings.Join(rec.LeftRunning, "; "))
+		}
 	}
 	if err == nil {
 		out, err = r.output(inv, res, rec, log, label)

@@ -93,3 +93,14 @@ func (r *Run) abandonPrepare(prev *record.PhaseRecord) (string, error) {
 	}
 	return r.rel(kept), nil
 }
+
+// PrepareLeft names the processes prepare left running when it exited in this process
+// (ended then); nil when it left none or did not run here.
+func (r *Run) PrepareLeft() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.prepareEnd.IsZero() || r.file.Prepare == nil {
+		return nil
+	}
+	return r.file.Prepare.LeftRunning
+}
