@@ -211,6 +211,30 @@ func TestReportMapsVerdictsOntoTests(t *testing.T) {
 	assert.Contains(t, c3.errs[0], "[failing under -rook.strict]")
 }
 
+// A scenario whose hooks left processes running is warned about, naming them (and the
+// secret a command line held is redacted); under -rook.strict the warning fails it.
+func TestReportLeftRunning(t *testing.T) {
+	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n")
+	row := record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Pass, Expected: `the reply contains "a"`}
+	left := []string{"execute turn 1: pid 4242: node server.js --token " + secret}
+	for _, strict := range []bool{false, true} {
+		v := verdict(record.Pass, "", row)
+		ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Verdict: v,
+			Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: v, Left: left}}}, strict)
+		want := "SC-1: hooks exited and left processes running, ended when each hook exited: execute turn 1: pid 4242: node server.js --token [redacted:TOKEN]"
+		if strict {
+			require.True(t, ft.Failed())
+			require.Len(t, ft.errs, 1)
+			assert.Contains(t, ft.errs[0], want)
+			assert.Contains(t, ft.errs[0], "[failing under -rook.strict]")
+		} else {
+			assert.False(t, ft.Failed())
+			assert.Contains(t, ft.logs, "rooktest: warning: "+want+"; a hook waits for what it starts, or stops it, before it exits")
+		}
+		assert.NotContains(t, strings.Join(append(ft.logs, ft.errs...), "\n"), secret)
+	}
+}
+
 func TestReportOutcomesWithoutVerdicts(t *testing.T) {
 	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: llm_judge}\n")
 	utv := verdict(record.UnableToVerify, record.Undecidable, record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: record.UnableToVerify,
