@@ -19,19 +19,14 @@ type Scope struct {
 	Conversation      string
 }
 
-// rookVars are the variables the runtime owns; inherited values of them are dropped so
-// that each is set exactly in its scope.
+// rookVars are the variables the hook contract sets; with them come no other ROOK_* values.
 var rookVars = []string{"ROOK_HOOK", "ROOK_WORKSPACE", "ROOK_PROJECT", "ROOK_AGENT", "ROOK_RUN_ID",
 	"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_TURN", "ROOK_CONVERSATION", "ROOK_STATE_DIR", "ROOK_RUN_STATE_DIR"}
 
-func isRookVar(kv string) bool {
-	for _, n := range rookVars {
-		if strings.HasPrefix(kv, n+"=") {
-			return true
-		}
-	}
-	return false
-}
+// isRookVar reports whether kv is of the ROOK_ prefix, which the runtime owns: an inherited
+// one is dropped, so that each of the contract's is set exactly in its scope and no other
+// (ROOK_JUDGE_API_KEY, the judge's credential) reaches a hook or the agent under test.
+func isRookVar(kv string) bool { return strings.HasPrefix(kv, "ROOK_") }
 
 // Environ is a hook's environment: base (the inherited one) without ROOK_* variables, then
 // hookEnv (the profile's hook_env, in key order, its ROOK_* keys ignored), then the scope's

@@ -101,7 +101,8 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 	cfg := lifecycle.Config{
 		Workspace: dir, Project: "example.com/m", Agent: "agent", Profile: p,
 		RecordsRoot: filepath.Join(dir, "runs"),
-		Env:         append(os.Environ(), "FAKE_SECRET="+secret, "ROOK_TURN=inherited", "ROOK_SCENARIO_ID=inherited"),
+		Env:         append(os.Environ(), "FAKE_SECRET="+secret, "ROOK_TURN=inherited", "ROOK_SCENARIO_ID=inherited",
+			"ROOK_JUDGE_API_KEY=judge-key-never-for-hooks", "ROOK_FOO=inherited"),
 		Redactor:    store.NewRedactor(map[string]string{"FAKE_SECRET": secret}),
 		Concurrency: 1,
 		Included:    []record.Entry{{ScenarioID: "SC-1", Why: "selected"}},
@@ -158,6 +159,8 @@ func TestLifecycleEnvironmentStdinAndOrder(t *testing.T) {
 		assert.Equal(t, "example.com/m", c.Env["ROOK_PROJECT"])
 		assert.Equal(t, f.dir, c.Env["ROOK_WORKSPACE"])
 		assert.NotContains(t, c.Env, "FAKE_NOPE")
+		assert.NotContains(t, c.Env, "ROOK_JUDGE_API_KEY", "the judge's credential never reaches a hook")
+		assert.NotContains(t, c.Env, "ROOK_FOO", "no inherited ROOK_ value reaches a hook")
 		if c.Phase == "execute" {
 			assert.NotEqual(t, "", c.Stdin)
 		} else {
