@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -82,14 +83,34 @@ type Judge struct {
 // New returns the judge of one run; its requests together end within cfg.TotalTime.
 func New(cfg Config) *Judge {
 	cfg = cfg.withDefaults()
-	return &Judge{cfg: cfg, http: &http.Client{}, deadline: time.Now().Add(cfg.TotalTime)}
+	return &Judge{cfg: cfg, http: &http.Client{CheckRedirect: sameOriginAuth}, deadline: time.Now().Add(cfg.TotalTime)}
+}
+
+// sameOriginAuth follows a redirect (at most ten), sending the Authorization header only to
+// the origin (scheme, host and port) it was meant for: net/http keeps it for another port
+// of the same host.
+func sameOriginAuth(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if o := via[0].URL; o.Scheme != req.URL.Scheme || o.Host != req.URL.Host {
+		req.Header.Del("Authorization")
+	}
+	return nil
 }
 
 // Model is the model the judge asks for.
 func (j *Judge) Model() string { return j.cfg.Model }
 
-// URL is the judge server's base URL.
-func (j *Judge) URL() string { return j.cfg.URL }
+// URL is the judge server's base URL as it is shown and recorded: a password in it is
+// replaced by xxxxx.
+func (j *Judge) URL() string {
+	u, err := url.Parse(j.cfg.URL)
+	if err != nil {
+		return "(a judge URL that does not parse)"
+	}
+	return u.Redacted()
+}
 
 // Decision is what the judge decided for one scenario attempt.
 type Decision struct {
@@ -109,7 +130,7 @@ type Decision struct {
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	full, _ := recordText(c)
 	user, cut := prompt(c, j.cfg.Budget)
-	d := Decision{Info: record.JudgeInfo{URL: j.cfg.URL, Model: j.cfg.Model, Protocol: ProtocolVersion,
+	d := Decision{Info: record.JudgeInfo{URL: j.URL(), Model: j.cfg.Model, Protocol: ProtocolVersion,
 		PromptSHA256: hash(system, user), Cut: cut}}
 	all := func(why string) Decision {
 		d.Results = map[string]Result{}
