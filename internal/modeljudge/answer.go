@@ -61,6 +61,9 @@ func parse(content string) (*answer, error) {
 	if start < 0 || end < start {
 		return nil, fmt.Errorf("the judge's answer holds no JSON object: %s", check.Clip(content, 200))
 	}
+	if err := shallow([]byte(s[start : end+1])); err != nil {
+		return nil, fmt.Errorf("the judge's answer is not the protocol's JSON (%v): %s", err, check.Clip(content, 200))
+	}
 	dec := json.NewDecoder(strings.NewReader(s[start : end+1]))
 	dec.DisallowUnknownFields()
 	var a answer

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rookgo/rookgo/internal/check"
 )
@@ -113,6 +114,9 @@ func (j *Judge) once(ctx context.Context, url string, body []byte) (*completion,
 		}
 		return nil, res.StatusCode, raw, msg
 	}
+	if err := shallow(raw); err != nil {
+		return nil, res.StatusCode, raw, fmt.Errorf("the judge's answer is not a chat completion: %w", err)
+	}
 	var c completion
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, res.StatusCode, raw, fmt.Errorf("the judge's answer is not a chat completion: %s", check.Clip(string(raw), 200))
@@ -175,14 +179,54 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// jsonOrString keeps an answer as JSON when it is, else as a JSON string.
+// maxDepth bounds how deep a judge's answer, or the JSON inside it, may nest: the protocol's
+// own answer is four levels deep.
+const maxDepth = 32
+
+// maxKept bounds what of one answer the records keep.
+const maxKept = 256 << 10
+
+// shallow reports an error when data nests deeper than maxDepth, without parsing it.
+func shallow(data []byte) error {
+	depth, in, esc := 0, false, false
+	for _, c := range data {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case in:
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return fmt.Errorf("it nests deeper than %d levels", maxDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// jsonOrString keeps an answer as the records show it: as JSON when it is valid UTF-8,
+// valid and shallow JSON of at most maxKept bytes, else as a JSON string of its first
+// maxKept bytes (invalid UTF-8 replaced), so that judge-response.json is always JSON and
+// never larger than the judge's tries times maxKept.
 func jsonOrString(raw []byte) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}
-	if json.Valid(raw) {
-		return raw
+	if len(raw) <= maxKept && utf8.Valid(raw) && shallow(raw) == nil && json.Valid(raw) {
+		var compact bytes.Buffer
+		if json.Compact(&compact, raw) == nil {
+			return compact.Bytes()
+		}
 	}
-	b, _ := json.Marshal(string(raw))
+	s := string(raw)
+	if len(s) > maxKept {
+		s = s[:maxKept] + fmt.Sprintf("[... %d bytes more]", len(raw)-maxKept)
+	}
+	b, _ := json.Marshal(strings.ToValidUTF8(s, "\uFFFD"))
 	return b
 }

@@ -2,10 +2,14 @@ package modeljudge_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,5 +44,47 @@ func TestRedirectKeepsTheKeyAtItsOrigin(t *testing.T) {
 	for _, shown := range []string{j.URL(), d.Info.URL} {
 		assert.NotContains(t, shown, "pw-in-the-url")
 		assert.Contains(t, shown, "bob:xxxxx@127.0.0.1")
+	}
+}
+
+// A judge server that answers with JSON nested 500,000 deep (in an HTTP 500 body, retried,
+// and in a 200; kept indented, each level's lines grow by two spaces), or with invalid
+// UTF-8, decides nothing, and what the records keep of it is bounded, valid JSON.
+func TestHostileAnswersAreBounded(t *testing.T) {
+	deep := strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000)
+	answers := map[string]func(w http.ResponseWriter){
+		"deep-500": func(w http.ResponseWriter) { http.Error(w, `{"error": `+deep+`}`, http.StatusInternalServerError) },
+		"deep-200": func(w http.ResponseWriter) {
+			_, _ = w.Write([]byte(`{"model": "m", "choices": [{"message": {"content": "x"}, "extra": ` + deep + `}]}`))
+		},
+		"deep-content": func(w http.ResponseWriter) {
+			b, _ := json.Marshal(map[string]any{"model": "m", "choices": []any{map[string]any{"finish_reason": "stop",
+				"message": map[string]any{"content": `{"criteria": ` + deep + `}`}}}})
+			_, _ = w.Write(b)
+		},
+		"bad-utf8-500": func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte("upstream \xff\xfe said no " + strings.Repeat("\xc3", 1<<20)))
+		},
+	}
+	for name, answer := range answers {
+		t.Run(name, func(t *testing.T) {
+			tries := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				tries++
+				answer(w)
+			}))
+			t.Cleanup(srv.Close)
+			j := modeljudge.New(modeljudge.Config{URL: srv.URL + "/v1", Model: "m", Retries: 2, Backoff: time.Millisecond})
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			d := j.Decide(context.Background(), caseFor("SC-1"))
+			runtime.ReadMemStats(&after)
+			assert.Equal(t, record.UnableToVerify, d.Results["C2"].Status)
+			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "bytes allocated to judge one case")
+			assert.True(t, json.Valid(d.Response), "judge-response.json is JSON")
+			assert.True(t, utf8.Valid(d.Response))
+			assert.Less(t, len(d.Response), tries*(300<<10)+4096, "what is kept of %d answers", tries)
+		})
 	}
 }

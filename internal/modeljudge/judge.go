@@ -11,6 +11,7 @@
 package modeljudge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -178,7 +179,7 @@ func (j *Judge) ask(ctx context.Context, user string) (content, reported string,
 		if len(log) > 0 {
 			request = log[0].Request
 		}
-		response, _ = json.MarshalIndent(log, "", "  ")
+		response = exchanges(log)
 	}()
 	for {
 		j.mu.Lock()
@@ -219,6 +220,26 @@ func (j *Judge) ask(ctx context.Context, user string) (content, reported string,
 		}
 		return *ch.Message.Content, c.Model, nil, nil, nil
 	}
+}
+
+// exchanges is the exchange log as judge-response.json keeps it: a list, one compact line
+// per try (an answer indented level by level could be many times its own size).
+func exchanges(log []exchange) []byte {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, ex := range log {
+		line, err := json.Marshal(ex)
+		if err != nil {
+			line, _ = json.Marshal(exchange{Error: "the exchange could not be kept: " + err.Error()})
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  ")
+		b.Write(line)
+	}
+	b.WriteString("\n]\n")
+	return b.Bytes()
 }
 
 func requestBody(model, user string, format int) map[string]any {
