@@ -88,11 +88,12 @@ func loadJudgeOptions() (judgeOptions, error) {
 }
 
 // judgeFor is the run's judge, nil when none is configured.
-func (o judgeOptions) judgeFor(recordsRoot string) *modeljudge.Judge {
+func (o judgeOptions) judgeFor(recordsRoot string, redact func(string) string) *modeljudge.Judge {
 	if o.cfg.URL == "" {
 		return nil
 	}
 	cfg := o.cfg
+	cfg.Redact = redact
 	if cfg.CacheDir != "" {
 		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
 	}

@@ -155,7 +155,7 @@ func start(t tb, s Suite) (*Run, error) {
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
 		Selection: r.sel, MinConfidence: c.jopts.minConfidence, RunID: c.opts.runID, Shard: c.opts.shard.record(s)}
-	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot)
+	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text)
 	r.judge = cfg.Judge
 	var planned map[string]bool
 	if c.opts.run != "" {

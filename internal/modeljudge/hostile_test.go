@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -87,4 +89,44 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 			assert.Less(t, len(d.Response), tries*(300<<10)+4096, "what is kept of %d answers", tries)
 		})
 	}
+}
+
+// The run's secrets never reach the judge server, nor the judge cache: a secret in the
+// goal is redacted from the prompt, and a key the server echoes is redacted from the
+// answer the cache keeps.
+func TestSecretsStayOutOfThePromptAndTheCache(t *testing.T) {
+	var prompts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		prompts = append(prompts, body.Messages[len(body.Messages)-1].Content)
+		content, _ := json.Marshal(map[string]any{"criteria": []any{
+			map[string]any{"criterion_id": "C2", "expected": "e", "evidence": []string{"I have refunded order ORD-1"},
+				"achieved": "you sent me " + r.Header.Get("Authorization"), "status": "Pass", "confidence": "High", "reason": ""},
+			map[string]any{"criterion_id": "C3", "expected": "e", "evidence": []string{"thank you for waiting"},
+				"achieved": "a", "status": "Pass", "confidence": "High", "reason": ""}}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"model": "m", "choices": []any{map[string]any{"finish_reason": "stop",
+			"message": map[string]any{"content": string(content)}}}})
+	}))
+	t.Cleanup(srv.Close)
+	cache := t.TempDir()
+	redact := strings.NewReplacer("tok-SECRET-123", "[redacted:TOKEN]", "sk-judge-key", "[redacted:ROOK_JUDGE_API_KEY]").Replace
+	j := modeljudge.New(modeljudge.Config{URL: srv.URL + "/v1", Model: "m", APIKey: "sk-judge-key", CacheDir: cache, Redact: redact})
+	c := caseFor("SC-1")
+	c.Goal = "Refund order ORD-1 with token tok-SECRET-123."
+	d := j.Decide(context.Background(), c)
+	assert.Equal(t, record.Pass, d.Results["C2"].Status, "%+v", d.Results["C2"])
+	require.Len(t, prompts, 1)
+	assert.NotContains(t, prompts[0], "tok-SECRET-123")
+	assert.Contains(t, prompts[0], "[redacted:TOKEN]")
+	entries, err := os.ReadDir(cache)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	b, err := os.ReadFile(filepath.Join(cache, entries[0].Name()))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "sk-judge-key")
+	assert.NotContains(t, string(b), "tok-SECRET-123")
+	assert.Contains(t, string(b), "[redacted:ROOK_JUDGE_API_KEY]")
 }

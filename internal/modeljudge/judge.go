@@ -43,6 +43,10 @@ type Config struct {
 	Preflight bool
 	// CacheDir keeps answers by fingerprint; "" turns the cache off.
 	CacheDir string
+	// Redact, when set, rewrites the secrets of the run out of text: the prompt before it is
+	// sent (a scenario's goal is not hook output, and may hold one), and every answer before
+	// it is kept in the cache.
+	Redact func(string) string
 }
 
 // Defaults fills in what a Config leaves zero.
@@ -64,6 +68,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TotalTime <= 0 {
 		c.TotalTime = 30 * time.Minute
+	}
+	if c.Redact == nil {
+		c.Redact = func(s string) string { return s }
 	}
 	return c
 }
@@ -130,7 +137,9 @@ type Decision struct {
 // Verify with the reason.
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	full, _ := recordText(c)
+	full = j.cfg.Redact(full) // the judge quotes what it was sent
 	user, cut := prompt(c, j.cfg.Budget)
+	user = j.cfg.Redact(user)
 	d := Decision{Info: record.JudgeInfo{URL: j.URL(), Model: j.cfg.Model, Protocol: ProtocolVersion,
 		PromptSHA256: hash(system, user), Cut: cut}}
 	all := func(why string) Decision {
@@ -165,7 +174,13 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		return all(err.Error())
 	}
 	d.Results = decide(a, c.Criteria, full)
-	j.store(key, cacheEntry{ReportedModel: reported, Content: content, Request: req, Response: resp})
+	red := func(b []byte) json.RawMessage {
+		if b == nil {
+			return nil
+		}
+		return json.RawMessage(j.cfg.Redact(string(b)))
+	}
+	j.store(key, cacheEntry{ReportedModel: reported, Content: j.cfg.Redact(content), Request: red(req), Response: red(resp)})
 	return d
 }
 
