@@ -37,6 +37,9 @@ type Result struct {
 	Achieved   string
 	Evidence   string
 	Confidence string
+	// Unanswered is set when the judge gave no usable answer at all (unreached, an error,
+	// the preflight failed, out of protocol): the criterion may be asked again.
+	Unanswered bool
 }
 
 func unable(why string) Result {

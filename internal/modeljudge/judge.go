@@ -145,7 +145,9 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	all := func(why string) Decision {
 		d.Results = map[string]Result{}
 		for _, cr := range c.Criteria {
-			d.Results[cr.ID] = unable(why)
+			u := unable(why)
+			u.Unanswered = true
+			d.Results[cr.ID] = u
 		}
 		return d
 	}

@@ -44,6 +44,8 @@ type AttemptStatus struct {
 	LatencyMs          int64  `yaml:"latency_ms"`
 	Turns              int    `yaml:"turns"`
 	Usage              *Usage `yaml:"usage"`
+	// Unanswered is set when a row of the attempt waits for a judge that never answered.
+	Unanswered bool `yaml:"judge_unanswered,omitempty"`
 }
 
 // Row is one criterion's verdict.
@@ -60,6 +62,25 @@ type Row struct {
 	Confidence  string `yaml:"confidence" json:"confidence"`
 	// Judge is the model that decided an llm_judge row.
 	Judge string `yaml:"judge,omitempty" json:"judge,omitempty"`
+	// Unanswered is set on an llm_judge row the judge never decided: it could not be
+	// reached, answered an error, failed the preflight or answered out of protocol. Such a
+	// row is asked again when the run is continued, and its verdict is never carried.
+	Unanswered bool `yaml:"judge_unanswered,omitempty" json:"judge_unanswered,omitempty"`
+}
+
+// Unanswered reports whether a row of the verdict waits for a judge that never answered it.
+func (v *Verdict) Unanswered() bool {
+	for _, r := range v.Criteria {
+		if r.Unanswered {
+			return true
+		}
+	}
+	for _, a := range v.Attempts {
+		if a.Unanswered {
+			return true
+		}
+	}
+	return false
 }
 
 // JudgeInfo says which model judge decided a verdict's llm_judge rows, from which prompt.

@@ -136,6 +136,9 @@ func LoadPrior(recordsRoot, agent, id string) (*Prior, error) {
 			problems = append(problems, fmt.Errorf("%s has no status: the record is incomplete", vpath))
 			continue
 		}
+		if v.Unanswered() {
+			continue // a judge never answered it: the new run judges it again
+		}
 		snapshot, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml"))
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s is judged but its snapshot is missing: %w", sdir, err))

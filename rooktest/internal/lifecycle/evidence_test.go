@@ -218,3 +218,33 @@ func TestMessagesSayWhatHappened(t *testing.T) {
 	assert.Equal(t, "profile fake has no collect hook, so there is no collect data", o.Attempts[0].Verdict.Criteria[0].Achieved)
 	assert.Contains(t, f.logs.all(), "attempt 2: execute turn 1: ok in")
 }
+
+// A criterion the judge never answered (the server failed) is asked again when the run is
+// continued with -rook.phases=judge, and decided once the server answers; one the judge
+// decided is not.
+func TestUnansweredJudgeRowsAreAskedAgain(t *testing.T) {
+	fake := fakejudge.New(map[string]string{"SC-1": fakejudge.ServerError})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	f := newRun(t, nil, "")
+	f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+	f.restart(t, nil)
+	sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.True(t, o.Judged())
+	row := o.Verdict.Criteria[0]
+	require.Equal(t, record.UnableToVerify, row.Status)
+	assert.Contains(t, row.Achieved, "the judge answered HTTP 500")
+	assert.True(t, row.Unanswered)
+
+	fake.Scripts["SC-1"] = fakejudge.GroundedPass // the server recovered
+	for range 2 {
+		r := f.again(t, sel(t, "judge", f.cfg.Profile, true))
+		o = r.Scenario(context.Background(), sc, f.logs.add)
+		require.True(t, o.Judged())
+		row = o.Verdict.Criteria[0]
+		assert.Equal(t, record.Pass, row.Status, "%+v", row)
+		assert.False(t, row.Unanswered)
+	}
+	assert.Len(t, fake.Requests("SC-1"), 2, "asked while it failed, once more when it answered, and not again")
+}

@@ -56,8 +56,8 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 	for id, i := range index {
 		res := d.Results[id]
 		row := &rows[i]
-		row.Status, row.Reason, row.Achieved, row.Evidence, row.Confidence, row.Judge =
-			res.Status, res.Reason, res.Achieved, res.Evidence, res.Confidence, model
+		row.Status, row.Reason, row.Achieved, row.Evidence, row.Confidence, row.Judge, row.Unanswered =
+			res.Status, res.Reason, res.Achieved, res.Evidence, res.Confidence, model, res.Unanswered
 		if res.Expected != "" {
 			row.Expected = res.Expected
 		}

@@ -139,7 +139,7 @@ func (r *Run) aggregate(o *Outcome) {
 			passed++
 		}
 		v.Attempts = append(v.Attempts, record.AttemptStatus{Attempt: a.N, Status: av.Status, UnverifiableReason: av.UnverifiableReason,
-			Failure: av.Failure, LatencyMs: av.LatencyMs, Turns: av.Turns, Usage: av.Usage})
+			Failure: av.Failure, LatencyMs: av.LatencyMs, Turns: av.Turns, Usage: av.Usage, Unanswered: av.Unanswered()})
 		v.ForbiddenHits = append(v.ForbiddenHits, av.ForbiddenHits...)
 	}
 	v.AttemptsPassed, v.Flaky = &passed, len(statuses) > 1

@@ -19,7 +19,8 @@ import (
 func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	if !a.ranNow {
 		// ReadVerdict refuses a verdict that does not match the hooks.json beside it.
-		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" && (!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) {
+		// A verdict with a row the judge never answered is judged again: the judge may answer now.
+		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" && (!a.hasLLM() || sameJudge(v.Judge, a.r.cfg.Judge)) && !v.Unanswered() {
 			subtests(a.sc, v.Criteria)
 			res.Verdict = v
 			return
