@@ -101,7 +101,7 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 	cfg := lifecycle.Config{
 		Workspace: dir, Project: "example.com/m", Agent: "agent", Profile: p,
 		RecordsRoot: filepath.Join(dir, "runs"),
-		Env:         append(os.Environ(), "FAKE_SECRET="+secret, "ROOK_TURN=inherited", "ROOK_SCENARIO_ID=inherited",
+		Env: append(os.Environ(), "FAKE_SECRET="+secret, "ROOK_TURN=inherited", "ROOK_SCENARIO_ID=inherited",
 			"ROOK_JUDGE_API_KEY=judge-key-never-for-hooks", "ROOK_FOO=inherited"),
 		Redactor:    store.NewRedactor(map[string]string{"FAKE_SECRET": secret}),
 		Concurrency: 1,
