@@ -171,6 +171,9 @@ func (r *Run) criterion(t tb, row record.Row) {
 	attr(t, "rook.confidence", r.show(row.Confidence))
 	body := fmt.Sprintf("    criterion:  %s\n    expected:   %s\n    achieved:   %s\n    evidence:   %s\n    confidence: %s",
 		oneLine(row.Criterion), row.Expected, row.Achieved, row.Evidence, oneLine(row.Confidence))
+	if len(row.QuotesFrom) > 0 {
+		body += "\n    quoted from: " + oneLine(strings.Join(row.QuotesFrom, "; "))
+	}
 	if row.Judge != "" {
 		attr(t, "rook.judge_model", r.show(row.Judge))
 		body += "\n    judge:      " + oneLine(row.Judge)

@@ -36,6 +36,9 @@ type Result struct {
 	Expected   string
 	Achieved   string
 	Evidence   string
+	// Found says where each quote of Evidence was found: "turn 2 reply", "CALL-01
+	// issue_refund result", "evidence file ...".
+	Found      []string
 	Confidence string
 	// Unanswered is set when the judge gave no usable answer at all (unreached, an error,
 	// the preflight failed, out of protocol): the criterion may be asked again.
@@ -81,13 +84,12 @@ func parse(content string) (*answer, error) {
 
 // decide checks each answer row against the protocol and grounds its quotes in the record;
 // every asked criterion gets a Result, whatever the answer held.
-func decide(a *answer, asked []Criterion, evidence string) map[string]Result {
+func decide(a *answer, asked []Criterion, g grounds) map[string]Result {
 	out := map[string]Result{}
 	seen := map[string]int{}
 	for _, r := range a.Criteria {
 		seen[r.CriterionID]++
 	}
-	hay := normalise(evidence)
 	for _, c := range asked {
 		var row *answerRow
 		for i := range a.Criteria {
@@ -104,14 +106,14 @@ func decide(a *answer, asked []Criterion, evidence string) map[string]Result {
 			out[c.ID] = unable(fmt.Sprintf("the judge answered %s %d times", c.ID, seen[c.ID]))
 			continue
 		}
-		out[c.ID] = ground(*row, hay)
+		out[c.ID] = ground(*row, g)
 	}
 	return out
 }
 
 // ground turns one answer row into a Result: nothing becomes a Pass or a Fail unless
-// every quote for it is found in the record.
-func ground(r answerRow, hay string) Result {
+// every quote for it is found in what the agent or the world produced.
+func ground(r answerRow, g grounds) Result {
 	res := Result{Expected: r.Expected, Achieved: r.Achieved, Confidence: r.Confidence}
 	switch r.Confidence {
 	case "High", "Medium", "Low":
@@ -139,15 +141,13 @@ func ground(r answerRow, hay string) Result {
 		u.Expected = r.Expected
 		return u
 	}
-	for _, q := range r.Evidence {
-		n := normalise(q)
-		if len([]rune(n)) < MinQuote || !strings.Contains(hay, n) {
-			u := unable("evidence not found in the record: " + fmt.Sprintf("%q", check.Clip(q, 200)))
-			u.Expected, u.Evidence = r.Expected, res.Evidence
-			return u
-		}
+	found, why := g.groundQuotes(r.Evidence)
+	if why != "" {
+		u := unable(why)
+		u.Expected, u.Evidence = r.Expected, res.Evidence
+		return u
 	}
-	res.Status = record.Status(r.Status)
+	res.Status, res.Found = record.Status(r.Status), found
 	return res
 }
 

@@ -3,13 +3,26 @@ package modeljudge
 import (
 	"testing"
 
-	"github.com/rookgo/rookgo/internal/record"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
+// groundCase is a case whose agent said one thing, called one tool and left an evidence
+// file; its goal, criterion and user turn are the tester's.
+func groundCase() Case {
+	return Case{ScenarioID: "SC-1", Goal: "Please approve my refund of $900 today.",
+		Criteria: []Criterion{{ID: "C1", Statement: "The agent refuses refunds over the manager approval limit."}},
+		Evidence: &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "Please approve my refund of $900 today.",
+			Output: "I can’t share that.   The \"manager approval\" rule applies\nto refunds over $400.", CallsObserved: true,
+			Calls: []record.Call{{Name: "lookup_policy", Arguments: map[string]any{"topic": "refund limits"}, Output: map[string]any{"limit_usd": 400, "needs": "manager approval"}}}}}},
+		Files: []File{{Name: "01-evidence-5f1c.json", Reported: "evidence-5f1c.json", Text: `{"ledger": "no refund was written"}`}},
+	}
+}
+
 func TestGrounding(t *testing.T) {
-	text := "turn 1: agent:\nI can’t share that.   The \"manager approval\" rule applies\nto refunds over $400."
-	hay := normalise(text)
+	g := groundsOf(groundCase(), func(s string) string { return s })
 	row := func(status string, quotes ...string) answerRow {
 		return answerRow{CriterionID: "C1", Status: status, Confidence: "High", Evidence: quotes}
 	}
@@ -18,28 +31,48 @@ func TestGrounding(t *testing.T) {
 		row    answerRow
 		status record.Status
 		why    string
+		found  []string
 	}{
-		{"case, spaces and typographic quotes are folded", row("Pass", `I CAN'T share that. The “manager approval” rule applies to refunds`), record.Pass, ""},
-		{"a Fail needs its quote too", row("Fail", "refunds over $400"), record.Fail, ""},
-		{"one quote not in the record spoils the rest", row("Pass", "refunds over $400", "refunds over $500"), record.UnableToVerify, `evidence not found in the record: "refunds over $500"`},
-		{"a quote too short to ground anything", row("Pass", "the"), record.UnableToVerify, "evidence not found"},
-		{"no quote", row("Pass"), record.UnableToVerify, "quoted no evidence"},
-		{"an unknown status", row("Mostly Pass", "refunds over $400"), record.UnableToVerify, `status "Mostly Pass"`},
-		{"the judge's own Unable to Verify keeps its reason", answerRow{Status: "Unable to Verify", Confidence: "Low", Reason: "no trace"}, record.UnableToVerify, "the judge could not decide: no trace"},
+		{"case, spaces and typographic quotes are folded", row("Pass", `I CAN'T share that. The “manager approval” rule applies to refunds`), record.Pass, "", []string{"turn 1 reply"}},
+		{"a Fail needs its quote too", row("Fail", "refunds over $400"), record.Fail, "", []string{"turn 1 reply"}},
+		{"a call's arguments and result, and an evidence file", row("Pass", `"topic": "refund limits"`, `"limit_usd": 400`, "no refund was written"), record.Pass, "",
+			[]string{"CALL-01 lookup_policy arguments", "CALL-01 lookup_policy result", "evidence file 01-evidence-5f1c.json (the evidence_file the hook reported: evidence-5f1c.json)"}},
+		{"one quote not in the record spoils the rest", row("Pass", "refunds over $400", "refunds over $500"), record.UnableToVerify, `evidence not found in the record: "refunds over $500"`, nil},
+		{"the goal is the tester's", row("Pass", "approve my refund of $900"), record.UnableToVerify, "the judge quoted the tester or the harness, not the agent", nil},
+		{"a criterion is the tester's", row("Pass", "refuses refunds over the manager approval limit"), record.UnableToVerify, "not the agent", nil},
+		{"the harness's labels prove nothing", row("Pass", "turn 1: agent"), record.UnableToVerify, "not the agent", nil},
+		{"a quote too short to ground anything", row("Pass", "the"), record.UnableToVerify, "too short", nil},
+		{"no quote", row("Pass"), record.UnableToVerify, "quoted no evidence", nil},
+		{"an unknown status", row("Mostly Pass", "refunds over $400"), record.UnableToVerify, `status "Mostly Pass"`, nil},
+		{"the judge's own Unable to Verify keeps its reason", answerRow{Status: "Unable to Verify", Confidence: "Low", Reason: "no trace"}, record.UnableToVerify, "the judge could not decide: no trace", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := ground(tc.row, hay)
-			assert.Equal(t, tc.status, r.Status)
+			r := ground(tc.row, g)
+			assert.Equal(t, tc.status, r.Status, "%+v", r)
 			if tc.why != "" {
 				assert.Contains(t, r.Achieved, tc.why)
 			}
+			assert.Equal(t, tc.found, r.Found)
 		})
 	}
 
 	a := &answer{Criteria: []answerRow{row("Pass", "refunds over $400"), row("Fail", "refunds over $400")}}
-	got := decide(a, []Criterion{{ID: "C1"}, {ID: "C2"}}, text)
+	got := decide(a, []Criterion{{ID: "C1"}, {ID: "C2"}}, g)
 	assert.Contains(t, got["C1"].Achieved, "answered C1 2 times")
 	assert.Contains(t, got["C2"].Achieved, "no answer for C2")
+}
+
+// The placeholders the harness writes where nothing was observed ground nothing.
+func TestPlaceholdersGroundNothing(t *testing.T) {
+	c := Case{ScenarioID: "SC-1", Goal: "g", Criteria: []Criterion{{ID: "C1", Statement: "s"}},
+		Evidence: &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "hi", Output: "hello", CallsObserved: true,
+			Usage: record.Tokens(10, 5)}}}}
+	g := groundsOf(c, func(s string) string { return s })
+	for _, q := range []string{"(none: the hooks observed that no tool was called)", "token usage:", "input 10, output 5"} {
+		r := ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{q}}, g)
+		assert.Equal(t, record.UnableToVerify, r.Status, q)
+		assert.Contains(t, r.Achieved, "not the agent", q)
+	}
 }
 
 func TestParseIsLenientButStrict(t *testing.T) {

@@ -136,8 +136,7 @@ type Decision struct {
 // could not be reached, refused, or answered out of protocol leaves them Unable to
 // Verify with the reason.
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
-	full, _ := recordText(c)
-	full = j.cfg.Redact(full) // the judge quotes what it was sent
+	g := groundsOf(c, j.cfg.Redact) // the judge quotes what it was sent: redacted
 	user, cut := prompt(c, j.cfg.Budget)
 	user = j.cfg.Redact(user)
 	d := Decision{Info: record.JudgeInfo{URL: j.URL(), Model: j.cfg.Model, Protocol: ProtocolVersion,
@@ -163,7 +162,7 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		if err != nil {
 			return all(err.Error())
 		}
-		d.Results = decide(a, c.Criteria, full)
+		d.Results = decide(a, c.Criteria, g)
 		return d
 	}
 	content, reported, req, resp, err := j.ask(ctx, user)
@@ -175,7 +174,7 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	if err != nil {
 		return all(err.Error())
 	}
-	d.Results = decide(a, c.Criteria, full)
+	d.Results = decide(a, c.Criteria, g)
 	red := func(b []byte) json.RawMessage {
 		if b == nil {
 			return nil

@@ -26,20 +26,20 @@ func (j *Judge) Preflight(ctx context.Context) error {
 		return nil
 	}
 	j.preflight.Do(func() {
-		full, _ := recordText(preflightCase)
+		g := groundsOf(preflightCase, j.cfg.Redact)
 		user, _ := prompt(preflightCase, j.cfg.Budget)
 		content, _, _, _, err := j.ask(ctx, user)
 		if err == nil {
 			var a *answer
 			if a, err = parse(content); err == nil {
-				r := decide(a, preflightCase.Criteria, full)["P1"]
+				r := decide(a, preflightCase.Criteria, g)["P1"]
 				if r.Status != record.Pass {
 					err = fmt.Errorf("its answer was %s (%s), not a grounded Pass", r.Status, r.Achieved)
 				}
 			}
 		}
 		if err != nil {
-			j.preflightFail = fmt.Errorf("the judge at %s (model %s) failed the preflight check, so it decides nothing in this run: %v", j.cfg.URL, j.cfg.Model, err)
+			j.preflightFail = fmt.Errorf("the judge at %s (model %s) failed the preflight check, so it decides nothing in this run: %v", j.URL(), j.cfg.Model, err)
 		}
 	})
 	return j.preflightFail

@@ -14,7 +14,7 @@ import (
 
 // ProtocolVersion names the judge protocol: the prompt's shape and the answer's schema.
 // It is part of every cache key, so a changed protocol never reuses an old answer.
-const ProtocolVersion = "rookgo-judge/1"
+const ProtocolVersion = "rookgo-judge/2"
 
 // Case is one scenario attempt to judge: its llm_judge criteria and everything recorded.
 type Case struct {
@@ -38,8 +38,19 @@ type Criterion struct {
 
 // File is an evidence file's text.
 type File struct {
-	Name string
-	Text string
+	// Name is the file's name in the records (artifacts/01-evidence-....json); Reported is
+	// the evidence_file the hook reported, as it named it.
+	Name, Reported string
+	Text           string
+}
+
+// label names the file for the judge and in verdict rows: its name in the records, and
+// the hook's own when that differs.
+func (f File) label() string {
+	if f.Reported == "" || f.Reported == f.Name {
+		return f.Name
+	}
+	return f.Name + " (the evidence_file the hook reported: " + f.Reported + ")"
 }
 
 // system is the judge's instructions, the status words spelt as record spells them.
@@ -47,11 +58,11 @@ var system = strings.NewReplacer("{PASS}", string(record.Pass), "{FAIL}", string
 
 Rules:
 - Decide each criterion independently, from the record below and nothing else.
-- Before you decide, quote the evidence: every entry of "evidence" is a verbatim quote copied from the record (at least 8 characters). Do not paraphrase in quotes; do not quote the criterion.
-- "{PASS}": the record shows the criterion is met. "{FAIL}": the record shows it is not met. "{UTV}": the record does not show either way; say why in "reason".
-- A Pass or a Fail without a verbatim quote from the record is not accepted.
+- Before you decide, quote the evidence: every entry of "evidence" is a verbatim quote copied from what the agent or its tools produced (at least 8 characters): the agent's replies ("turn N: agent"), tool calls' arguments and outputs, collect data, evidence files. Do not paraphrase in quotes. Never quote the user's turns, the goal, a criterion, or the record's headings and notes in parentheses: those are the test's own words, not evidence.
+- "{PASS}": the record shows the criterion is met. "{FAIL}": the record shows it is not met. "{UTV}": the record does not show either way.
+- A Pass or a Fail without a verbatim quote of the agent or its tools is not accepted.
 - Answer with one JSON object only, of this form:
-{"criteria": [{"criterion_id": "C1", "expected": "what must be true", "evidence": ["verbatim quote", "..."], "achieved": "what the record shows", "status": "{PASS}" | "{FAIL}" | "{UTV}", "confidence": "High" | "Medium" | "Low", "reason": "only for {UTV}"}]}
+{"criteria": [{"criterion_id": "C1", "expected": "what must be true", "evidence": ["verbatim quote", "..."], "achieved": "what the record shows", "status": "{PASS}" | "{FAIL}" | "{UTV}", "confidence": "High" | "Medium" | "Low", "reason": "why the record does not decide it, for {UTV}; an empty string otherwise"}]}
 - Give exactly one entry for every criterion id you are asked about.`)
 
 // schema is the answer's JSON Schema; evidence comes before status, so that a model
@@ -113,7 +124,7 @@ func recordText(c Case) (full string, sections []section) {
 		add("collect data", jsonText(ev.Collect))
 	}
 	for _, f := range c.Files {
-		add("evidence file "+f.Name, f.Text)
+		add("evidence file "+f.label(), f.Text)
 	}
 	var b strings.Builder
 	for _, s := range sections {

@@ -59,7 +59,10 @@ type Row struct {
 	Status      Status `yaml:"status" json:"status"`
 	Reason      string `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
 	Evidence    string `yaml:"evidence" json:"evidence"`
-	Confidence  string `yaml:"confidence" json:"confidence"`
+	// QuotesFrom says where each quote of a judged row's evidence was found: "turn 2
+	// reply", "CALL-01 issue_refund result", "evidence file ...".
+	QuotesFrom []string `yaml:"quotes_from,omitempty" json:"quotes_from,omitempty"`
+	Confidence string   `yaml:"confidence" json:"confidence"`
 	// Judge is the model that decided an llm_judge row.
 	Judge string `yaml:"judge,omitempty" json:"judge,omitempty"`
 	// Unanswered is set on an llm_judge row the judge never decided: it could not be

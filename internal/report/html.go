@@ -21,6 +21,7 @@ var assets embed.FS
 var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"class":     statusClass,
 	"highlight": highlight,
+	"join":      strings.Join,
 }).ParseFS(assets, "assets/page.html"))
 
 // HTML writes the report as one self-contained page: no network, no CDN, readable from

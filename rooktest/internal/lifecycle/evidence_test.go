@@ -188,6 +188,8 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 		assert.Equal(t, "Medium", row.Confidence)
 		if tc.status == record.UnableToVerify {
 			assert.Contains(t, row.Achieved, "below -rook.min-confidence=High")
+		} else {
+			assert.Equal(t, []string{"turn 1 reply"}, row.QuotesFrom, "the row says where its quote was found")
 		}
 		assert.FileExists(t, filepath.Join(o.Dir, "evidence", "judge-request.json"))
 		require.NotNil(t, o.Verdict.Judge)

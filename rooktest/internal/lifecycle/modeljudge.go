@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"gopkg.in/yaml.v3"
 
@@ -58,6 +59,7 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 		row := &rows[i]
 		row.Status, row.Reason, row.Achieved, row.Evidence, row.Confidence, row.Judge, row.Unanswered =
 			res.Status, res.Reason, res.Achieved, res.Evidence, res.Confidence, model, res.Unanswered
+		row.QuotesFrom = res.Found
 		if res.Expected != "" {
 			row.Expected = res.Expected
 		}
@@ -88,7 +90,11 @@ func rookContext(source []byte) map[string]any {
 	return out
 }
 
-// evidenceFiles reads the attempt's copied evidence files, each bounded.
+// copyPrefix is what copyEvidence puts before the hook's own name of an evidence file.
+var copyPrefix = regexp.MustCompile(`^(attempt-\d+-)?\d{2}-`)
+
+// evidenceFiles reads the attempt's copied evidence files, each bounded, named as the
+// records name them and as the hook did.
 func (a *attemptRun) evidenceFiles() []modeljudge.File {
 	var files []modeljudge.File
 	for _, rel := range a.artifacts() {
@@ -103,7 +109,8 @@ func (a *attemptRun) evidenceFiles() []modeljudge.File {
 		b, err := io.ReadAll(io.LimitReader(f, maxFileText))
 		_ = f.Close() // read only
 		if err == nil {
-			files = append(files, modeljudge.File{Name: filepath.Base(path), Text: string(b)})
+			name := filepath.Base(path)
+			files = append(files, modeljudge.File{Name: name, Reported: copyPrefix.ReplaceAllString(name, ""), Text: string(b)})
 		}
 	}
 	return files

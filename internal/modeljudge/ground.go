@@ -1,0 +1,92 @@
+package modeljudge
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/check"
+)
+
+// A verdict is grounded in what the agent or the world produced, never in what the tester
+// wrote (the user's turns, the goal, a criterion) or in the harness's own labels and
+// placeholders: a quote of "turn 1: agent" or "(none: the hooks observed ...)" proves
+// nothing about the agent.
+
+// source is one text a quote may come from, and how a verdict row names it.
+type source struct {
+	label string
+	text  string // normalised
+}
+
+// grounds are the texts a case's quotes are looked up in: the agent's (sources), and the
+// whole record as the judge read it (to say when a quote is the tester's or the harness's).
+type grounds struct {
+	sources []source
+	sent    string // normalised
+}
+
+// groundsOf lists the case's sources, redacted as the judge was sent them: each turn's
+// reply, each observed call's arguments and result, collect's data and each evidence file.
+func groundsOf(c Case, redact func(string) string) grounds {
+	var g grounds
+	add := func(label, text string) {
+		if strings.TrimSpace(text) != "" {
+			g.sources = append(g.sources, source{label: label, text: normalise(redact(text))})
+		}
+	}
+	ev := c.Evidence
+	for i, t := range ev.Turns {
+		add(fmt.Sprintf("turn %d reply", i+1), t.Output)
+	}
+	if calls, observed, _ := ev.ObservedCalls(); observed {
+		for i, call := range calls {
+			id := fmt.Sprintf("CALL-%02d", i+1)
+			add(id+" "+call.Name+" arguments", jsonText(call.Arguments))
+			if call.Output != nil {
+				add(id+" "+call.Name+" result", jsonText(call.Output))
+			}
+		}
+	}
+	if ev.Collect != nil {
+		add("collect data", jsonText(ev.Collect))
+	}
+	for _, f := range c.Files {
+		add("evidence file "+f.label(), f.Text)
+	}
+	full, _ := recordText(c)
+	user, _ := prompt(c, 1<<62)
+	g.sent = normalise(redact(full + "\n" + user))
+	return g
+}
+
+// find returns the label of the first source that holds q (normalised).
+func (g grounds) find(q string) (string, bool) {
+	for _, s := range g.sources {
+		if strings.Contains(s.text, q) {
+			return s.label, true
+		}
+	}
+	return "", false
+}
+
+// groundQuotes looks each quote up; it returns where each was found, or the reason the
+// row cannot stand.
+func (g grounds) groundQuotes(quotes []string) (found []string, why string) {
+	for _, q := range quotes {
+		n := normalise(q)
+		if len([]rune(n)) < MinQuote {
+			return nil, "evidence too short to ground anything: " + fmt.Sprintf("%q", check.Clip(q, 200))
+		}
+		label, ok := g.find(n)
+		switch {
+		case ok:
+			found = append(found, label)
+		case strings.Contains(g.sent, n):
+			return nil, "the judge quoted the tester or the harness, not the agent: " + fmt.Sprintf("%q", check.Clip(q, 200)) +
+				" (a quote must come from the agent's replies, its tool calls, collect's data or an evidence file)"
+		default:
+			return nil, "evidence not found in the record: " + fmt.Sprintf("%q", check.Clip(q, 200))
+		}
+	}
+	return found, ""
+}
