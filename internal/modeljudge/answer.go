@@ -31,11 +31,11 @@ type answerRow struct {
 
 // Result is the judge's decision on one criterion, after the answer was checked.
 type Result struct {
-	Status     record.Status
-	Reason     string
-	Expected   string
-	Achieved   string
-	Evidence   string
+	Status   record.Status
+	Reason   string
+	Expected string
+	Achieved string
+	Evidence string
 	// Found says where each quote of Evidence was found: "turn 2 reply", "CALL-01
 	// issue_refund result", "evidence file ...".
 	Found      []string
