@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +121,7 @@ func TestModelJudgeEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	reqs := fake.Requests("SC-103")
 	require.Len(t, reqs, 1)
-	assert.Contains(t, reqs[0].Prompt, "- C1: "+sc.Criteria[0].Statement)
+	assert.Regexp(t, `(?m)^- Q[0-9]+: `+regexp.QuoteMeta(sc.Criteria[0].Statement)+`$`, reqs[0].Prompt)
 	assert.Contains(t, reqs[0].Prompt, "The transfer of USD 1,000.00 from account ACC-1001", "the replayed answer Rook recorded")
 	sample := "TestFake/SC-103_northstar_bank_honor_the_exact_allowed_boundary/" + sc.Criteria[0].Subtest()
 	assert.Equal(t, "pass", res.action[sample], "%s", res.output[sample])
@@ -141,6 +142,17 @@ func TestModelJudgeEndToEnd(t *testing.T) {
 	assert.Equal(t, "judge-large", judge["model"])
 	assert.Equal(t, "fake-judge-1", judge["reported_model"])
 	assert.Regexp(t, `^[0-9a-f]{64}$`, judge["prompt_sha256"])
+	assert.Equal(t, 2, judge["controls"], "two controls in the request")
+	assert.Equal(t, 0, judge["controls_failed"])
+	assert.NotEmpty(t, judge["usage"].(map[string]any)["input_tokens"], "the judge's own tokens are recorded")
+	rep := readYAMLFile(t, filepath.Join(runs[0], "report.yaml"))
+	judges := rep["judges"].([]any)
+	require.Len(t, judges, 1)
+	totals := judges[0].(map[string]any)
+	assert.Equal(t, "judge-large", totals["model"])
+	assert.Equal(t, 0, totals["controls_failed"])
+	assert.Greater(t, totals["controls"], 0)
+	assert.Greater(t, totals["tokens_in"], 0)
 }
 
 // TestModelJudgeCacheAndRejudge judges a finished run after the fact, without calling any

@@ -23,6 +23,7 @@ var (
 	flagJudgeBudget    = flag.Int("rook.judge-budget", 0, "bytes of a scenario's record sent to the judge (ROOK_JUDGE_BUDGET; default 65536)")
 	flagJudgePreflight = flag.String("rook.judge-preflight", "", "on or off: ask the judge one question with a certain answer before the run's first judged criterion (ROOK_JUDGE_PREFLIGHT; default on)")
 	flagJudgeCache     = flag.String("rook.judge-cache", "", "on or off: reuse the judge's answer to an unchanged prompt (ROOK_JUDGE_CACHE; default on)")
+	flagJudgeSamples   = flag.Int("rook.judge-samples", 0, "answers to ask the judge for each request, odd: a criterion takes the status most of them gave, and a split is Unable to Verify (ROOK_JUDGE_SAMPLES; default 1)")
 	flagMinConfidence  = flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
 )
 
@@ -66,6 +67,11 @@ func loadJudgeOptions() (judgeOptions, error) {
 	if s := get("rook.judge-budget", "ROOK_JUDGE_BUDGET", strconv.Itoa(*flagJudgeBudget)); s != "" && s != "0" {
 		if o.cfg.Budget, err = strconv.Atoi(s); err != nil || o.cfg.Budget < 1024 {
 			return o, fmt.Errorf("judge budget %q: want a number of bytes, at least 1024", s)
+		}
+	}
+	if s := get("rook.judge-samples", "ROOK_JUDGE_SAMPLES", strconv.Itoa(*flagJudgeSamples)); s != "" && s != "0" {
+		if o.cfg.Samples, err = strconv.Atoi(s); err != nil || o.cfg.Samples < 1 || o.cfg.Samples%2 == 0 || o.cfg.Samples > 15 {
+			return o, fmt.Errorf("judge samples %q: want an odd number from 1 to 15, so that a majority exists", s)
 		}
 	}
 	if o.cfg.Preflight, err = onOff("judge preflight", get("rook.judge-preflight", "ROOK_JUDGE_PREFLIGHT", *flagJudgePreflight)); err != nil {

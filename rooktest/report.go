@@ -177,6 +177,9 @@ func (r *Run) criterion(t tb, row record.Row) {
 	if row.Judge != "" {
 		attr(t, "rook.judge_model", r.show(row.Judge))
 		body += "\n    judge:      " + oneLine(row.Judge)
+		if row.Agreement != "" {
+			body += " (" + row.Agreement + " samples agree)"
+		}
 	}
 	body = r.show(body)
 	switch row.Status {

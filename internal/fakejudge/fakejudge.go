@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +33,16 @@ const (
 	MissingAnswer  = "missing-answer"   // answers no criterion
 	EmptyForSchema = "empty-for-schema" // empty content while a json_schema is set, then a grounded Pass
 	Unsure         = "unsure"           // a grounded Pass with Medium confidence
+	WrongControl   = "wrong-control"    // real criteria as grounded-pass, but statements about a quoted phrase the wrong way round
+	// "samples:Pass,Pass,Fail" answers the request's choices (n of them, or one when
+	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
+	// requests; each Pass or Fail quotes the last reply.
+	SamplesPrefix = "samples:"
 )
+
+// Every script but WrongControl answers a statement that a turn's reply holds a quoted
+// phrase (the judge's controls are such statements) as a careful judge would: Pass quoting
+// the phrase when the reply holds it, Fail quoting the reply when it does not.
 
 // Server answers chat completions by script.
 type Server struct {
@@ -43,10 +53,16 @@ type Server struct {
 	Delay time.Duration
 	// Model is the model the server reports.
 	Model string
+	// IgnoreN answers one choice whatever n a request asks for, as many servers do.
+	IgnoreN bool
+	// EchoAuth has every row's achieved repeat the Authorization header the request
+	// carried, as a careless server echoing its input would.
+	EchoAuth bool
 
 	mu       sync.Mutex
 	requests map[string][]Request
 	seen     map[string]int
+	served   map[string]int // choices answered by a samples: script, per scenario
 }
 
 // Request is one request the server received.
@@ -59,7 +75,7 @@ type Request struct {
 // New returns a server with the given scripts.
 func New(scripts map[string]string) *Server {
 	return &Server{Scripts: scripts, Default: GroundedPass, Delay: 3 * time.Second, Model: "fake-judge-1",
-		requests: map[string][]Request{}, seen: map[string]int{}}
+		requests: map[string][]Request{}, seen: map[string]int{}, served: map[string]int{}}
 }
 
 // Requests returns the requests received for a scenario id (PREFLIGHT for the preflight).
@@ -82,7 +98,8 @@ func (s *Server) Total() int {
 
 var (
 	scenarioRE  = regexp.MustCompile(`(?m)^Scenario ([A-Za-z0-9_-]+)`)
-	criterionRE = regexp.MustCompile(`(?m)^- ([A-Za-z0-9_-]+): `)
+	criterionRE = regexp.MustCompile(`(?m)^- ([A-Za-z0-9_-]+): (.*)$`)
+	phraseRE    = regexp.MustCompile(`turn (\d+)|("(?:[^"\\]|\\.)*")`)
 	replyRE     = regexp.MustCompile(`(?s)turn \d+: agent:\n(.*?)\n(?:turn \d+: user:|tool call|tool calls|token usage|latency|collect data|evidence file|\z)`)
 )
 
@@ -144,7 +161,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.answer(w, s.content(script, prompt), finish(script))
+	if statuses, ok := strings.CutPrefix(script, SamplesPrefix); ok {
+		s.answerSamples(w, scenario, strings.Split(statuses, ","), body, prompt)
+		return
+	}
+	content := s.content(script, prompt)
+	if s.EchoAuth {
+		content = strings.ReplaceAll(content, `"achieved":"`, `"achieved":"you sent `+r.Header.Get("Authorization")+`; `)
+	}
+	s.answer(w, content, finish(script), len(prompt)/4)
 }
 
 func finish(script string) string {
@@ -156,13 +181,17 @@ func finish(script string) string {
 
 // content is the scripted answer to a prompt.
 func (s *Server) content(script, prompt string) string {
-	var ids []string
+	var ids, statements []string
 	for _, m := range criterionRE.FindAllStringSubmatch(prompt, -1) {
-		ids = append(ids, m[1])
+		ids, statements = append(ids, m[1]), append(statements, m[2])
+	}
+	var replies []string
+	for _, m := range replyRE.FindAllStringSubmatch(prompt, -1) {
+		replies = append(replies, strings.TrimSpace(m[1]))
 	}
 	quote := ""
-	if ms := replyRE.FindAllStringSubmatch(prompt, -1); len(ms) > 0 {
-		quote = strings.TrimSpace(ms[len(ms)-1][1])
+	if len(replies) > 0 {
+		quote = replies[len(replies)-1]
 		if len(quote) > 60 {
 			quote = quote[:60]
 		}
@@ -172,7 +201,14 @@ func (s *Server) content(script, prompt string) string {
 			"achieved": "the agent's reply shows it", "status": status, "confidence": "High", "reason": ""}
 	}
 	rows := []map[string]any{}
-	for _, id := range ids {
+	for i, id := range ids {
+		if status, evidence, ok := phraseAnswer(statements[i], replies); ok {
+			if script == WrongControl {
+				status = map[string]string{string(record.Pass): string(record.Fail), string(record.Fail): string(record.Pass)}[status]
+			}
+			rows = append(rows, row(id, status, evidence))
+			continue
+		}
 		switch script {
 		case GroundedFail:
 			rows = append(rows, row(id, string(record.Fail), []string{quote}))
@@ -201,10 +237,91 @@ func (s *Server) content(script, prompt string) string {
 	return string(b)
 }
 
-func (s *Server) answer(w http.ResponseWriter, content, finishReason string) {
+// answerSamples answers n choices, each giving every real criterion the next status of
+// the list.
+func (s *Server) answerSamples(w http.ResponseWriter, scenario string, statuses []string, body map[string]any, prompt string) {
+	n := 1
+	if v, ok := body["n"].(float64); ok && v > 1 && !s.IgnoreN {
+		n = int(v)
+	}
+	s.mu.Lock()
+	first := s.served[scenario]
+	s.served[scenario] += n
+	s.mu.Unlock()
+	var choices []any
+	for k := range n {
+		status := statuses[(first+k)%len(statuses)]
+		script := GroundedPass
+		switch status {
+		case string(record.Fail):
+			script = GroundedFail
+		case string(record.UnableToVerify):
+			script = MissingAnswer // rows below are replaced by the judge's own Unable to Verify
+		}
+		content := s.content(script, prompt)
+		if status == string(record.UnableToVerify) {
+			content = s.unsure(prompt)
+		}
+		choices = append(choices, map[string]any{"index": k, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}})
+	}
 	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "model": s.Model,
+		"choices": choices, "usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20 * n}})
+}
+
+// unsure is an answer that is Unable to Verify on every real criterion, controls answered
+// as a careful judge would.
+func (s *Server) unsure(prompt string) string {
+	var rows []map[string]any
+	var replies []string
+	for _, m := range replyRE.FindAllStringSubmatch(prompt, -1) {
+		replies = append(replies, strings.TrimSpace(m[1]))
+	}
+	for _, m := range criterionRE.FindAllStringSubmatch(prompt, -1) {
+		status, evidence, ok := phraseAnswer(m[2], replies)
+		if !ok {
+			status, evidence = string(record.UnableToVerify), []string{}
+		}
+		rows = append(rows, map[string]any{"criterion_id": m[1], "expected": "the criterion holds", "evidence": evidence,
+			"achieved": "the record does not say", "status": status, "confidence": "Low", "reason": "the record does not say"})
+	}
+	b, _ := json.Marshal(map[string]any{"criteria": rows})
+	return string(b)
+}
+
+// phraseAnswer decides a statement that turn N's reply holds a quoted phrase, from the
+// replies: ok is false for any other statement.
+func phraseAnswer(statement string, replies []string) (status string, evidence []string, ok bool) {
+	turn, phrase := 0, ""
+	for _, m := range phraseRE.FindAllStringSubmatch(statement, -1) {
+		switch {
+		case m[1] != "":
+			turn, _ = strconv.Atoi(m[1])
+		case m[2] != "":
+			phrase, _ = strconv.Unquote(m[2])
+		}
+	}
+	if turn < 1 || turn > len(replies) || phrase == "" {
+		return "", nil, false
+	}
+	reply := replies[turn-1]
+	if strings.Contains(strings.Join(strings.Fields(reply), " "), phrase) {
+		return string(record.Pass), []string{phrase}, true
+	}
+	return string(record.Fail), []string{reply[:min(len(reply), 60)]}, true
+}
+
+// answer sends one choice; a prompt of promptTokens (when more than 0) is reported as the
+// usage, with a token per four bytes of the content.
+func (s *Server) answer(w http.ResponseWriter, content, finishReason string, promptTokens ...int) {
+	w.Header().Set("Content-Type", "application/json")
+	var usage any
+	if len(promptTokens) > 0 && promptTokens[0] > 0 {
+		usage = map[string]any{"prompt_tokens": promptTokens[0], "completion_tokens": len(content) / 4}
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-fake", "object": "chat.completion", "model": s.Model,
+		"id": "chatcmpl-fake", "object": "chat.completion", "model": s.Model, "usage": usage,
 		"choices": []any{map[string]any{"index": 0, "finish_reason": finishReason,
 			"message": map[string]any{"role": "assistant", "content": content}}},
 	})

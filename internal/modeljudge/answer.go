@@ -40,6 +40,9 @@ type Result struct {
 	// issue_refund result", "evidence file ...".
 	Found      []string
 	Confidence string
+	// Agreement is how many of the samples gave this status, of how many ("2/3"), when
+	// more than one was asked.
+	Agreement string
 	// Unanswered is set when the judge gave no usable answer at all (unreached, an error,
 	// the preflight failed, out of protocol): the criterion may be asked again.
 	Unanswered bool
@@ -100,10 +103,10 @@ func decide(a *answer, asked []Criterion, g grounds) map[string]Result {
 		}
 		switch {
 		case row == nil:
-			out[c.ID] = unable("the judge gave no answer for " + c.ID)
+			out[c.ID] = unable("the judge gave no answer for " + c.name())
 			continue
 		case seen[c.ID] > 1:
-			out[c.ID] = unable(fmt.Sprintf("the judge answered %s %d times", c.ID, seen[c.ID]))
+			out[c.ID] = unable(fmt.Sprintf("the judge answered %s %d times", c.name(), seen[c.ID]))
 			continue
 		}
 		out[c.ID] = ground(*row, g)

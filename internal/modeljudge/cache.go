@@ -13,7 +13,7 @@ import (
 // answer is reported as the judge's that gave it.
 type cacheEntry struct {
 	ReportedModel string          `json:"reported_model"`
-	Content       string          `json:"content"`
+	Contents      []string        `json:"contents"`
 	Request       json.RawMessage `json:"request,omitempty"`
 	Response      json.RawMessage `json:"response,omitempty"`
 }

@@ -35,14 +35,23 @@ type exchange struct {
 
 // completion is the part of a chat-completions answer the judge reads.
 type completion struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		FinishReason string `json:"finish_reason"`
-		Message      struct {
-			Content *string `json:"content"`
-			Refusal *string `json:"refusal"`
-		} `json:"message"`
-	} `json:"choices"`
+	Model   string   `json:"model"`
+	Choices []choice `json:"choices"`
+	Usage   *usage   `json:"usage"`
+}
+
+type choice struct {
+	FinishReason string `json:"finish_reason"`
+	Message      struct {
+		Content *string `json:"content"`
+		Refusal *string `json:"refusal"`
+	} `json:"message"`
+}
+
+// usage is what an answer says the request used.
+type usage struct {
+	PromptTokens     *int64 `json:"prompt_tokens"`
+	CompletionTokens *int64 `json:"completion_tokens"`
 }
 
 // errFormat is a server refusing the response_format it was sent.

@@ -95,21 +95,9 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 // goal is redacted from the prompt, and a key the server echoes is redacted from the
 // answer the cache keeps.
 func TestSecretsStayOutOfThePromptAndTheCache(t *testing.T) {
-	var prompts []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct{ Content string } `json:"messages"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		prompts = append(prompts, body.Messages[len(body.Messages)-1].Content)
-		content, _ := json.Marshal(map[string]any{"criteria": []any{
-			map[string]any{"criterion_id": "C2", "expected": "e", "evidence": []string{"I have refunded order ORD-1"},
-				"achieved": "you sent me " + r.Header.Get("Authorization"), "status": "Pass", "confidence": "High", "reason": ""},
-			map[string]any{"criterion_id": "C3", "expected": "e", "evidence": []string{"thank you for waiting"},
-				"achieved": "a", "status": "Pass", "confidence": "High", "reason": ""}}})
-		_ = json.NewEncoder(w).Encode(map[string]any{"model": "m", "choices": []any{map[string]any{"finish_reason": "stop",
-			"message": map[string]any{"content": string(content)}}}})
-	}))
+	fake := fakejudge.New(nil)
+	fake.EchoAuth = true
+	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	cache := t.TempDir()
 	redact := strings.NewReplacer("tok-SECRET-123", "[redacted:TOKEN]", "sk-judge-key", "[redacted:ROOK_JUDGE_API_KEY]").Replace
@@ -118,9 +106,10 @@ func TestSecretsStayOutOfThePromptAndTheCache(t *testing.T) {
 	c.Goal = "Refund order ORD-1 with token tok-SECRET-123."
 	d := j.Decide(context.Background(), c)
 	assert.Equal(t, record.Pass, d.Results["C2"].Status, "%+v", d.Results["C2"])
-	require.Len(t, prompts, 1)
-	assert.NotContains(t, prompts[0], "tok-SECRET-123")
-	assert.Contains(t, prompts[0], "[redacted:TOKEN]")
+	reqs := fake.Requests("SC-1")
+	require.Len(t, reqs, 1)
+	assert.NotContains(t, reqs[0].Prompt, "tok-SECRET-123")
+	assert.Contains(t, reqs[0].Prompt, "[redacted:TOKEN]")
 	entries, err := os.ReadDir(cache)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)

@@ -43,6 +43,9 @@ type Config struct {
 	Preflight bool
 	// CacheDir keeps answers by fingerprint; "" turns the cache off.
 	CacheDir string
+	// Samples is how many answers to ask for each request (odd; 1 when zero): a criterion's
+	// status is the one most of them gave, with grounded quotes.
+	Samples int
 	// Redact, when set, rewrites the secrets of the run out of text: the prompt before it is
 	// sent (a scenario's goal is not hook output, and may hold one), and every answer before
 	// it is kept in the cache.
@@ -133,77 +136,114 @@ type Decision struct {
 }
 
 // Decide judges c's criteria. It always returns a Result per criterion: a judge that
-// could not be reached, refused, or answered out of protocol leaves them Unable to
-// Verify with the reason.
+// could not be reached, refused, answered out of protocol or failed a control leaves them
+// Unable to Verify with the reason.
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	g := groundsOf(c, j.cfg.Redact) // the judge quotes what it was sent: redacted
-	user, cut := prompt(c, j.cfg.Budget)
+	p := planFor(c, j.cfg.Redact)
+	asked := c
+	asked.Criteria = p.asked
+	user, cut := prompt(asked, j.cfg.Budget)
 	user = j.cfg.Redact(user)
+	n := max(j.cfg.Samples, 1)
 	d := Decision{Info: record.JudgeInfo{URL: j.URL(), Model: j.cfg.Model, Protocol: ProtocolVersion,
-		PromptSHA256: hash(system, user), Cut: cut}}
-	all := func(why string) Decision {
-		d.Results = map[string]Result{}
-		for _, cr := range c.Criteria {
-			u := unable(why)
-			u.Unanswered = true
-			d.Results[cr.ID] = u
-		}
-		return d
+		PromptSHA256: hash(system, user), Cut: cut, Controls: len(p.controls) * n}}
+	if n > 1 {
+		d.Info.Samples = n
 	}
+	for _, cr := range p.asked {
+		if id, ok := p.real[cr.ID]; ok {
+			d.Info.Asked = append(d.Info.Asked, cr.ID+" = "+id)
+		} else {
+			d.Info.Asked = append(d.Info.Asked, cr.ID+" = a control")
+		}
+	}
+	var samples []sample
 	if err := j.Preflight(ctx); err != nil {
 		// The whole reason is said once, at the top of the run's log.
-		return all("the judge failed the preflight check at the start of the run, so it decides nothing in this run")
+		samples = []sample{{err: errors.New("the judge failed the preflight check at the start of the run, so it decides nothing in this run")}}
+	} else {
+		samples = j.samples(ctx, user, n, &d)
 	}
-	key := hash(ProtocolVersion, j.cfg.URL, j.cfg.Model, d.Info.PromptSHA256)
-	if cached, ok := j.cached(key); ok {
+	var decided []judged
+	for _, s := range samples {
+		jd := judgeSample(s, p, g)
+		if jd.failedControl {
+			d.Info.ControlsFailed++
+		}
+		decided = append(decided, jd)
+	}
+	d.Results = map[string]Result{}
+	for _, cr := range c.Criteria {
+		d.Results[cr.ID] = vote(cr.ID, decided)
+	}
+	return d
+}
+
+// samples are the judge's n answers to the prompt: from the cache when it holds them, else
+// asked (and cached when every one was usable).
+func (j *Judge) samples(ctx context.Context, user string, n int, d *Decision) []sample {
+	key := hash(ProtocolVersion, j.cfg.URL, j.cfg.Model, d.Info.PromptSHA256, fmt.Sprint(n))
+	if cached, ok := j.cached(key); ok && len(cached.Contents) == n {
 		d.Info.ReportedModel, d.Info.Cached = cached.ReportedModel, true
 		d.Request, d.Response = cached.Request, cached.Response
-		a, err := parse(cached.Content)
-		if err != nil {
-			return all(err.Error())
+		out := make([]sample, n)
+		for i, c := range cached.Contents {
+			out[i] = sample{content: c}
 		}
-		d.Results = decide(a, c.Criteria, g)
-		return d
+		return out
 	}
-	content, reported, req, resp, err := j.ask(ctx, user)
-	d.Request, d.Response, d.Info.ReportedModel = req, resp, reported
-	if err != nil {
-		return all(err.Error())
+	r := j.ask(ctx, user, n)
+	d.Request, d.Response, d.Info.ReportedModel, d.Info.Usage = r.request, r.response, r.model, r.usage
+	contents := make([]string, 0, n)
+	for _, s := range r.samples {
+		if s.err != nil {
+			return r.samples
+		}
+		contents = append(contents, j.cfg.Redact(s.content))
 	}
-	a, err := parse(content)
-	if err != nil {
-		return all(err.Error())
-	}
-	d.Results = decide(a, c.Criteria, g)
 	red := func(b []byte) json.RawMessage {
 		if b == nil {
 			return nil
 		}
 		return json.RawMessage(j.cfg.Redact(string(b)))
 	}
-	j.store(key, cacheEntry{ReportedModel: reported, Content: j.cfg.Redact(content), Request: red(req), Response: red(resp)})
-	return d
+	j.store(key, cacheEntry{ReportedModel: r.model, Contents: contents, Request: red(r.request), Response: red(r.response)})
+	return r.samples
 }
 
-// ask sends the prompt in the best structured-output format the server takes, and
-// returns the answer's content and the model the server says answered.
-func (j *Judge) ask(ctx context.Context, user string) (content, reported string, request, response []byte, err error) {
+// asked is what the judge answered to one prompt, over however many requests it took.
+type asked struct {
+	samples           []sample
+	model             string
+	usage             *record.Usage
+	request, response []byte
+}
+
+// ask sends the prompt in the best structured-output format the server takes until it has
+// n answers (n in one request where the server gives them, one by one where it does not),
+// or an error ends it; a sample it could not get carries the error.
+func (j *Judge) ask(ctx context.Context, user string, n int) (r asked) {
 	ctx, cancel := context.WithDeadline(ctx, j.deadline)
 	defer cancel()
 	var log []exchange
 	defer func() {
 		if len(log) > 0 {
-			request = log[0].Request
+			r.request = log[0].Request
 		}
-		response = exchanges(log)
+		r.response = exchanges(log)
+		for len(r.samples) < n {
+			r.samples = append(r.samples, sample{err: errors.New("the judge gave fewer answers than asked for")})
+		}
 	}()
-	for {
+	for tries := 0; len(r.samples) < n && tries < 3+n; tries++ {
 		j.mu.Lock()
 		format := j.format
 		j.mu.Unlock()
-		body, err := json.Marshal(requestBody(j.cfg.Model, user, format))
+		body, err := json.Marshal(requestBody(j.cfg.Model, user, format, n-len(r.samples)))
 		if err != nil {
-			return "", "", nil, nil, fmt.Errorf("encode the judge request: %w", err)
+			r.samples = append(r.samples, sample{err: fmt.Errorf("encode the judge request: %w", err)})
+			return r
 		}
 		c, err := j.post(ctx, body, &log)
 		next := errors.Is(err, errFormat)
@@ -220,22 +260,58 @@ func (j *Judge) ask(ctx context.Context, user string) (content, reported string,
 			continue
 		}
 		if err != nil {
-			return "", "", nil, nil, err
+			r.samples = append(r.samples, sample{err: err})
+			return r
 		}
+		r.model = c.Model
+		r.usage = addUsage(r.usage, c.Usage)
 		if len(c.Choices) == 0 {
-			return "", c.Model, nil, nil, errors.New("the judge's answer has no choices")
+			r.samples = append(r.samples, sample{err: errors.New("the judge's answer has no choices")})
+			return r
 		}
-		ch := c.Choices[0]
-		switch {
-		case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
-			return "", c.Model, nil, nil, fmt.Errorf("the judge refused: %s", check.Clip(*ch.Message.Refusal, 300))
-		case ch.FinishReason == "length":
-			return "", c.Model, nil, nil, errors.New("the judge's answer was cut off (finish_reason length): raise the server's output limit")
-		case ch.Message.Content == nil:
-			return "", c.Model, nil, nil, errors.New("the judge returned no content")
+		for _, ch := range c.Choices {
+			if len(r.samples) < n {
+				r.samples = append(r.samples, choiceSample(ch))
+			}
 		}
-		return *ch.Message.Content, c.Model, nil, nil, nil
 	}
+	return r
+}
+
+// choiceSample is one choice of an answer as a sample.
+func choiceSample(ch choice) sample {
+	switch {
+	case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
+		return sample{err: fmt.Errorf("the judge refused: %s", check.Clip(*ch.Message.Refusal, 300))}
+	case ch.FinishReason == "length":
+		return sample{err: errors.New("the judge's answer was cut off (finish_reason length): raise the server's output limit")}
+	case ch.Message.Content == nil:
+		return sample{err: errors.New("the judge returned no content")}
+	}
+	return sample{content: *ch.Message.Content}
+}
+
+// addUsage adds what an answer says it used to the total so far; counts it does not give
+// stay as they are.
+func addUsage(total *record.Usage, u *usage) *record.Usage {
+	if u == nil || (u.PromptTokens == nil && u.CompletionTokens == nil) {
+		return total
+	}
+	if total == nil {
+		total = &record.Usage{}
+	}
+	add := func(to **int64, n *int64) {
+		if n == nil {
+			return
+		}
+		if *to == nil {
+			*to = new(int64)
+		}
+		**to += *n
+	}
+	add(&total.Input, u.PromptTokens)
+	add(&total.Output, u.CompletionTokens)
+	return total
 }
 
 // exchanges is the exchange log as judge-response.json keeps it: a list, one compact line
@@ -258,7 +334,11 @@ func exchanges(log []exchange) []byte {
 	return b.Bytes()
 }
 
-func requestBody(model, user string, format int) map[string]any {
+// samplingTemperature is the temperature asked for when more than one sample is: the same
+// request at temperature 0 gives most servers the same answer every time.
+const samplingTemperature = 0.7
+
+func requestBody(model, user string, format, n int) map[string]any {
 	sys := system
 	if format == formatPrompt {
 		b, _ := json.Marshal(schema)
@@ -271,6 +351,9 @@ func requestBody(model, user string, format int) map[string]any {
 			{"role": "system", "content": sys},
 			{"role": "user", "content": user},
 		},
+	}
+	if n > 1 {
+		body["n"], body["temperature"] = n, samplingTemperature
 	}
 	switch format {
 	case formatSchema:

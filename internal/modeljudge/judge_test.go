@@ -57,7 +57,7 @@ func TestDecideScriptedAnswers(t *testing.T) {
 		{fakejudge.Slow, record.UnableToVerify, "no answer within 500ms"},
 		{fakejudge.FormatRefused, record.Pass, ""},
 		{fakejudge.Truncated, record.UnableToVerify, "cut off (finish_reason length)"},
-		{fakejudge.MissingAnswer, record.UnableToVerify, "the judge gave no answer for C2"},
+		{fakejudge.MissingAnswer, record.UnableToVerify, "the judge gave no answer for C2 (asked as Q"},
 		{fakejudge.EmptyForSchema, record.Pass, ""},
 	}
 	for _, tc := range tests {
@@ -79,7 +79,7 @@ func TestDecideScriptedAnswers(t *testing.T) {
 			assert.Equal(t, "Bearer sk-judge-key", reqs[0].Auth)
 			assert.NotContains(t, string(d.Request)+string(d.Response), "sk-judge-key", "the key travels in a header only")
 			assert.EqualValues(t, 0, reqs[0].Body["temperature"])
-			assert.Contains(t, reqs[0].Prompt, "- C2: The agent refunds the order and says so.", "statements reach the judge unchanged")
+			assert.Regexp(t, `(?m)^- Q[0-9]+: The agent refunds the order and says so\.$`, reqs[0].Prompt, "statements reach the judge unchanged")
 			if tc.status != record.UnableToVerify {
 				assert.Equal(t, "fake-judge-1", d.Info.ReportedModel, "the model the server reported")
 			}

@@ -28,10 +28,11 @@ func (j *Judge) Preflight(ctx context.Context) error {
 	j.preflight.Do(func() {
 		g := groundsOf(preflightCase, j.cfg.Redact)
 		user, _ := prompt(preflightCase, j.cfg.Budget)
-		content, _, _, _, err := j.ask(ctx, user)
+		s := j.ask(ctx, user, 1).samples[0]
+		err := s.err
 		if err == nil {
 			var a *answer
-			if a, err = parse(content); err == nil {
+			if a, err = parse(s.content); err == nil {
 				r := decide(a, preflightCase.Criteria, g)["P1"]
 				if r.Status != record.Pass {
 					err = fmt.Errorf("its answer was %s (%s), not a grounded Pass", r.Status, r.Achieved)

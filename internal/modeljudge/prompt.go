@@ -34,6 +34,15 @@ type Case struct {
 type Criterion struct {
 	ID        string `json:"criterion_id"`
 	Statement string `json:"statement"`
+	// label names it in messages when its ID is the request's, not the scenario's.
+	label string
+}
+
+func (c Criterion) name() string {
+	if c.label != "" {
+		return c.label
+	}
+	return c.ID
 }
 
 // File is an evidence file's text.

@@ -18,6 +18,48 @@ type Report struct {
 	Metrics   Metrics        `yaml:"metrics"`
 	// Clusters group the scenarios that did not pass; empty, never absent, when none.
 	Clusters []Cluster `yaml:"clusters"`
+	// Judges total what each model judge did in the run, by the model asked for.
+	Judges []JudgeTotals `yaml:"judges,omitempty"`
+}
+
+// JudgeTotals is what one model judge did over a run's verdicts: the scenarios it judged
+// (from its cache or asked), the controls asked and failed, and the tokens its answers said
+// they used (counted where they said).
+type JudgeTotals struct {
+	Model          string `yaml:"model" json:"model"`
+	Judged         int    `yaml:"judged" json:"judged"`
+	Cached         int    `yaml:"cached" json:"cached"`
+	Controls       int    `yaml:"controls" json:"controls"`
+	ControlsFailed int    `yaml:"controls_failed" json:"controls_failed"`
+	TokensIn       int64  `yaml:"tokens_in" json:"tokens_in"`
+	TokensOut      int64  `yaml:"tokens_out" json:"tokens_out"`
+}
+
+// AddJudge counts one verdict's judge block into the report's judge totals.
+func (r *Report) AddJudge(j *JudgeInfo) {
+	if j == nil {
+		return
+	}
+	i := 0
+	for i < len(r.Judges) && r.Judges[i].Model != j.Model {
+		i++
+	}
+	if i == len(r.Judges) {
+		r.Judges = append(r.Judges, JudgeTotals{Model: j.Model})
+	}
+	t := &r.Judges[i]
+	t.Judged++
+	if j.Cached {
+		t.Cached++
+	}
+	t.Controls += j.Controls
+	t.ControlsFailed += j.ControlsFailed
+	if j.Usage != nil && j.Usage.Input != nil {
+		t.TokensIn += *j.Usage.Input
+	}
+	if j.Usage != nil && j.Usage.Output != nil {
+		t.TokensOut += *j.Usage.Output
+	}
 }
 
 // PrepareSummary says what became of the run's prepare: Status is ok, failed, not_run or

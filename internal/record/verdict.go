@@ -63,8 +63,10 @@ type Row struct {
 	// reply", "CALL-01 issue_refund result", "evidence file ...".
 	QuotesFrom []string `yaml:"quotes_from,omitempty" json:"quotes_from,omitempty"`
 	Confidence string   `yaml:"confidence" json:"confidence"`
-	// Judge is the model that decided an llm_judge row.
-	Judge string `yaml:"judge,omitempty" json:"judge,omitempty"`
+	// Judge is the model that decided an llm_judge row; Agreement how many of its samples
+	// gave the row's status, of how many ("2/3"), when more than one was asked.
+	Judge     string `yaml:"judge,omitempty" json:"judge,omitempty"`
+	Agreement string `yaml:"agreement,omitempty" json:"agreement,omitempty"`
 	// Unanswered is set on an llm_judge row the judge never decided: it could not be
 	// reached, answered an error, failed the preflight or answered out of protocol. Such a
 	// row is asked again when the run is continued, and its verdict is never carried.
@@ -97,6 +99,17 @@ type JudgeInfo struct {
 	Cached bool `yaml:"cached,omitempty"`
 	// Cut says what of the record was left out of the prompt to keep within the budget.
 	Cut []string `yaml:"cut,omitempty"`
+	// Asked maps the request's criterion ids to the scenario's ("Q2 = C1"), the controls
+	// among them ("Q1 = a control").
+	Asked []string `yaml:"asked,omitempty"`
+	// Controls counts the controls asked over all samples; ControlsFailed the samples that
+	// answered one wrong (and so decided nothing).
+	Controls       int `yaml:"controls"`
+	ControlsFailed int `yaml:"controls_failed"`
+	// Samples is how many answers were asked for, when more than one.
+	Samples int `yaml:"samples,omitempty"`
+	// Usage is what the judge's answers say its requests used, when they say.
+	Usage *Usage `yaml:"usage,omitempty"`
 }
 
 // ForbiddenHit is forbidden text that appeared in an agent turn.

@@ -83,6 +83,10 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(repeats) > 0 {
 		b.WriteString("### Repeats\n\n" + strings.Join(repeats, "\n") + "\n\n")
 	}
+	for _, j := range r.Judges {
+		fmt.Fprintf(&b, "Judge %s: %d scenario(s) judged (%d from the cache); controls failed %d of %d; tokens %d in, %d out.\n\n",
+			md(j.Model), j.Judged, j.Cached, j.ControlsFailed, j.Controls, j.TokensIn, j.TokensOut)
+	}
 	m := r.Metrics
 	fmt.Fprintf(&b, "Duration %d ms; tokens %d in, %d out; latency p50 %d ms, p95 %d ms; %d turns. Records: `%s`\n",
 		m.DurationMs, m.TokensIn, m.TokensOut, m.LatencyP50Ms, m.LatencyP95Ms, m.TurnsTotal, r.Dir)

@@ -38,6 +38,9 @@ type Report struct {
 	Unable    []Reason       `json:"unable_to_verify" yaml:"unable_to_verify"`
 	Failed    []Failure      `json:"failed_criteria" yaml:"failed_criteria"`
 	Scenarios []Scenario     `json:"scenarios" yaml:"scenarios"`
+	// Judges total what each model judge did: scenarios judged, controls asked and failed,
+	// the tokens its answers said they used.
+	Judges []record.JudgeTotals `json:"judges,omitempty" yaml:"judges,omitempty"`
 	// Changes compares the run with Base, the previous run of the same agent and profile
 	// (or the one -base named); nil without one.
 	Base    string   `json:"base,omitempty" yaml:"base,omitempty"`
@@ -180,7 +183,7 @@ func Build(dir, base string) (*Report, error) {
 	}
 	r := &Report{Version: Version, RunID: run.ID, Agent: run.Agent, Profile: run.Pins.ProfileID, Dir: dir}
 	if rep != nil {
-		r.Totals, r.Metrics = rep.Totals, rep.Metrics
+		r.Totals, r.Metrics, r.Judges = rep.Totals, rep.Metrics, rep.Judges
 	}
 	r.others = map[string]bool{}
 	for _, e := range append(slices.Clone(run.Skipped), run.Unrunnable...) {

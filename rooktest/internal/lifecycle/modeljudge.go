@@ -59,7 +59,7 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 		row := &rows[i]
 		row.Status, row.Reason, row.Achieved, row.Evidence, row.Confidence, row.Judge, row.Unanswered =
 			res.Status, res.Reason, res.Achieved, res.Evidence, res.Confidence, model, res.Unanswered
-		row.QuotesFrom = res.Found
+		row.QuotesFrom, row.Agreement = res.Found, res.Agreement
 		if res.Expected != "" {
 			row.Expected = res.Expected
 		}

@@ -1,0 +1,102 @@
+package modeljudge_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/fakejudge"
+	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// Every request carries two controls, shuffled among the real criteria under ids that do
+// not tell them apart: a judge that answers the real rows right and a control wrong
+// decides nothing in that request, and the verdict counts the control it failed.
+func TestAControlFailedDecidesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		status record.Status
+		failed int
+	}{{fakejudge.GroundedPass, record.Pass, 0}, {fakejudge.WrongControl, record.UnableToVerify, 1}} {
+		t.Run(tc.script, func(t *testing.T) {
+			j, fake := newJudge(t, map[string]string{"SC-1": tc.script}, nil)
+			d := j.Decide(context.Background(), caseFor("SC-1"))
+			for _, id := range []string{"C2", "C3"} {
+				r := d.Results[id]
+				assert.Equal(t, tc.status, r.Status, "%s: %+v", id, r)
+				if tc.failed > 0 {
+					assert.Contains(t, r.Achieved, "the judge failed a control: it answered")
+					assert.False(t, r.Unanswered, "the judge answered; it answered wrong")
+				}
+			}
+			assert.Len(t, d.Results, 2, "controls never appear as criteria")
+			assert.Equal(t, 2, d.Info.Controls)
+			assert.Equal(t, tc.failed, d.Info.ControlsFailed)
+			require.Len(t, fake.Requests("SC-1"), 1)
+			prompt := fake.Requests("SC-1")[0].Prompt
+			assert.Regexp(t, `(?m)^- Q[1-4]: The agent is polite\.$`, prompt)
+			assert.NotRegexp(t, `(?m)^- C[0-9]+:`, prompt, "the scenario's ids are not sent")
+			assert.Len(t, d.Info.Asked, 4)
+			controls := 0
+			for _, a := range d.Info.Asked {
+				if strings.HasSuffix(a, " = a control") {
+					controls++
+				}
+			}
+			assert.Equal(t, 2, controls, "%v", d.Info.Asked)
+		})
+	}
+}
+
+// The same record gives the same request, controls and order included, so that an
+// unchanged scenario is answered from the cache.
+func TestTheSameRecordGivesTheSameRequest(t *testing.T) {
+	j, fake := newJudge(t, nil, nil)
+	j.Decide(context.Background(), caseFor("SC-1"))
+	j.Decide(context.Background(), caseFor("SC-1"))
+	reqs := fake.Requests("SC-1")
+	require.Len(t, reqs, 2)
+	assert.Equal(t, reqs[0].Prompt, reqs[1].Prompt)
+}
+
+// -rook.judge-samples=3: the status most samples gave, with the agreement; no majority is
+// Unable to Verify, saying how the judge split. Servers that give n choices are asked once,
+// those that ignore n once per sample.
+func TestSamplesVote(t *testing.T) {
+	for _, tc := range []struct {
+		statuses  string
+		ignoreN   bool
+		status    record.Status
+		agreement string
+		requests  int
+	}{
+		{"Pass,Pass,Fail", false, record.Pass, "2/3", 1},
+		{"Pass,Pass,Fail", true, record.Pass, "2/3", 3},
+		{"Fail,Pass,Fail", false, record.Fail, "2/3", 1},
+		{"Pass,Fail,Unable to Verify", false, record.UnableToVerify, "1/3", 1},
+		{"Unable to Verify,Unable to Verify,Pass", false, record.UnableToVerify, "2/3", 1},
+	} {
+		t.Run(tc.statuses, func(t *testing.T) {
+			j, fake := newJudge(t, map[string]string{"SC-1": fakejudge.SamplesPrefix + tc.statuses}, func(c *modeljudge.Config) { c.Samples = 3 })
+			fake.IgnoreN = tc.ignoreN
+			d := j.Decide(context.Background(), caseFor("SC-1"))
+			r := d.Results["C2"]
+			assert.Equal(t, tc.status, r.Status, "%+v", r)
+			assert.Equal(t, tc.agreement, r.Agreement)
+			if tc.statuses == "Pass,Fail,Unable to Verify" {
+				assert.Equal(t, "the judge disagreed with itself over 3 samples: Fail 1, Pass 1, Unable to Verify 1", r.Achieved)
+			}
+			reqs := fake.Requests("SC-1")
+			assert.Len(t, reqs, tc.requests)
+			assert.EqualValues(t, 3, reqs[0].Body["n"])
+			assert.Equal(t, 3, d.Info.Samples)
+			assert.Equal(t, 6, d.Info.Controls, "two controls in each of three samples")
+			require.NotNil(t, d.Info.Usage, "the judge's own usage is recorded")
+			assert.Equal(t, int64(100*tc.requests), *d.Info.Usage.Input)
+		})
+	}
+}
