@@ -1,6 +1,7 @@
 package rooktest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/calibrate"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // The model judge's flags. Each takes its environment variable when not given: ROOK_JUDGE_*
@@ -24,6 +27,7 @@ var (
 	flagJudgePreflight = flag.String("rook.judge-preflight", "", "on or off: ask the judge one question with a certain answer before the run's first judged criterion (ROOK_JUDGE_PREFLIGHT; default on)")
 	flagJudgeCache     = flag.String("rook.judge-cache", "", "on or off: reuse the judge's answer to an unchanged prompt (ROOK_JUDGE_CACHE; default on)")
 	flagJudgeSamples   = flag.Int("rook.judge-samples", 0, "answers to ask the judge for each request, odd: a criterion takes the status most of them gave, and a split is Unable to Verify (ROOK_JUDGE_SAMPLES; default 1)")
+	flagMinAgreement   = flag.Float64("rook.min-agreement", 0, "0 to 1: judged rows of a criterion whose judge agrees with people (labels/<agent>.yaml) less often, or was never labelled, are Unable to Verify (ROOKTEST_MIN_AGREEMENT; default off)")
 	flagMinConfidence  = flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
 )
 
@@ -31,6 +35,7 @@ var (
 type judgeOptions struct {
 	cfg           modeljudge.Config
 	minConfidence string
+	minAgreement  float64
 }
 
 func loadJudgeOptions() (judgeOptions, error) {
@@ -69,6 +74,11 @@ func loadJudgeOptions() (judgeOptions, error) {
 			return o, fmt.Errorf("judge budget %q: want a number of bytes, at least 1024", s)
 		}
 	}
+	if s := get("rook.min-agreement", "ROOKTEST_MIN_AGREEMENT", strconv.FormatFloat(*flagMinAgreement, 'g', -1, 64)); s != "" && s != "0" {
+		if o.minAgreement, err = strconv.ParseFloat(s, 64); err != nil || o.minAgreement <= 0 || o.minAgreement > 1 {
+			return o, fmt.Errorf("-rook.min-agreement=%q: want a share of agreement above 0 and at most 1, such as 0.9", s)
+		}
+	}
 	if s := get("rook.judge-samples", "ROOK_JUDGE_SAMPLES", strconv.Itoa(*flagJudgeSamples)); s != "" && s != "0" {
 		if o.cfg.Samples, err = strconv.Atoi(s); err != nil || o.cfg.Samples < 1 || o.cfg.Samples%2 == 0 || o.cfg.Samples > 15 {
 			return o, fmt.Errorf("judge samples %q: want an odd number from 1 to 15, so that a majority exists", s)
@@ -104,6 +114,26 @@ func (o judgeOptions) judgeFor(recordsRoot string, redact func(string) string) *
 		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
 	}
 	return modeljudge.New(cfg)
+}
+
+// calibration is the judge's agreement with people per scenario/criterion, from the
+// agent's labels paired with the records; the error names what of the labels could not be
+// used.
+func calibration(root, records, agent string) (map[string]lifecycle.Calibration, string, error) {
+	path := calibrate.Path(root, agent)
+	labels, lerr := calibrate.LoadLabels(path)
+	pairs, perr := calibrate.Pairs(records, agent, path, labels)
+	keys, groups := calibrate.ByCriterion(pairs)
+	out := make(map[string]lifecycle.Calibration, len(keys))
+	for _, k := range keys {
+		s := calibrate.Compute(groups[k], 1)
+		out[k] = lifecycle.Calibration{Agree: s.Agree, N: s.N}
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		rel = path
+	}
+	return out, rel, errors.Join(lerr, perr)
 }
 
 func flagValue(set map[string]bool, name, v string) string {

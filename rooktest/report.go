@@ -180,6 +180,9 @@ func (r *Run) criterion(t tb, row record.Row) {
 		if row.Agreement != "" {
 			body += " (" + row.Agreement + " samples agree)"
 		}
+		if row.Calibration != "" {
+			body += "\n    calibration: " + oneLine(row.Calibration)
+		}
 	}
 	body = r.show(body)
 	switch row.Status {

@@ -157,6 +157,14 @@ func start(t tb, s Suite) (*Run, error) {
 		Selection: r.sel, MinConfidence: c.jopts.minConfidence, RunID: c.opts.runID, Shard: c.opts.shard.record(s)}
 	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text)
 	r.judge = cfg.Judge
+	if cfg.Judge != nil {
+		var cerr error
+		cfg.Calibration, cfg.LabelsPath, cerr = calibration(c.root, cfg.RecordsRoot, s.Agent)
+		cfg.MinAgreement = c.jopts.minAgreement
+		if cerr != nil {
+			r.warn(t, "some labels could not be used to calibrate the judge: "+workspace.Rel(c.root, cerr).Error())
+		}
+	}
 	var planned map[string]bool
 	if c.opts.run != "" {
 		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, c.opts.run); err != nil {

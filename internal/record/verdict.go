@@ -67,6 +67,9 @@ type Row struct {
 	// gave the row's status, of how many ("2/3"), when more than one was asked.
 	Judge     string `yaml:"judge,omitempty" json:"judge,omitempty"`
 	Agreement string `yaml:"agreement,omitempty" json:"agreement,omitempty"`
+	// Calibration is how far the judge agrees with people on this criterion, from the
+	// suite's labels ("agrees with people 27 of 30").
+	Calibration string `yaml:"calibration,omitempty" json:"calibration,omitempty"`
 	// Unanswered is set on an llm_judge row the judge never decided: it could not be
 	// reached, answered an error, failed the preflight or answered out of protocol. Such a
 	// row is asked again when the run is continued, and its verdict is never carried.

@@ -16,6 +16,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // Rook's hooks report the whole session's calls and usage again from collect: those are
@@ -249,4 +250,42 @@ func TestUnansweredJudgeRowsAreAskedAgain(t *testing.T) {
 		assert.False(t, row.Unanswered)
 	}
 	assert.Len(t, fake.Requests("SC-1"), 2, "asked while it failed, once more when it answered, and not again")
+}
+
+// Each judged row says how far the judge agrees with people on its criterion; under
+// -rook.min-agreement a criterion that agrees less, or was never labelled, is Unable to
+// Verify, saying why.
+func TestMinAgreement(t *testing.T) {
+	fake := fakejudge.New(nil)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	for _, tc := range []struct {
+		name        string
+		calibration map[string]lifecycle.Calibration
+		min         float64
+		status      record.Status
+		says, why   string
+	}{
+		{"well calibrated", map[string]lifecycle.Calibration{"SC-1/C1": {Agree: 28, N: 30}}, 0.9, record.Pass, "agrees with people 28 of 30", ""},
+		{"below the minimum", map[string]lifecycle.Calibration{"SC-1/C1": {Agree: 20, N: 30}}, 0.9, record.UnableToVerify, "agrees with people 20 of 30",
+			"the judge decided Pass, but it agrees with people on SC-1/C1 in 20 of 30 labelled rows (0.67), below -rook.min-agreement=0.90"},
+		{"never labelled", nil, 0.9, record.UnableToVerify, "", "no row of SC-1/C1 is labelled in labels/agent.yaml"},
+		{"no minimum", map[string]lifecycle.Calibration{"SC-1/C1": {Agree: 20, N: 30}}, 0, record.Pass, "agrees with people 20 of 30", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newRun(t, nil, "")
+			f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			f.cfg.Calibration, f.cfg.MinAgreement, f.cfg.LabelsPath = tc.calibration, tc.min, "labels/agent.yaml"
+			f.restart(t, nil)
+			sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
+			o := f.run.Scenario(context.Background(), sc, f.logs.add)
+			require.True(t, o.Judged())
+			row := o.Verdict.Criteria[0]
+			assert.Equal(t, tc.status, row.Status, "%+v", row)
+			assert.Equal(t, tc.says, row.Calibration)
+			if tc.why != "" {
+				assert.Contains(t, row.Achieved, tc.why)
+			}
+		})
+	}
 }

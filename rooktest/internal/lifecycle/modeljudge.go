@@ -67,8 +67,39 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 			row.Achieved = fmt.Sprintf("the judge decided %s with %s confidence, below -rook.min-confidence=%s: %s", row.Status, row.Confidence, min, row.Achieved)
 			row.Status, row.Reason = record.UnableToVerify, record.Undecidable
 		}
+		a.calibrated(row)
 	}
 	return &d.Info, errors.Join(errs...)
+}
+
+// Calibration is how far the judge agrees with people on one criterion: Agree of N
+// labelled rows.
+type Calibration struct{ Agree, N int }
+
+// calibrated says the row's calibration, and under -rook.min-agreement turns a decision on a
+// criterion the judge agrees with people on too rarely (or was never labelled) into Unable
+// to Verify.
+func (a *attemptRun) calibrated(row *record.Row) {
+	key := a.sc.ID + "/" + row.CriterionID
+	cal, ok := a.r.cfg.Calibration[key]
+	if ok {
+		row.Calibration = fmt.Sprintf("agrees with people %d of %d", cal.Agree, cal.N)
+	}
+	min := a.r.cfg.MinAgreement
+	if min <= 0 || row.Status == record.UnableToVerify {
+		return
+	}
+	switch {
+	case !ok || cal.N == 0:
+		row.Achieved = fmt.Sprintf("the judge decided %s, but no row of %s is labelled in %s, and -rook.min-agreement=%.2f asks for the judge's agreement with people: %s",
+			row.Status, key, a.r.cfg.LabelsPath, min, row.Achieved)
+	case float64(cal.Agree) < min*float64(cal.N):
+		row.Achieved = fmt.Sprintf("the judge decided %s, but it agrees with people on %s in %d of %d labelled rows (%.2f), below -rook.min-agreement=%.2f: %s",
+			row.Status, key, cal.Agree, cal.N, float64(cal.Agree)/float64(cal.N), min, row.Achieved)
+	default:
+		return
+	}
+	row.Status, row.Reason = record.UnableToVerify, record.Undecidable
 }
 
 // rookContext is what of the scenario file's other keys tells a judge what the criteria

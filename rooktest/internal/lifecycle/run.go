@@ -51,6 +51,12 @@ type Config struct {
 	// configured"). MinConfidence turns judged rows below it into Unable to Verify.
 	Judge         *modeljudge.Judge
 	MinConfidence string
+	// Calibration is how far the judge agrees with people, by scenario/criterion, from the
+	// suite's labels; MinAgreement (0 for none) turns the judged rows of a criterion that
+	// agrees less, or has no labels, into Unable to Verify. LabelsPath names the labels.
+	Calibration  map[string]Calibration
+	MinAgreement float64
+	LabelsPath   string
 	// RunID names a new run (-rook.run-id); "" names it by its start time.
 	RunID string
 	// Shard is the part of the suite the run holds (-rook.shard), nil for all of it.
