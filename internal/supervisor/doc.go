@@ -45,6 +45,8 @@ type Process struct {
 	// Unsure is set when it could not be told which hook of the run left it: it was in a
 	// session of its own, without the marker.
 	Unsure bool
+
+	group int // its process group, when it was found
 }
 
 // maxNamed bounds the processes an Exit names; the rest are counted in a last entry.

@@ -47,6 +47,9 @@ type hookProc struct {
 	pid    int
 	mark   string
 	reaped bool
+	// signalled is set once the test process had the hook's group signalled (a timeout, an
+	// interrupt): what is in its group then was ended with it, not left behind by it.
+	signalled bool
 }
 
 func serve() int {
@@ -157,6 +160,7 @@ func (s *server) signal(id uint64, sig syscall.Signal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h := s.ids[id]; h != nil && !h.reaped {
+		h.signalled = true
 		_ = syscall.Kill(-h.pid, sig)
 	}
 }
@@ -206,11 +210,16 @@ func (s *server) sweep(h *hookProc) []Process {
 	deadline := time.Now().Add(sweepFor)
 	for {
 		found := s.leftBy(h)
+		s.mu.Lock()
+		signalled := h.signalled
+		s.mu.Unlock()
 		for _, p := range found {
 			_ = syscall.Kill(p.Pid, syscall.SIGKILL)
 			if !seen[p.Pid] {
 				seen[p.Pid] = true
-				left = append(left, p)
+				if !(signalled && p.group == h.pid) {
+					left = append(left, p)
+				}
 			}
 		}
 		if (len(found) == 0 && allDead(seen)) || time.Now().After(deadline) {
@@ -271,7 +280,7 @@ func (s *server) leftBy(h *hookProc) []Process {
 		}
 		for _, pid := range subtree(kid) {
 			if st, ok := readStat(pid); ok && !st.exiting {
-				out = append(out, Process{Pid: pid, Command: commandLine(pid), Unsure: unsure})
+				out = append(out, Process{Pid: pid, Command: commandLine(pid), Unsure: unsure, group: st.pgrp})
 			}
 		}
 	}
