@@ -110,6 +110,15 @@ func sameOriginAuth(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
+// Format says how the judge asks for structured output now: "json_schema" while the
+// server takes a response_format schema, "json_object" or "the prompt only" once it refused
+// the stricter ones.
+func (j *Judge) Format() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return [...]string{"json_schema", "json_object", "the prompt only"}[j.format]
+}
+
 // Model is the model the judge asks for.
 func (j *Judge) Model() string { return j.cfg.Model }
 

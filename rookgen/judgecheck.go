@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/judgekit"
+	"github.com/rookgo/rookgo/internal/modeljudge"
+)
+
+// judgeCheckCmd qualifies a judge server before a suite trusts it: the judge kit's
+// known-answer requests, scored per class, and how the server takes response_format. It
+// exits 1 when the judge is right less often than -min overall, or fails the preflight.
+func judgeCheckCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rookgen judge-check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", os.Getenv("ROOK_JUDGE_URL"), "the judge server's base URL (default $ROOK_JUDGE_URL)")
+	model := fs.String("model", os.Getenv("ROOK_JUDGE_MODEL"), "the judge model (default $ROOK_JUDGE_MODEL)")
+	minimum := fs.Float64("min", 0.8, "the share of the kit's criteria the judge must decide right")
+	samples := fs.Int("samples", 1, "answers asked for each request, as -rook.judge-samples")
+	timeout := fs.Duration("timeout", 2*time.Minute, "bound on each request")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *url == "" || *model == "" || fs.NArg() > 0 || *minimum <= 0 || *minimum > 1 || *samples < 1 || *samples%2 == 0 {
+		fmt.Fprintln(stderr, "usage: rookgen judge-check [-url URL] [-model M] [-min 0.8] [-samples N (odd)]; the API key is read from $ROOK_JUDGE_API_KEY")
+		return 2
+	}
+	j := modeljudge.New(modeljudge.Config{URL: *url, Model: *model, APIKey: os.Getenv("ROOK_JUDGE_API_KEY"),
+		Timeout: *timeout, Retries: 3, Preflight: true, Samples: *samples})
+	ctx := context.Background()
+	if err := j.Preflight(ctx); err != nil {
+		fmt.Fprintf(stderr, "rookgen judge-check: %v\n", err)
+		return 1
+	}
+	scores := judgekit.Check(ctx, j)
+	fmt.Fprintf(stdout, "judge %s at %s: %d requests of the judge kit\n", *model, j.URL(), len(judgekit.Kit()))
+	if err := judgekit.Write(stdout, scores); err != nil {
+		fmt.Fprintf(stderr, "rookgen judge-check: %v\n", err)
+		return 1
+	}
+	format := j.Format()
+	if format == "json_schema" {
+		fmt.Fprintln(stdout, "response_format: the server takes a json_schema")
+	} else {
+		fmt.Fprintf(stdout, "response_format: the server refused or ignored a json_schema; the judge asks with %s (answers are still validated here)\n", format)
+	}
+	all := scores[len(scores)-1]
+	if all.Accuracy() < *minimum {
+		fmt.Fprintf(stderr, "rookgen judge-check: the judge decided %d of %d right (%.2f), below -min %.2f: do not trust it with a suite\n",
+			all.Right, all.Asked, all.Accuracy(), *minimum)
+		return 1
+	}
+	fmt.Fprintf(stdout, "ok: %.2f at least -min %s\n", all.Accuracy(), strings.TrimRight(fmt.Sprintf("%.2f", *minimum), "0"))
+	return 0
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/fakejudge"
+	"github.com/rookgo/rookgo/internal/judgekit"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// rookgen judge-check scores a judge on the kit: a careful judge (scripted to give each
+// kit request its known answer, and the controls theirs) passes; one that says Pass to
+// everything is named wrong on every Fail, undecidable and contradiction and exits 1.
+func TestJudgeCheck(t *testing.T) {
+	careful := fakejudge.New(map[string]string{})
+	for _, it := range judgekit.Kit() {
+		script := fakejudge.GroundedPass
+		for _, want := range it.Want {
+			switch want {
+			case record.Fail:
+				script = fakejudge.GroundedFail
+			case record.UnableToVerify:
+				script = fakejudge.SamplesPrefix + string(record.UnableToVerify)
+			}
+		}
+		careful.Scripts[it.Case.ScenarioID] = script
+	}
+	liar := fakejudge.New(nil) // a grounded Pass to everything it is asked
+	for _, tc := range []struct {
+		name   string
+		server *fakejudge.Server
+		code   int
+		out    []string
+	}{
+		{"careful", careful, 0, []string{"pass           3 of 3 right (1.00); controls failed: 0", "all            9 of 9 right (1.00)", "response_format: the server takes a json_schema", "ok: 1.00"}},
+		{"says Pass to everything", liar, 1, []string{"fail           0 of 2 right (0.00)", "undecidable    0 of 2 right (0.00)", "contradiction  0 of 2 right (0.00)",
+			"wrong: KIT-CONTRADICTION-1 C1: Pass (want Fail)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.server)
+			t.Cleanup(srv.Close)
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"judge-check", "-url", srv.URL + "/v1", "-model", "m"}, &stdout, &stderr)
+			assert.Equal(t, tc.code, code, "%s\n%s", stdout.String(), stderr.String())
+			for _, want := range tc.out {
+				assert.Contains(t, stdout.String(), want)
+			}
+			if tc.code != 0 {
+				assert.Contains(t, stderr.String(), "below -min 0.80: do not trust it with a suite")
+			}
+			require.NotEmpty(t, tc.server.Requests("PREFLIGHT"), "the preflight stays")
+		})
+	}
+}
