@@ -206,7 +206,7 @@ func BenchmarkScale(b *testing.B) {
 func compileSuite(b *testing.B, dir, agent string) (string, int64) {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), agent+".test")
-	res, err := measure(dir, []string{"GOFLAGS=-mod=mod"}, "go", "test", "-c", "-o", bin, "./scenarios/"+agent)
+	res, err := measure(dir, []string{goflags}, "go", "test", "-c", "-o", bin, "./scenarios/"+agent)
 	if err != nil {
 		b.Fatalf("go test -c: %v\n%s", err, res.out)
 	}

@@ -43,7 +43,7 @@ concurrency: 8
 	run := func(execute string, args ...string) []fakehook.Span {
 		t.Helper()
 		spans := filepath.Join(t.TempDir(), "spans.jsonl")
-		env := []string{"GOFLAGS=-mod=mod", "FAKEHOOK_SPANS=" + spans, "FAKEHOOK_EXECUTE=" + execute}
+		env := []string{goflags, "FAKEHOOK_SPANS=" + spans, "FAKEHOOK_EXECUTE=" + execute}
 		res, err := goTest(t, dir, env, append([]string{"./scenarios/fake", "-rook.dir=" + filepath.Join(t.TempDir(), "runs")}, args...)...)
 		require.NoError(t, err, res.all)
 		got, err := fakehook.ReadSpans(spans)

@@ -53,7 +53,7 @@ concurrency: 2
 	}
 	ref := filepath.Join(t.TempDir(), "ref")
 	start := time.Now()
-	_ = runBin(ref).Run() // SC-3 fails on purpose
+	refOut, _ := runBin(ref).CombinedOutput() // SC-3 fails on purpose
 	whole := time.Since(start)
 	want := verdicts(t, ref)
 	require.Len(t, want, 4, "the uninterrupted run judged every scenario")
@@ -79,7 +79,7 @@ concurrency: 2
 		cont := runBin(records, "-rook.run="+id)
 		out, _ := cont.CombinedOutput()
 		got := verdicts(t, records)
-		assert.Equal(t, want, got, "seed %d: the continued run disagrees with the uninterrupted one:\n%s", seed, out)
+		assert.Equal(t, want, got, "seed %d: the continued run disagrees with the uninterrupted one:\n%s\nthe uninterrupted run said:\n%s", seed, out, refOut)
 		assert.Contains(t, string(out), "continuing in place")
 		abandoned, _ := filepath.Glob(filepath.Join(records, "crash", id, "scenarios", "*", "abandoned", "*"))
 		t.Logf("seed %d: killed after the run had started; %d attempt(s) kept aside as abandoned", seed, len(abandoned))

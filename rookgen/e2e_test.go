@@ -121,6 +121,7 @@ func write(t testing.TB, root, path, body string) {
 // TestEndToEnd generates a package from YAML in a fresh module, compiles it against
 // rooktest and runs it with go test, with this test binary as every hook.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel() // waits on builds and hooks more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
@@ -160,7 +161,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	require.Equal(t, 0, run([]string{"-root", dir, "-check"}, &stdout, &stderr), "fresh output is not stale: %s", stderr.String())
 
 	records := filepath.Join(t.TempDir(), "records")
-	env := []string{"FAKE_TOKEN=tok-very-secret-42", "GOFLAGS=-mod=mod"}
+	env := []string{"FAKE_TOKEN=tok-very-secret-42", goflags}
 	res, err := goTest(t, dir, env, "./scenarios/...", "-rook.dir="+records)
 	require.Error(t, err, "the run has failing scenarios")
 	a := res.action
@@ -220,7 +221,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 
 	// A missing declared variable stops the run before any hook, naming it and its purpose.
 	before, _ := fakehook.ReadLog(hookLog)
-	res4, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "FAKE_TOKEN="}, "./scenarios/...", "-rook.dir="+records)
+	res4, err := goTest(t, dir, []string{goflags, "FAKE_TOKEN="}, "./scenarios/...", "-rook.dir="+records)
 	require.Error(t, err)
 	assert.Contains(t, res4.output["TestFake"], "profile fake needs environment variables that are not set (or empty): FAKE_TOKEN (Signs the fake agent's requests)")
 	after, _ := fakehook.ReadLog(hookLog)
@@ -361,7 +362,7 @@ hook_env:
 	write(t, dir, "scenarios/prep/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
 	rookgen(t, dir)
 
-	env := []string{"GOFLAGS=-mod=mod"}
+	env := []string{goflags}
 	records := filepath.Join(t.TempDir(), "records")
 	res, err := goTest(t, dir, env, "./scenarios/slow", "-parallel=1", "-rook.dir="+records)
 	require.NoError(t, err, res.all)
@@ -503,7 +504,7 @@ func testBinary(t *testing.T, dir, agent string) string {
 	bin := filepath.Join(t.TempDir(), agent+".test")
 	build := exec.Command("go", "test", "-c", "-o", bin, "./scenarios/"+agent)
 	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	build.Env = append(os.Environ(), goflags)
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin
@@ -596,3 +597,7 @@ func assertNoFileHolds(t *testing.T, root string, secrets ...string) {
 		return nil
 	}))
 }
+
+// goflags is how the tests build the modules they generate: with the module's go.mod as it
+// is, and without DWARF (a fifth less link time for each of the dozens of test binaries).
+const goflags = "GOFLAGS=-mod=mod -ldflags=-w"

@@ -52,7 +52,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	}
 	write(t, dir, "scenarios/fake/main_test.go", setsidServerMain)
 	rookgen(t, dir)
-	env := []string{"GOFLAGS=-mod=mod"}
+	env := []string{goflags}
 	for k, v := range secrets {
 		env = append(env, k+"="+v)
 	}

@@ -28,6 +28,7 @@ const (
 // line agent, with a node and with a python hook, then go test ./scenarios/... is green,
 // and a second init refuses to overwrite anything.
 func TestInitThenGoTest(t *testing.T) {
+	t.Parallel() // waits on builds and hooks more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs generated packages")
 	}
@@ -70,7 +71,7 @@ func TestInitThenGoTest(t *testing.T) {
 			assert.Contains(t, probeOut.String(), "execute: ok in ")
 			assert.Contains(t, probeOut.String(), `you said: Hello! This is a connection check`)
 
-			res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/...", "-v")
+			res, err := goTest(t, dir, []string{goflags}, "./scenarios/...", "-v")
 			require.NoError(t, err, res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-001_the_agent_answers"], res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-002_special"], res.output["TestLocal/SC-002_special/C1_contains_you_said_refund_5_and_conversation_please"])
@@ -207,7 +208,7 @@ acceptance_criteria:
 			rookgen(t, dir)
 
 			creds := []string{"SHOP_API_KEY=" + apiKey, "SHOP_X_SESSION=" + session, "SHOP_TOKEN=" + bodyToken}
-			res, err := goTest(t, dir, append([]string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=" + token}, creds...), "./scenarios/...", "-v")
+			res, err := goTest(t, dir, append([]string{goflags, "SHOP_AUTHORIZATION=" + token}, creds...), "./scenarios/...", "-v")
 			require.NoError(t, err, res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-001_the_agent_answers"], res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-002_second_turn"], res.all)
@@ -238,7 +239,7 @@ acceptance_criteria:
 			assert.Equal(t, 14, response.Usage.Output, "completion_tokens of two turns")
 			assert.Len(t, response.Calls, 2)
 
-			res, err = goTest(t, dir, append([]string{"GOFLAGS=-mod=mod", "SHOP_AUTHORIZATION=wrong"}, creds...), "./scenarios/...", "-v")
+			res, err = goTest(t, dir, append([]string{goflags, "SHOP_AUTHORIZATION=wrong"}, creds...), "./scenarios/...", "-v")
 			require.Error(t, err)
 			assert.Contains(t, res.all, "answered 401: ")
 			assert.Contains(t, res.all, "who are you?")

@@ -92,7 +92,7 @@ func judgeServer(t *testing.T) (*fakejudge.Server, []string) {
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	return fake, []string{"ROOK_JUDGE_URL=" + srv.URL + "/v1", "ROOK_JUDGE_MODEL=judge-large", "ROOK_JUDGE_API_KEY=" + judgeKey,
-		"ROOK_JUDGE_TIMEOUT=1s", "ROOK_JUDGE_RETRIES=1", "ROOK_JUDGE_PREFLIGHT=off", "GOFLAGS=-mod=mod"}
+		"ROOK_JUDGE_TIMEOUT=1s", "ROOK_JUDGE_RETRIES=1", "ROOK_JUDGE_PREFLIGHT=off", goflags}
 }
 
 // TestModelJudgeEndToEnd runs every scripted judge answer through the whole path: hook
@@ -163,7 +163,7 @@ func TestModelJudgeCacheAndRejudge(t *testing.T) {
 	only := "-rook.only=SC-PASS,SC-FAIL"
 
 	// No judge configured: llm_judge rows are Unable to Verify.
-	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/fake", only)
+	res, err := goTest(t, dir, []string{goflags}, "./scenarios/fake", only)
 	require.NoError(t, err, res.all)
 	id := runIDFrom(t, res.output["TestFake"])
 	name := "TestFake/SC-PASS/C1_llm_judge_the_agent_says_it_will_refund_ord_7"

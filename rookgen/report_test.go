@@ -36,12 +36,12 @@ func TestReportWhatChanged(t *testing.T) {
 	}
 	gen()
 	records := filepath.Join(t.TempDir(), "runs")
-	first := []string{"GOFLAGS=-mod=mod", `FAKEHOOK_EXECUTE_SC_FIXED=json:{"output": "nothing", "calls": []}`}
+	first := []string{goflags, `FAKEHOOK_EXECUTE_SC_FIXED=json:{"output": "nothing", "calls": []}`}
 	_, err := goTest(t, dir, first, "./scenarios/fake", "-rook.dir="+records)
 	require.Error(t, err)
 	scenario("SC-EDITED", "hel")
 	gen()
-	second := []string{"GOFLAGS=-mod=mod", `FAKEHOOK_EXECUTE_SC_BROKEN=json:{"output": "nothing", "calls": []}`}
+	second := []string{goflags, `FAKEHOOK_EXECUTE_SC_BROKEN=json:{"output": "nothing", "calls": []}`}
 	_, err = goTest(t, dir, second, "./scenarios/fake", "-rook.dir="+records)
 	require.Error(t, err)
 

@@ -49,7 +49,7 @@ func bankModule(t *testing.T) (dir string, env []string, bank *bankdemo.Server) 
 	srv := httptest.NewServer(bank)
 	t.Cleanup(srv.Close)
 	env = []string{"BANK_BASE_URL=" + srv.URL, "BANK_ENGINE=fixture", "BANK_VARIANT=hardened",
-		"BANK_API_TOKEN=" + bankToken, "GOFLAGS=-mod=mod"}
+		"BANK_API_TOKEN=" + bankToken, goflags}
 	return dir, env, bank
 }
 

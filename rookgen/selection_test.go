@@ -150,14 +150,14 @@ func TestSelectionAcrossAgentPackages(t *testing.T) {
 		if sel.flag != "" {
 			args = append(args, sel.flag)
 		}
-		res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", sel.env}, args...)
+		res, err := goTest(t, dir, []string{goflags, sel.env}, args...)
 		require.NoError(t, err, "%v: a package with nothing selected skips:\n%s", sel, res.all)
 		assert.Equal(t, "pass", res.action["TestAlpha/SC-A1"], "%v", sel)
 		assert.Equal(t, "skip", res.action["TestBeta"], "%v", sel)
 		assert.Contains(t, res.output["TestBeta"], "selects none of agent beta's 1 scenario(s); it selects 1 of agent alpha, whose packages run them")
 	}
 
-	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/...", records, "-rook.tag=nothing")
+	res, err := goTest(t, dir, []string{goflags}, "./scenarios/...", records, "-rook.tag=nothing")
 	require.Error(t, err, "a selection that names nothing anywhere fails")
 	assert.Equal(t, "fail", res.action["TestAlpha"])
 	assert.Equal(t, "fail", res.action["TestBeta"])
@@ -247,7 +247,7 @@ hook_env:
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: using}}\n")
 	rookgen(t, dir)
 	records := t.TempDir()
-	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod", "SEC_A=" + leaked, "AGENT_URL=http://127.0.0.1:8080/agent/v1"},
+	res, err := goTest(t, dir, []string{goflags, "SEC_A=" + leaked, "AGENT_URL=http://127.0.0.1:8080/agent/v1"},
 		"./scenarios/fake", "-v", "-rook.dir="+records)
 	require.NoError(t, err, res.all)
 	assert.Contains(t, res.all, "SEC_A has no secret: key; it is treated as a setting")
@@ -269,7 +269,7 @@ func goTestInPackage(t *testing.T, dir, agent string, args ...string) (string, e
 	t.Helper()
 	cmd := exec.Command("go", append([]string{"test", "-count=1", "-rook.dir=" + t.TempDir()}, args...)...)
 	cmd.Dir = filepath.Join(dir, "scenarios", agent)
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), goflags)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

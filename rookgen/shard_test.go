@@ -32,7 +32,7 @@ func TestShards(t *testing.T) {
 	ran := map[string]string{}
 	for k := 1; k <= 3; k++ {
 		shard := fmt.Sprintf("%d/3", k)
-		env := []string{"GOFLAGS=-mod=mod", "ROOKTEST_SHARD=" + shard}
+		env := []string{goflags, "ROOKTEST_SHARD=" + shard}
 		if k == 3 {
 			env = env[:1] // the flag as well as its twin
 		}
@@ -61,7 +61,7 @@ func TestShards(t *testing.T) {
 	t.Logf("shards: %v", ran)
 
 	// A shard holding none of the nine scenarios passes, saying so.
-	res, err := goTest(t, dir, []string{"GOFLAGS=-mod=mod"}, "./scenarios/fake", "-rook.dir="+records, "-rook.shard=1/1000")
+	res, err := goTest(t, dir, []string{goflags}, "./scenarios/fake", "-rook.dir="+records, "-rook.shard=1/1000")
 	require.NoError(t, err, res.all)
 	assert.Contains(t, res.output["TestFake"], "shard 1/1000 holds no scenario of this suite")
 }
@@ -87,7 +87,7 @@ func TestShardsMergeLikeOneRun(t *testing.T) {
 	write(t, dir, "scenarios/fake/SC-11.yaml", "id: SC-11\ngoal: hello\nexecutable: false\nskip_reason: needs a phone\n")
 	write(t, dir, "scenarios/fake/SC-12.yaml", "id: SC-12\ngoal: hello\nexcluded: true\n")
 	rookgen(t, dir)
-	env := []string{"GOFLAGS=-mod=mod"}
+	env := []string{goflags}
 
 	whole := filepath.Join(t.TempDir(), "whole")
 	res, err := goTest(t, dir, env, "./scenarios/fake", "-rook.dir="+whole, "-rook.run-id=whole-1")

@@ -22,7 +22,7 @@ func TestUndecidedRunFails(t *testing.T) {
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\n", os.Args[0]))
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: The agent is kind., check: llm_judge}\n")
 	rookgen(t, dir)
-	env := []string{"GOFLAGS=-mod=mod"}
+	env := []string{goflags}
 
 	res, err := goTest(t, dir, env, "./scenarios/fake")
 	require.Error(t, err, "a run that decided nothing does not print ok")
@@ -46,7 +46,7 @@ func TestNearMissesAndCapabilities(t *testing.T) {
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: %q}\ncapabilities: {calls: true, usage: true}\n", os.Args[0], out))
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: usage, params: {total_max: 100}}\n  - {statement: s, check: not_called, params: {name: refund}}\n")
 	rookgen(t, dir)
-	env := []string{"GOFLAGS=-mod=mod"}
+	env := []string{goflags}
 	res, err := goTest(t, dir, env, "./scenarios/fake")
 	require.NoError(t, err, res.all)
 	assert.Equal(t, "pass", res.action["TestFake/SC-1/C1_usage"], "prompt_tokens and completion_tokens are usage")
@@ -63,6 +63,7 @@ func TestNearMissesAndCapabilities(t *testing.T) {
 // profile tests skip saying so; latest picks the newest run; a resume that carries every
 // verdict runs no prepare; -rook.failed runs only what did not pass.
 func TestRunFlagsAcrossProfiles(t *testing.T) {
+	t.Parallel() // waits on builds and hooks more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
@@ -75,7 +76,7 @@ func TestRunFlagsAcrossProfiles(t *testing.T) {
 	helloScenario(t, dir, "SC-OK")
 	write(t, dir, "scenarios/fake/SC-BAD.yaml", "id: SC-BAD\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: goodbye}}\n")
 	rookgen(t, dir)
-	env := []string{"GOFLAGS=-mod=mod"}
+	env := []string{goflags}
 	prepares := func() int {
 		calls, err := fakehook.ReadLog(hookLog)
 		require.NoError(t, err)
@@ -118,6 +119,7 @@ func TestRunFlagsAcrossProfiles(t *testing.T) {
 // prepare); each says so, report.yaml counts them not run, the test fails, and continuing
 // the run without the short timeout runs them. A scenario in flight at the cutoff finishes.
 func TestTimeoutNear(t *testing.T) {
+	t.Parallel() // waits on builds and hooks more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
@@ -129,7 +131,7 @@ func TestTimeoutNear(t *testing.T) {
 		helloScenario(t, dir, id)
 	}
 	rookgen(t, dir)
-	env := []string{"GOFLAGS=-mod=mod"}
+	env := []string{goflags}
 	records := filepath.Join(t.TempDir(), "runs")
 
 	// Less than the least start margin: nothing may start.
