@@ -234,10 +234,11 @@ func (s *server) sweep(h *hookProc) []Process {
 	return left
 }
 
-// allDead reports whether every process of pids has died (a zombie, or reaped).
+// allDead reports whether every process of pids has died: a zombie, or reaped. One that
+// is still exiting may hold its files a moment longer, so it is waited for too.
 func allDead(pids map[int]bool) bool {
 	for pid := range pids {
-		if st, ok := readStat(pid); ok && !st.exiting {
+		if st, ok := readStat(pid); ok && st.state != 'Z' && st.state != 'X' {
 			return false
 		}
 	}
