@@ -40,17 +40,22 @@ func Start(argv []string, dir string, env []string, stdin, stdout, stderr *os.Fi
 	if err := c.w.send(&message{Op: "start", ID: p.id, Argv: argv, Dir: dir, Env: env}, stdin, stdout, stderr); err != nil {
 		c.fail(fmt.Errorf("send to the hook supervisor: %w", err))
 	}
+	var m *message
 	select {
-	case m := <-p.started:
-		if m.Op == "failed" {
-			c.remove(p.id)
-			return nil, &fs.PathError{Op: "fork/exec", Path: argv[0], Err: m.Errno}
-		}
-		p.Pid = m.Pid
-		return p, nil
+	case m = <-p.started:
 	case <-p.done:
-		return nil, p.exit.Err
+		select {
+		case m = <-p.started: // it started, and ended at once
+		default:
+			return nil, p.exit.Err // the supervisor is gone
+		}
 	}
+	if m.Op == "failed" {
+		c.remove(p.id)
+		return nil, &fs.PathError{Op: "fork/exec", Path: argv[0], Err: m.Errno}
+	}
+	p.Pid = m.Pid
+	return p, nil
 }
 
 // Signal sends sig to the hook's process group while the hook runs; once it has ended,

@@ -50,6 +50,9 @@ type hookProc struct {
 	// signalled is set once the test process had the hook's group signalled (a timeout, an
 	// interrupt): what is in its group then was ended with it, not left behind by it.
 	signalled bool
+	// announced is closed once the test process was told the hook started: its end is
+	// said after that, however soon it ends.
+	announced chan struct{}
 }
 
 func serve() int {
@@ -107,7 +110,7 @@ func (s *server) serveRequests() {
 func (s *server) start(m *message, files []*os.File) {
 	s.mu.Lock()
 	s.seq++
-	h := &hookProc{id: m.ID, mark: strconv.Itoa(s.self) + "-" + strconv.Itoa(s.seq)}
+	h := &hookProc{id: m.ID, mark: strconv.Itoa(s.self) + "-" + strconv.Itoa(s.seq), announced: make(chan struct{})}
 	attr := &syscall.ProcAttr{
 		Dir:   m.Dir,
 		Env:   marked(m.Env, h.mark),
@@ -133,6 +136,7 @@ func (s *server) start(m *message, files []*os.File) {
 		reply = &message{Op: "failed", ID: m.ID, Errno: errnoOf(err)}
 	}
 	_ = s.w.send(reply) // a test process that went away is seen by serveRequests
+	close(h.announced)
 }
 
 // marked is env with the marker set to mark, in place of any it held (a hook that runs
@@ -195,6 +199,7 @@ func (s *server) ended(h *hookProc, ws syscall.WaitStatus) {
 	s.mu.Lock()
 	delete(s.ids, h.id)
 	s.mu.Unlock()
+	<-h.announced
 	_ = s.w.send(&message{Op: "exited", ID: h.id, Status: ws, Left: left})
 }
 
@@ -248,6 +253,10 @@ func allDead(pids map[int]bool) bool {
 // leftBy lists the live processes under the supervisor that h left behind, each with what
 // it started.
 func (s *server) leftBy(h *hookProc) []Process {
+	// The children are listed before the hooks are: a hook is started and entered in
+	// s.hooks under s.mu, so every hook among the children is in the snapshot below, and a
+	// hook started since is not among the children.
+	kids := childrenOf(s.self)
 	s.mu.Lock()
 	others := map[int]string{} // the other hooks whose end is not yet said, running or not
 	for _, o := range s.ids {
@@ -261,7 +270,7 @@ func (s *server) leftBy(h *hookProc) []Process {
 	}
 	s.mu.Unlock()
 	var out []Process
-	for _, kid := range childrenOf(s.self) {
+	for _, kid := range kids {
 		if live[kid] {
 			continue
 		}

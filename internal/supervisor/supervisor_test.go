@@ -5,12 +5,14 @@ package supervisor
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -154,4 +156,38 @@ func waitPid(t *testing.T, path string) int {
 func alive(pid int) bool {
 	st, ok := readStat(pid)
 	return ok && !st.exiting
+}
+
+// Hooks started while others end are never taken for what another left: a hook that has
+// just started is in no session, group or marker of the one being swept, yet it is a hook.
+func TestHooksStartingWhileOthersEndAreLeftAlone(t *testing.T) {
+	const workers, each = 4, 25
+	errs := make(chan string, workers*each)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				null, err := os.Open(os.DevNull)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				p, err := Start([]string{"/bin/sh", "-c", "exit 0"}, "/", nil, null, null, null)
+				null.Close()
+				if err != nil {
+					errs <- "start: " + err.Error()
+					continue
+				}
+				e := p.Wait()
+				if e.Err != nil || !e.Status.Exited() || e.Status.ExitStatus() != 0 || len(e.Left) > 0 {
+					errs <- fmt.Sprintf("status %v, left %v, err %v", e.Status, e.Left, e.Err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error("a hook was ended by another's sweep: " + e)
+	}
 }
