@@ -34,6 +34,9 @@ const (
 	EmptyForSchema = "empty-for-schema" // empty content while a json_schema is set, then a grounded Pass
 	Unsure         = "unsure"           // a grounded Pass with Medium confidence
 	WrongControl   = "wrong-control"    // real criteria as grounded-pass, but statements about a quoted phrase the wrong way round
+	QuoteGoal      = "quote-goal"      // Pass, quoting the scenario's goal (the tester's words)
+	QuoteCriterion = "quote-criterion" // Pass, quoting the criterion it decides
+	QuoteLabel     = "quote-label"     // Pass, quoting the record's own heading "turn 1: agent"
 	// "samples:Pass,Pass,Fail" answers the request's choices (n of them, or one when
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
@@ -100,6 +103,7 @@ var (
 	scenarioRE  = regexp.MustCompile(`(?m)^Scenario ([A-Za-z0-9_-]+)`)
 	criterionRE = regexp.MustCompile(`(?m)^- ([A-Za-z0-9_-]+): (.*)$`)
 	phraseRE    = regexp.MustCompile(`turn (\d+)|("(?:[^"\\]|\\.)*")`)
+	goalRE      = regexp.MustCompile(`(?m)^Goal \(the final user turn\): (.*)$`)
 	replyRE     = regexp.MustCompile(`(?s)turn \d+: agent:\n(.*?)\n(?:turn \d+: user:|tool call|tool calls|token usage|latency|collect data|evidence file|\z)`)
 )
 
@@ -216,6 +220,16 @@ func (s *Server) content(script, prompt string) string {
 			rows = append(rows, row(id, string(record.Pass), []string{"the agent confirmed the refund of 900 dollars"}))
 		case NoQuote:
 			rows = append(rows, row(id, string(record.Pass), []string{}))
+		case QuoteGoal:
+			goal := ""
+			if m := goalRE.FindStringSubmatch(prompt); m != nil {
+				goal = m[1]
+			}
+			rows = append(rows, row(id, string(record.Pass), []string{goal}))
+		case QuoteCriterion:
+			rows = append(rows, row(id, string(record.Pass), []string{statements[i]}))
+		case QuoteLabel:
+			rows = append(rows, row(id, string(record.Pass), []string{"turn 1: agent"}))
 		case MissingAnswer:
 		case Unsure:
 			r := row(id, string(record.Pass), []string{quote})

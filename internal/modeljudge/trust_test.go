@@ -100,3 +100,27 @@ func TestSamplesVote(t *testing.T) {
 		})
 	}
 }
+
+// A scripted judge that quotes the goal, the criterion or the record's own heading gets
+// Unable to Verify; one that quotes the agent's reply gets its Pass, and the row says where
+// the quote was found.
+func TestAJudgeMustQuoteTheAgent(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		status record.Status
+	}{{fakejudge.QuoteGoal, record.UnableToVerify}, {fakejudge.QuoteCriterion, record.UnableToVerify},
+		{fakejudge.QuoteLabel, record.UnableToVerify}, {fakejudge.GroundedPass, record.Pass}} {
+		t.Run(tc.script, func(t *testing.T) {
+			j, _ := newJudge(t, map[string]string{"SC-1": tc.script}, nil)
+			r := j.Decide(context.Background(), caseFor("SC-1")).Results["C2"]
+			assert.Equal(t, tc.status, r.Status, "%+v", r)
+			if tc.status == record.Pass {
+				assert.Equal(t, []string{"turn 1 reply"}, r.Found)
+			} else {
+				assert.Contains(t, r.Achieved, "the judge quoted the tester or the harness, not the agent")
+				assert.Empty(t, r.Found)
+			}
+			t.Logf("%s: %s: %s", tc.script, r.Status, r.Achieved)
+		})
+	}
+}
