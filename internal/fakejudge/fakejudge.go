@@ -34,9 +34,9 @@ const (
 	EmptyForSchema = "empty-for-schema" // empty content while a json_schema is set, then a grounded Pass
 	Unsure         = "unsure"           // a grounded Pass with Medium confidence
 	WrongControl   = "wrong-control"    // real criteria as grounded-pass, but statements about a quoted phrase the wrong way round
-	QuoteGoal      = "quote-goal"      // Pass, quoting the scenario's goal (the tester's words)
-	QuoteCriterion = "quote-criterion" // Pass, quoting the criterion it decides
-	QuoteLabel     = "quote-label"     // Pass, quoting the record's own heading "turn 1: agent"
+	QuoteGoal      = "quote-goal"       // Pass, quoting the scenario's goal (the tester's words)
+	QuoteCriterion = "quote-criterion"  // Pass, quoting the criterion it decides
+	QuoteLabel     = "quote-label"      // Pass, quoting the record's own heading "turn 1: agent"
 	// "samples:Pass,Pass,Fail" answers the request's choices (n of them, or one when
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
