@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -296,8 +295,7 @@ func measureMain() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	data, _ := json.Marshal(launcherReport{MaxrssKB: ru.Maxrss, LauncherKB: ownKB,
+	data, _ := json.Marshal(launcherReport{MaxrssKB: maxrssKB(cmd.ProcessState), LauncherKB: ownKB,
 		CPUNanos: int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())})
 	if werr := os.WriteFile(path, data, 0o644); werr != nil {
 		fmt.Fprintln(os.Stderr, werr)

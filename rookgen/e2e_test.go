@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -476,13 +475,13 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 	require.NoError(t, err)
 	child, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	require.NoError(t, err)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Process.Signal(sigterm))
 	err = waitOrKill(t, cmd, &output)
 	require.Error(t, err, "an interrupted run fails")
 	assert.Contains(t, output.String(), "execute turn 1: failed after")
 	assert.Contains(t, output.String(), "stopped: terminated signal received")
 	assert.Contains(t, output.String(), "not run: the run was interrupted")
-	assert.Eventually(t, func() bool { return syscall.Kill(child, 0) != nil }, 5*time.Second, 50*time.Millisecond,
+	assert.Eventually(t, func() bool { return processGone(child) }, 5*time.Second, 50*time.Millisecond,
 		"the hook's child %d outlived the interrupted run", child)
 
 	calls, err := fakehook.ReadLog(hookLog)

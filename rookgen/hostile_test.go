@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,7 +81,8 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 		require.NoError(t, err, id)
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		require.NoError(t, err)
-		assert.Error(t, syscall.Kill(pid, 0), "%s: the process %d its hook left behind is alive", id, pid)
+		assert.Eventually(t, func() bool { return processGone(pid) }, 5*time.Second, 20*time.Millisecond,
+			"%s: the process %d its hook left behind is alive", id, pid)
 		assert.Contains(t, res.output["TestFake/"+id], fmt.Sprintf("rooktest: warning: %s: hooks exited and left processes running, ended when each hook exited: execute turn 1: pid %d: ", id, pid))
 	}
 	assert.NotContains(t, res.output["TestFake/SC-ECHO"], "left processes running")

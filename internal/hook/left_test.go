@@ -1,3 +1,5 @@
+//go:build linux
+
 package hook_test
 
 import (
@@ -102,16 +104,6 @@ func TestKilledRunnerTakesItsHooksWithIt(t *testing.T) {
 		return true
 	}, 10*time.Second, 20*time.Millisecond, "still running after the runner was killed: %s", ps(under))
 	t.Logf("of those, after SIGKILL: %s", ps(under))
-}
-
-// runAsRunner is TestKilledRunnerTakesItsHooksWithIt's runner: it runs one execute hook
-// with no timeout, and is killed while it waits.
-func runAsRunner() {
-	_ = os.Unsetenv("HOOKTEST_RUNNER") // the hook is this binary too
-	s := hook.Spec{Argv: []string{os.Args[0], "execute"}, Env: append(os.Environ(), "FAKEHOOK=1")}
-	_, err := hook.Run(context.Background(), s)
-	fmt.Fprintln(os.Stderr, "the runner's hook ended:", err)
-	os.Exit(1)
 }
 
 func readPid(t *testing.T, path string) int {

@@ -2,11 +2,10 @@ package hook_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -77,16 +76,8 @@ func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	require.NoError(t, err, "the hook should have started a child")
 	pid, err := strconv.Atoi(string(b))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		// Signal 0 probes the process; a killed, reaped child is gone (ESRCH). A zombie
-		// waiting for its reaper counts as dead too.
-		err := syscall.Kill(pid, 0)
-		if err != nil {
-			return true
-		}
-		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		return strings.Contains(string(stat), ") Z ")
-	}, 5*time.Second, 50*time.Millisecond, "the hook's child %d survived the timeout", pid)
+	require.Eventually(t, func() bool { return processGone(pid) }, 5*time.Second, 50*time.Millisecond,
+		"the hook's child %d survived the timeout", pid)
 }
 
 func TestRunStdoutCap(t *testing.T) {
@@ -184,4 +175,14 @@ func TestRunExitZeroBeforeTheTimeoutIsNotATimeout(t *testing.T) {
 	out, err := hook.ParseOutput(res.Stdout, true)
 	require.NoError(t, err)
 	assert.Equal(t, "left a child holding stdout", out.Reply)
+}
+
+// runAsRunner is TestKilledRunnerTakesItsHooksWithIt's runner: it runs one execute hook
+// with no timeout, and is killed while it waits.
+func runAsRunner() {
+	_ = os.Unsetenv("HOOKTEST_RUNNER") // the hook is this binary too
+	s := hook.Spec{Argv: []string{os.Args[0], "execute"}, Env: append(os.Environ(), "FAKEHOOK=1")}
+	_, err := hook.Run(context.Background(), s)
+	fmt.Fprintln(os.Stderr, "the runner's hook ended:", err)
+	os.Exit(1)
 }
