@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rookgo/rookgo/internal/fakehook"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/stretchr/testify/assert"
@@ -189,4 +190,37 @@ func rowStatuses(v *record.Verdict) string {
 		fmt.Fprintf(&b, "%s=%s ", r.CriterionID, r.Status)
 	}
 	return b.String()
+}
+
+// A shard that holds no scenario of the suite (a matrix wider than the suite) passes
+// without running prepare, saying so; the other shard runs the suite.
+func TestAShardWithNoScenarioPasses(t *testing.T) {
+	t.Parallel() // waits on builds and hooks more than it computes
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	hookLog := filepath.Join(t.TempDir(), "calls.jsonl")
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  prepare: {command: [%[1]q]}\n  execute: {command: [%[1]q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_LOG: %[2]q, FAKEHOOK_PREPARE: \"sleep:300ms\"}\n", os.Args[0], hookLog))
+	helloScenario(t, dir, "SC-01")
+	rookgen(t, dir)
+	empty := 0
+	for k := 1; k <= 2; k++ {
+		res, err := goTest(t, dir, []string{goflags}, "./scenarios/fake", "-rook.dir="+t.TempDir(), fmt.Sprintf("-rook.shard=%d/2", k))
+		require.NoError(t, err, "shard %d/2:\n%s", k, res.all)
+		if strings.Contains(res.output["TestFake"], "holds no scenario of this suite") {
+			empty++
+			assert.Contains(t, res.output["TestFake"], "prepare did not run")
+		}
+	}
+	require.Equal(t, 1, empty, "one of the two shards holds the one scenario")
+	calls, err := fakehook.ReadLog(hookLog)
+	require.NoError(t, err)
+	var prepares int
+	for _, c := range calls {
+		if c.Phase == "prepare" {
+			prepares++
+		}
+	}
+	assert.Equal(t, 1, prepares, "prepare ran for the shard that holds a scenario, and only there")
 }

@@ -76,6 +76,9 @@ type planner struct {
 	plans   []plan
 	indexOf map[string]int
 	judges  bool // an llm_judge criterion is judged in this process
+	// selected counts the planned scenarios this process's -run selects: with none, prepare is
+	// not run ahead of them.
+	selected int
 }
 
 // scheduler starts the planned scenarios, concurrency at a time, as subtests claim them.
@@ -184,7 +187,7 @@ func start(t tb, s Suite) (*Run, error) {
 			r.plans[i].fed = exact
 		}
 	}
-	r.judges = r.judging(c.scenarios)
+	r.judges, r.selected = r.judging(c.scenarios), len(ahead)
 	r.announce(t, len(ahead), len(cfg.Included), c.jopts.minConfidence)
 	for _, w := range c.warnings {
 		r.warn(t, w) // what generation let stand under -lenient, said while it stands

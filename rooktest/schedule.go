@@ -181,7 +181,7 @@ func (r *Run) dispatch() {
 		})
 		return perr
 	}
-	if r.prior == nil && !r.late() {
+	if r.prior == nil && !r.late() && r.selected > 0 {
 		_ = prepare() // its failure is reported, and each scenario says it was not run
 	}
 	sem := make(chan struct{}, r.concurrency)
@@ -333,7 +333,7 @@ func (r *Run) undecided(rep *record.Report) {
 	}
 	if r.opts.shard.n > 1 && t.Planned == 0 && t.Unrunnable == 0 {
 		// A small suite leaves some shards of a wide CI matrix empty; that is no failure.
-		logf(r.t, "rook run %s: shard %s holds no scenario of this suite", r.run.ID, r.opts.shard)
+		logf(r.t, "rook run %s: shard %s holds no scenario of this suite; prepare did not run", r.run.ID, r.opts.shard)
 		return
 	}
 	var why []string
