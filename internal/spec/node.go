@@ -92,7 +92,8 @@ func parseDoc(e *errs, data []byte) *yaml.Node {
 				}
 			}
 		}
-		e.list = append(e.list, &PosError{File: e.file, Line: line, Column: 1, Msg: "invalid YAML: " + msg})
+		line, col := offendingLine(data, line)
+		e.list = append(e.list, &PosError{File: e.file, Line: line, Column: col, Msg: "invalid YAML: " + msg})
 		return nil
 	}
 	if len(doc.Content) == 0 {
@@ -390,4 +391,23 @@ func normalize(v any) any {
 		return x
 	}
 	return v
+}
+
+// offendingLine finds the line a YAML error is on, and its first column. yaml.v3 names the
+// line where the enclosing collection starts (an outdented "params:" on line 11 is "line
+// 4: did not find expected '-' indicator"), so the file is parsed a line at a time from
+// there: the first prefix that no longer parses ends at the offending line.
+func offendingLine(data []byte, reported int) (line, col int) {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if reported < 1 {
+		reported = 1
+	}
+	for n := reported; n <= len(lines) && n-reported < 2000; n++ {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(bytes.Join(lines[:n], nil), &doc); err != nil {
+			text := lines[n-1]
+			return n, len(text) - len(bytes.TrimLeft(text, " \t")) + 1
+		}
+	}
+	return reported, 1
 }

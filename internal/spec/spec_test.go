@@ -305,3 +305,16 @@ func TestInvalidUTF8NamesItsLine(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "SC-1.yaml:2:10: invalid YAML: the file is not valid UTF-8 here")
 }
+
+// A YAML error names the line it is on, not the line where the enclosing list starts: an
+// outdented params: on line 10 is reported at 10:3.
+func TestYAMLErrorsNameTheOffendingLine(t *testing.T) {
+	src := "id: SC-1\ntitle: t\ngoal: g\nacceptance_criteria:\n  - statement: The reply says hello.\n    check: contains\n    params: {text: hello}\n" +
+		"  - statement: The reply is short.\n    check: length\n  params: {max: 100}\n"
+	_, err := spec.ParseScenario("SC-1.yaml", []byte(src))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SC-1.yaml:10:3: invalid YAML: did not find expected '-' indicator")
+	_, err = spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - statement: s\n     check: contains\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SC-1.yaml:5:")
+}
