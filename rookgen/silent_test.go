@@ -98,6 +98,7 @@ func TestRunFlagsAcrossProfiles(t *testing.T) {
 
 	res, _ = goTest(t, dir, env, "./scenarios/fake", "-run", "TestA", "-rook.run=latest", "-rook.phases=judge")
 	assert.Contains(t, res.output["TestA"], "rook run "+id+" (continuing in place")
+	assert.Contains(t, res.output["TestA"], "rooktest: -rook.run=latest is run "+id+", the newest of profile a; each profile's test continues its own newest run")
 
 	before := prepares()
 	res, _ = goTest(t, dir, env, "./scenarios/fake", "-run", "TestA", "-rook.resume=latest", "-rook.only=SC-OK")

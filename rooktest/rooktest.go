@@ -189,6 +189,9 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	r.judges, r.selected = r.judging(c.scenarios), len(ahead)
 	r.announce(t, len(ahead), len(cfg.Included), c.jopts.minConfidence)
+	for _, n := range c.notes {
+		notice(t, "rooktest: "+n)
+	}
 	for _, w := range c.warnings {
 		r.warn(t, w) // what generation let stand under -lenient, said while it stands
 	}
@@ -206,6 +209,7 @@ type setup struct {
 	prof                   *spec.Profile
 	scenarios              []*spec.Scenario
 	warnings               []string
+	notes                  []string // said once at the start, without -v too
 }
 
 // configure reads the flags and the suite's files, and refuses what stops the run before
@@ -237,8 +241,13 @@ func configure(s Suite) (*setup, error) {
 		name string
 		id   *string
 	}{{"-rook.run", &c.opts.run}, {"-rook.resume", &c.opts.resume}, {"-rook.failed", &c.opts.failed}} {
+		latest := *f.id == "latest"
 		if *f.id, err = resolveRun(f.name, *f.id, c.records, s.Agent, c.prof.ID); err != nil {
 			return nil, err
+		}
+		if latest {
+			c.notes = append(c.notes, fmt.Sprintf("%s=latest is run %s, the newest of profile %s; each profile's test continues its own newest run (go test -run with one test's name picks one profile)",
+				f.name, *f.id, c.prof.ID))
 		}
 	}
 	if c.opts.failed != "" {
