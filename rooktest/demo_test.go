@@ -63,7 +63,7 @@ func TestDemoJUnit(t *testing.T) {
 	const key = "demo-key-that-must-not-leak"
 	cmd := exec.Command("go", "tool", "gotestsum", "--junitfile", report, "--", "./scenarios/helpdesk", "-rook.dir="+filepath.Join(tmp, "runs"))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "HELPDESK_API_KEY="+key)
+	cmd.Env = append(os.Environ(), "HELPDESK_API_KEY="+key, "HELPDESK_DEMO_BROKEN=1")
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "the broken twin fails:\n%s", out)
 	data, err := os.ReadFile(report)
