@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -112,6 +113,9 @@ const (
 // chatAgent is an HTTP agent on loopback: it wants a bearer token, answers
 // {"message", "session"} with the reply, the session id, a tool call and token usage, and
 // counts the turns of each session.
+// agentTime is how long the chat agent takes to answer.
+const agentTime = 50 * time.Millisecond
+
 func chatAgent(t *testing.T, token string) *httptest.Server {
 	t.Helper()
 	var mu sync.Mutex
@@ -135,6 +139,7 @@ func chatAgent(t *testing.T, token string) *httptest.Server {
 		turns[in.Session]++
 		n := turns[in.Session]
 		mu.Unlock()
+		time.Sleep(agentTime) // the agent thinks
 		w.Header().Set("Content-Type", "application/json")
 		answer := map[string]any{
 			"data":       map[string]any{"reply": fmt.Sprintf("you said: %s (turn %d)", in.Message, n), "session_id": in.Session},
@@ -205,6 +210,9 @@ acceptance_criteria:
 			// The message passes byte for byte into the request body and back.
 			write(t, dir, "scenarios/shop/SC-004.yaml", "id: SC-004\ntitle: Special\ngoal: "+specialGoal+"\nacceptance_criteria:\n"+
 				"  - {statement: s, check: contains, params: {text: "+specialReply+", case_sensitive: true}}\n")
+			// The agent answers in 50 ms; starting the hook costs more than the budget.
+			write(t, dir, "scenarios/shop/SC-005.yaml", "id: SC-005\ntitle: Fast\ngoal: Hello.\nacceptance_criteria:\n"+
+				"  - {statement: The agent answers within 150 ms, check: latency, params: {max_ms: 150}}\n")
 			rookgen(t, dir)
 
 			creds := []string{"SHOP_API_KEY=" + apiKey, "SHOP_X_SESSION=" + session, "SHOP_TOKEN=" + bodyToken}
@@ -218,7 +226,25 @@ acceptance_criteria:
 			assert.Contains(t, res.output["TestLocal/SC-003_quiet/C2_usage"], "no phase reported usage.output")
 			assert.Equal(t, "pass", res.action["TestLocal/SC-003_quiet/C3_usage"], res.all)
 			assert.Equal(t, "pass", res.action["TestLocal/SC-004_special"], res.all)
-			assert.Contains(t, res.all, "3 passed, 0 failed")
+			assert.Equal(t, "pass", res.action["TestLocal/SC-005_fast"], res.all)
+			assert.Contains(t, res.output["TestLocal/SC-005_fast/C1_latency"], "(the agent's, as the hook timed it; the hook took ")
+			assert.Contains(t, res.all, "4 passed, 0 failed")
+			fast, err := filepath.Glob(filepath.Join(dir, ".rook/runs/shop/*/scenarios/SC-005/response.json"))
+			require.NoError(t, err)
+			require.Len(t, fast, 1)
+			var timing struct {
+				LatencyMs int64 `json:"latency_ms"`
+				HookMs    int64 `json:"hook_ms"`
+			}
+			b, err := os.ReadFile(fast[0])
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &timing))
+			// The agent's own time, reported by the hook: 52 to 66 ms here on a quiet machine;
+			// the bound leaves room for a test machine running other tests beside this one.
+			assert.GreaterOrEqual(t, timing.LatencyMs, agentTime.Milliseconds())
+			assert.LessOrEqual(t, timing.LatencyMs, agentTime.Milliseconds()+40)
+			assert.Greater(t, timing.HookMs, timing.LatencyMs, "the hook process's time is kept beside it")
+			t.Logf("%s: agent %d ms, hook process %d ms", lang, timing.LatencyMs, timing.HookMs)
 			for _, secret := range []string{token, apiKey, session, bodyToken} {
 				assert.NotContains(t, res.all, secret, "the credentials are redacted")
 			}

@@ -135,10 +135,17 @@ func (c *Latency) Expected() string {
 func (c *Latency) Judge(ev *Evidence) Result {
 	var worst, total int64
 	var parts []string
+	agent, hook := 0, 0
 	for i, t := range ev.Turns {
 		worst = max(worst, t.LatencyMs)
 		total += t.LatencyMs
-		parts = append(parts, fmt.Sprintf("turn %d: %d ms", i+1, t.LatencyMs))
+		if t.AgentLatency {
+			agent++
+			parts = append(parts, fmt.Sprintf("turn %d: %d ms (the agent's, as the hook timed it; the hook took %d ms)", i+1, t.LatencyMs, t.HookMs))
+		} else {
+			hook++
+			parts = append(parts, fmt.Sprintf("turn %d: %d ms (the hook process's)", i+1, t.LatencyMs))
+		}
 	}
 	r := Result{Evidence: strings.Join(parts, ", ")}
 	got := worst
@@ -146,6 +153,10 @@ func (c *Latency) Judge(ev *Evidence) Result {
 		got, r.Achieved = total, fmt.Sprintf("execute took %d ms in all", total)
 	} else {
 		r.Achieved = fmt.Sprintf("the slowest turn took %d ms", worst)
+	}
+	if hook > 0 {
+		// Said where a reader looks: the hook's start is in the time, not only the agent's.
+		r.Achieved += fmt.Sprintf("; %d of %d turn(s) timed as the hook process, which includes starting it: report latency_ms from execute to time the agent alone", hook, agent+hook)
 	}
 	r.Status = passIf(got <= int64(c.MaxMs))
 	return r

@@ -31,9 +31,13 @@ type Evidence struct {
 
 // Turn is one execute call and what its hook reported.
 type Turn struct {
-	Input     string
-	Output    string
-	LatencyMs int64
+	Input  string
+	Output string
+	// LatencyMs is the turn's time: the agent's own when the hook reported latency_ms
+	// (AgentLatency), else the hook process's, HookMs, which includes starting the hook.
+	LatencyMs    int64
+	AgentLatency bool
+	HookMs       int64
 	// Calls are the calls this turn reported; CallsObserved says it reported a calls list
 	// at all ([] is observed none, an absent key is not observed).
 	Calls         []record.Call
@@ -53,9 +57,15 @@ type Session struct {
 }
 
 // AddTurn appends one execute turn's observations.
-func (e *Evidence) AddTurn(input string, latencyMs int64, out *hook.Output) {
-	e.Turns = append(e.Turns, Turn{Input: input, Output: out.Reply, LatencyMs: latencyMs,
-		Calls: out.Calls, CallsObserved: out.CallsObserved, Usage: out.Usage, Conversation: out.Conversation})
+// hookMs is the hook process's time; the agent's own, when the hook reported it, is the
+// turn's latency.
+func (e *Evidence) AddTurn(input string, hookMs int64, out *hook.Output) {
+	t := Turn{Input: input, Output: out.Reply, LatencyMs: hookMs, HookMs: hookMs,
+		Calls: out.Calls, CallsObserved: out.CallsObserved, Usage: out.Usage, Conversation: out.Conversation}
+	if out.LatencyMs != nil {
+		t.LatencyMs, t.AgentLatency = *out.LatencyMs, true
+	}
+	e.Turns = append(e.Turns, t)
 	e.AgentRan = true
 }
 

@@ -30,6 +30,9 @@ type Output struct {
 	// none) from an absent key (not observable).
 	Calls         []record.Call
 	CallsObserved bool
+	// LatencyMs is the agent's own time for an execute turn (latency_ms), as the hook
+	// measured it around its request; nil when the hook reported none.
+	LatencyMs *int64
 	// Notes name keys that look like a near miss of the contract (tool_calls for calls),
 	// which the runtime does not read.
 	Notes []string
@@ -114,6 +117,13 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 		}
 		out.Usage = usage
 	}
+	if l, ok := m["latency_ms"]; ok && l != nil {
+		ms, err := parseLatency(l)
+		if err != nil {
+			problems = append(problems, err)
+		}
+		out.LatencyMs = ms
+	}
 	if c, ok := m["calls"]; ok && c != nil {
 		calls, err := parseCalls(c)
 		if err != nil {
@@ -189,6 +199,28 @@ func depth(v any) int {
 		}
 	}
 	return deepest
+}
+
+// maxLatencyMs bounds a reported latency: a day.
+const maxLatencyMs = 24 * 60 * 60 * 1000
+
+// parseLatency reads latency_ms: milliseconds, a non-negative number (a fraction is
+// rounded) up to a day.
+func parseLatency(v any) (*int64, error) {
+	var f float64
+	switch n := v.(type) {
+	case int64:
+		f = float64(n)
+	case float64:
+		f = n
+	default:
+		return nil, fmt.Errorf("\"latency_ms\" must be a number of milliseconds, got %s", quote(mustJSON(v)))
+	}
+	if f < 0 || f > maxLatencyMs || math.IsNaN(f) {
+		return nil, fmt.Errorf("\"latency_ms\" must be from 0 to %d milliseconds, got %s", maxLatencyMs, quote(mustJSON(v)))
+	}
+	ms := int64(math.Round(f))
+	return &ms, nil
 }
 
 func parseUsage(v any) (*record.Usage, error) {

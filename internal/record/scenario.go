@@ -78,8 +78,11 @@ type Response struct {
 	// Skipped are the evidence files the hooks named that were not copied, or not whole.
 	Skipped   []SkippedFile `json:"artifacts_skipped,omitempty"`
 	LatencyMs int64         `json:"latency_ms"`
-	Turns     int           `json:"turns"`
-	Usage     *Usage        `json:"usage"`
+	// HookMs is the execute hook processes' time over the turns; LatencyMs is the agent's
+	// own where the hook reported latency_ms, and the same as HookMs where it did not.
+	HookMs int64  `json:"hook_ms"`
+	Turns  int    `json:"turns"`
+	Usage  *Usage `json:"usage"`
 }
 
 // SkippedFile is an evidence file not copied into the records, or not whole, and why.

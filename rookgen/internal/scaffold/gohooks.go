@@ -133,8 +133,13 @@ func main() {
 	if err != nil {
 		fail("read the message: " + err.Error())
 	}
+	started := time.Now()
 	data, raw := ask(cfg, string(in), os.Getenv("ROOK_CONVERSATION"))
-	if err := json.NewEncoder(os.Stdout).Encode(answer(cfg, data, raw)); err != nil {
+	out := answer(cfg, data, raw)
+	// The agent's own time, request to whole response: the latency check uses it rather than
+	// this process's, which includes starting it.
+	out["latency_ms"] = time.Since(started).Milliseconds()
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fail(err.Error())
 	}
 }

@@ -15,6 +15,8 @@ const nodeHTTPHook = `#!/usr/bin/env node
 // are set, from the JSON response. {{env:NAME}} is filled from variable NAME: the
 // credentials of the request are read from the environment, never written here.
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 
 const CONFIG = %[2]s;
 const MAX_RESPONSE = 8 * 1024 * 1024;
@@ -39,21 +41,36 @@ const req = CONFIG.request;
 const headers = {};
 for (const h of req.headers) headers[h.name] = fill(h.value, (x) => x);
 const body = req.body ? JSON.stringify(fillJSON(JSON.parse(req.body))) : undefined;
+// node:http rather than fetch: fetch's first request in a process spends some 50 ms
+// setting itself up, which would be counted as the agent's.
+const send = (url) => new Promise((resolve, reject) => {
+  const r = (url.startsWith('https:') ? https : http).request(url, { method: req.method, headers, timeout: 55000 }, (res) => {
+    const chunks = [];
+    let size = 0;
+    res.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > MAX_RESPONSE) { res.destroy(); reject(new Error('the response is larger than ' + MAX_RESPONSE + ' bytes')); }
+      chunks.push(chunk);
+    });
+    res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+    res.on('error', reject);
+  });
+  r.on('timeout', () => r.destroy(new Error('no answer within 55 s')));
+  r.on('error', reject);
+  r.end(body);
+});
+// The agent's own time, request to whole response: the latency check uses it rather than
+// this process's, which includes starting Node.
+const started = performance.now();
 let res;
 try {
-  res = await fetch(fill(req.url, encodeURIComponent), { method: req.method, headers, body, signal: AbortSignal.timeout(55000) });
+  res = await send(fill(req.url, encodeURIComponent));
 } catch (err) {
-  fail(req.method + ' ' + req.url + ': ' + (err.cause?.message ?? err.message));
+  fail(req.method + ' ' + req.url + ': ' + err.message);
 }
-const chunks = [];
-let size = 0;
-for await (const chunk of res.body ?? []) {
-  size += chunk.length;
-  if (size > MAX_RESPONSE) fail('the response is larger than ' + MAX_RESPONSE + ' bytes');
-  chunks.push(chunk);
-}
-const text = Buffer.concat(chunks).toString('utf8');
-if (!res.ok) fail(req.method + ' ' + req.url + ' answered ' + res.status + ': ' + text.slice(0, 500));
+const latency = Math.round(performance.now() - started);
+const text = res.text;
+if (res.status < 200 || res.status > 299) fail(req.method + ' ' + req.url + ' answered ' + res.status + ': ' + text.slice(0, 500));
 let data;
 try { data = JSON.parse(text); } catch { fail('the response is not JSON: ' + text.slice(0, 500)); }
 
@@ -67,7 +84,7 @@ const at = (path) => {
 };
 const reply = at(CONFIG.reply);
 if (typeof reply !== 'string') fail('no text at ' + CONFIG.reply + ' in the response: ' + text.slice(0, 500));
-const out = { output: reply };
+const out = { output: reply, latency_ms: latency };
 if (CONFIG.conversation) {
   const id = at(CONFIG.conversation);
   if (id != null) out.conversation = String(id);
@@ -112,6 +129,7 @@ import json
 import os
 import re
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -164,6 +182,9 @@ def main():
         body = json.dumps(fill_json(json.loads(req["body"]))).encode()
     url = fill(req["url"], lambda x: urllib.parse.quote(x, safe=""))
     request = urllib.request.Request(url, data=body, headers=headers, method=req["method"])
+    # The agent's own time, request to whole response: the latency check uses it rather
+    # than this process's, which includes starting Python.
+    started = time.monotonic()
     try:
         with urllib.request.urlopen(request, timeout=55) as res:
             raw = res.read(MAX_RESPONSE + 1)
@@ -173,6 +194,7 @@ def main():
         fail(req["method"] + " " + req["url"] + ": " + str(err))
     if len(raw) > MAX_RESPONSE:
         fail("the response is larger than " + str(MAX_RESPONSE) + " bytes")
+    latency = round((time.monotonic() - started) * 1000)
     text = raw.decode("utf-8", "replace")
     try:
         data = json.loads(text)
@@ -193,7 +215,7 @@ def main():
     reply = at(CONFIG["reply"])
     if not isinstance(reply, str):
         fail("no text at " + CONFIG["reply"] + " in the response: " + text[:500])
-    out = {"output": reply}
+    out = {"output": reply, "latency_ms": latency}
     if CONFIG.get("conversation"):
         cid = at(CONFIG["conversation"])
         if cid is not None:

@@ -280,9 +280,10 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 	res.Left = a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning })
 	ev, transcript, raw := a.evidence()
 	if !a.fresh() {
-		var latency int64
+		var latency, hookMs int64
 		for _, t := range ev.Turns {
 			latency += t.LatencyMs
+			hookMs += t.HookMs
 		}
 		status := "completed"
 		if !ev.AgentRan || len(res.Failures) > 0 {
@@ -296,7 +297,7 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 		artifacts := a.artifacts()
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
 			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, Turns: len(ev.Turns), Usage: ev.Usage()}))
+			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(ev.Turns), Usage: ev.Usage()}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res
