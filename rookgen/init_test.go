@@ -121,10 +121,22 @@ func chatAgent(t *testing.T, token string) *httptest.Server {
 	var mu sync.Mutex
 	turns := map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Message, Session, Token string }
+		var in struct {
+			Message, Token string
+			Session        *string
+		}
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
+		}
+		if in.Session != nil && *in.Session == "" {
+			// A strict API refuses an empty id: the first turn must leave the field out.
+			http.Error(w, "session: an empty id is not a session", http.StatusBadRequest)
+			return
+		}
+		sessionID := ""
+		if in.Session != nil {
+			sessionID = *in.Session
 		}
 		// Every credential the cURL line held arrives, read from its variable.
 		if r.Header.Get("Authorization") != "Bearer "+token || r.URL.Query().Get("api_key") != apiKey ||
@@ -133,16 +145,16 @@ func chatAgent(t *testing.T, token string) *httptest.Server {
 			return
 		}
 		mu.Lock()
-		if in.Session == "" {
-			in.Session = fmt.Sprintf("s-%d", len(turns)+1)
+		if sessionID == "" {
+			sessionID = fmt.Sprintf("s-%d", len(turns)+1)
 		}
-		turns[in.Session]++
-		n := turns[in.Session]
+		turns[sessionID]++
+		n := turns[sessionID]
 		mu.Unlock()
 		time.Sleep(agentTime) // the agent thinks
 		w.Header().Set("Content-Type", "application/json")
 		answer := map[string]any{
-			"data":       map[string]any{"reply": fmt.Sprintf("you said: %s (turn %d)", in.Message, n), "session_id": in.Session},
+			"data":       map[string]any{"reply": fmt.Sprintf("you said: %s (turn %d)", in.Message, n), "session_id": sessionID},
 			"tool_calls": []any{map[string]any{"function": map[string]any{"name": "lookup", "arguments": `{"q": "orders"}`}}},
 			"usage":      map[string]any{"prompt_tokens": 5, "completion_tokens": 7},
 		}

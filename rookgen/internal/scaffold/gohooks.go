@@ -172,7 +172,7 @@ func ask(cfg config, goal, conversation string) (any, []byte) {
 		if err := json.Unmarshal([]byte(cfg.Request.Body), &v); err != nil {
 			fail("the request body: " + err.Error())
 		}
-		b, err := json.Marshal(fillJSON(v, func(s string) string { return fill(s, same) }))
+		b, err := json.Marshal(fillJSON(v, func(s string) string { return fill(s, same) }, conversation == ""))
 		if err != nil {
 			fail(err.Error())
 		}
@@ -183,6 +183,9 @@ func ask(cfg config, goal, conversation string) (any, []byte) {
 		fail(err.Error())
 	}
 	for _, h := range cfg.Request.Headers {
+		if h.Value == "{{conversation}}" && conversation == "" {
+			continue // no conversation yet: the header is left out, not sent empty
+		}
 		value := fill(h.Value, same)
 		req.Header.Set(h.Name, value)
 	}
@@ -255,18 +258,24 @@ func answer(cfg config, data any, raw []byte) map[string]any {
 	return out
 }
 
-// fillJSON replaces the placeholders in every string of a JSON value.
-func fillJSON(v any, fill func(string) string) any {
+// fillJSON replaces the placeholders in every string of a JSON value. Before the agent
+// gave a conversation id (noConversation), a field that holds only {{conversation}} is
+// left out rather than sent empty.
+func fillJSON(v any, fill func(string) string, noConversation bool) any {
 	switch v := v.(type) {
 	case string:
 		return fill(v)
 	case []any:
 		for i := range v {
-			v[i] = fillJSON(v[i], fill)
+			v[i] = fillJSON(v[i], fill, noConversation)
 		}
 	case map[string]any:
 		for k := range v {
-			v[k] = fillJSON(v[k], fill)
+			if noConversation && v[k] == "{{conversation}}" {
+				delete(v, k)
+				continue
+			}
+			v[k] = fillJSON(v[k], fill, noConversation)
 		}
 	}
 	return v

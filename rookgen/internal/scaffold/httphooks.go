@@ -32,14 +32,17 @@ const conversation = process.env.ROOK_CONVERSATION ?? '';
 const env = (name) => process.env[name] || fail(name + ' is not set (a credential of the request)');
 const fill = (s, encode) => s.replace(/\{\{(goal|conversation|env:[A-Za-z_][A-Za-z0-9_]*)\}\}/g,
   (_, key) => encode(key === 'goal' ? goal : key === 'conversation' ? conversation : env(key.slice(4))));
+// Before the agent gave a conversation id, a field or header that holds only
+// {{conversation}} is left out rather than sent empty.
+const noConversation = (x) => x === '{{conversation}}' && conversation === '';
 const fillJSON = (v) => typeof v === 'string' ? fill(v, (x) => x)
   : Array.isArray(v) ? v.map(fillJSON)
-  : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillJSON(x)]))
+  : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([, x]) => !noConversation(x)).map(([k, x]) => [k, fillJSON(x)]))
   : v;
 
 const req = CONFIG.request;
 const headers = {};
-for (const h of req.headers) headers[h.name] = fill(h.value, (x) => x);
+for (const h of req.headers) if (!noConversation(h.value)) headers[h.name] = fill(h.value, (x) => x);
 const body = req.body ? JSON.stringify(fillJSON(JSON.parse(req.body))) : undefined;
 // node:http rather than fetch: fetch's first request in a process spends some 50 ms
 // setting itself up, which would be counted as the agent's.
@@ -170,13 +173,19 @@ def main():
         if isinstance(v, list):
             return [fill_json(x) for x in v]
         if isinstance(v, dict):
-            return {k: fill_json(x) for k, x in v.items()}
+            return {k: fill_json(x) for k, x in v.items() if not no_conversation(x)}
         return v
+
+    # Before the agent gave a conversation id, a field or header that holds only
+    # {{conversation}} is left out rather than sent empty.
+    def no_conversation(x):
+        return x == "{{conversation}}" and conversation == ""
 
     req = CONFIG["request"]
     headers = {}
     for h in req["headers"]:
-        headers[h["name"]] = fill(h.get("value", ""))
+        if not no_conversation(h.get("value", "")):
+            headers[h["name"]] = fill(h.get("value", ""))
     body = None
     if req.get("body"):
         body = json.dumps(fill_json(json.loads(req["body"]))).encode()
