@@ -281,6 +281,8 @@ acceptance_criteria:
 			require.Error(t, err)
 			assert.Contains(t, res.all, "answered 401: ")
 			assert.Contains(t, res.all, "who are you?")
+			assert.Contains(t, res.all, "(the request sends SHOP_API_KEY in the URL, SHOP_AUTHORIZATION in the Authorization header, SHOP_X_SESSION in the X-Session header, SHOP_TOKEN in the body)",
+				"a refused request says how each credential is sent")
 		})
 	}
 }

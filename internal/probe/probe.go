@@ -112,7 +112,7 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 		lastEnd = time.Now()
 		got := &Phase{Phase: ph, Result: res, Err: err}
 		rep.Phases = append(rep.Phases, got)
-		got.diagnose(h, p.TimeoutFor(ph))
+		got.diagnose(h, p.TimeoutFor(ph), secretNames(p))
 		if ph == spec.Open && !got.OK() {
 			openFailed = true
 		}
@@ -138,9 +138,18 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 }
 
 // diagnose parses the hook's stdout and says how to fix each breach of the contract.
-func (p *Phase) diagnose(h spec.Hook, timeout time.Duration) {
+func (p *Phase) diagnose(h spec.Hook, timeout time.Duration, secrets []string) {
 	res := p.Result
 	switch {
+	case p.Err != nil && refused(res.Stderr):
+		fix := fmt.Sprintf("the agent refused the request's credentials%s: ", lastLine(res.Stderr))
+		if len(secrets) == 0 {
+			fix += "the profile declares no credential; declare the variable the agent needs in env (secret: true) and have the hook send it"
+		} else {
+			fix += "check the value of " + strings.Join(secrets, ", ") + " (the profile's credentials; the hook's stderr says how each is sent)"
+		}
+		p.Fixes = append(p.Fixes, fix)
+		return
 	case res == nil || notStarted(p.Err):
 		p.Fixes = append(p.Fixes, fmt.Sprintf("%v: install the program or fix the path in hooks.%s", p.Err, p.Phase))
 		return
@@ -186,6 +195,22 @@ func contractOf(ph spec.Phase) string {
 		return `{"calls": [...], "usage": {...}} when the agent's traces hold them, or nothing`
 	}
 	return "or nothing"
+}
+
+// refused reports whether a hook's stderr says the agent answered HTTP 401 or 403.
+func refused(stderr string) bool {
+	return strings.Contains(stderr, " answered 401") || strings.Contains(stderr, " answered 403")
+}
+
+// secretNames are the profile's credential variables.
+func secretNames(p *spec.Profile) []string {
+	var out []string
+	for _, v := range p.Env {
+		if v.IsSecret() {
+			out = append(out, v.Variable)
+		}
+	}
+	return out
 }
 
 func lastLine(stderr string) string {

@@ -53,3 +53,30 @@ hook_env: {FAKEHOOK: "1", FAKEHOOK_LOG: %[2]q}
 	assert.Equal(t, "1", calls[1].Env["ROOK_TURN"])
 	assert.Equal(t, "conv-1", calls[2].Env["ROOK_CONVERSATION"], "the conversation open returned reaches close")
 }
+
+// A hook whose agent refused its credentials (HTTP 401 or 403) gets a fix naming the
+// profile's credential variables, after the hook's own word on how each is sent.
+func TestRefusedCredentialsNameTheVariables(t *testing.T) {
+	dir := t.TempDir()
+	p, err := spec.ParseProfile(filepath.Join(dir, "p.yaml"), dir, fmt.Appendf(nil, `id: p
+hooks:
+  execute: {command: [%[1]q]}
+env:
+  - {variable: SHOP_TOKEN, secret: true}
+  - {variable: SHOP_REGION, secret: false}
+hook_env: {FAKEHOOK: "1", FAKEHOOK_EXECUTE: "exit:1:POST https://shop.example/chat answered 401: bad token (the request sends SHOP_TOKEN in the Authorization header)"}
+`, os.Args[0]))
+	require.NoError(t, err)
+	rep, err := Run(context.Background(), p, Config{Workspace: dir, Agent: "fake", Env: append(os.Environ(), "SHOP_TOKEN=x", "SHOP_REGION=eu")})
+	require.NoError(t, err)
+	require.False(t, rep.OK())
+	var fixes []string
+	for _, ph := range rep.Phases {
+		fixes = append(fixes, ph.Fixes...)
+	}
+	require.Len(t, fixes, 1)
+	assert.Contains(t, fixes[0], "the agent refused the request's credentials")
+	assert.Contains(t, fixes[0], "SHOP_TOKEN in the Authorization header")
+	assert.Contains(t, fixes[0], "check the value of SHOP_TOKEN (the profile's credentials")
+	assert.NotContains(t, fixes[0], "SHOP_REGION")
+}

@@ -202,7 +202,11 @@ func ask(cfg config, goal, conversation string) (any, []byte) {
 		fail("the response is larger than " + strconv.Itoa(maxResponse) + " bytes")
 	}
 	if res.StatusCode/100 != 2 {
-		fail(cfg.Request.Method + " " + cfg.Request.URL + " answered " + strconv.Itoa(res.StatusCode) + ": " + head(raw))
+		why := ""
+		if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
+			why = sent(cfg)
+		}
+		fail(cfg.Request.Method + " " + cfg.Request.URL + " answered " + strconv.Itoa(res.StatusCode) + ": " + head(raw) + why)
 	}
 	var data any
 	if err := json.Unmarshal(raw, &data); err != nil {
@@ -256,6 +260,28 @@ func answer(cfg config, data any, raw []byte) map[string]any {
 		out["usage"] = usage
 	}
 	return out
+}
+
+// sent says how the request sends each credential, for a refused request: the one to fix
+// can then be found.
+func sent(cfg config) string {
+	var where []string
+	find := func(s, place string) {
+		for _, m := range placeholder.FindAllStringSubmatch(s, -1) {
+			if name, ok := strings.CutPrefix(m[1], "env:"); ok {
+				where = append(where, name+" in "+place)
+			}
+		}
+	}
+	find(cfg.Request.URL, "the URL")
+	for _, h := range cfg.Request.Headers {
+		find(h.Value, "the "+h.Name+" header")
+	}
+	find(cfg.Request.Body, "the body")
+	if len(where) == 0 {
+		return ""
+	}
+	return " (the request sends " + strings.Join(where, ", ") + ")"
 }
 
 // fillJSON replaces the placeholders in every string of a JSON value. Before the agent

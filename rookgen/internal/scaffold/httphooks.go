@@ -73,7 +73,16 @@ try {
 }
 const latency = Math.round(performance.now() - started);
 const text = res.text;
-if (res.status < 200 || res.status > 299) fail(req.method + ' ' + req.url + ' answered ' + res.status + ': ' + text.slice(0, 500));
+// Refused: say how each credential is sent, so that the one to fix can be found.
+const sent = () => {
+  const where = [];
+  const find = (s, place) => { for (const [, n] of String(s).matchAll(/\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}/g)) where.push(n + ' in ' + place); };
+  find(req.url, 'the URL');
+  for (const h of req.headers) find(h.value, 'the ' + h.name + ' header');
+  find(req.body ?? '', 'the body');
+  return where.length ? ' (the request sends ' + where.join(', ') + ')' : '';
+};
+if (res.status < 200 || res.status > 299) fail(req.method + ' ' + req.url + ' answered ' + res.status + ': ' + text.slice(0, 500) + (res.status === 401 || res.status === 403 ? sent() : ''));
 let data;
 try { data = JSON.parse(text); } catch { fail('the response is not JSON: ' + text.slice(0, 500)); }
 
@@ -198,7 +207,16 @@ def main():
         with urllib.request.urlopen(request, timeout=55) as res:
             raw = res.read(MAX_RESPONSE + 1)
     except urllib.error.HTTPError as err:
-        fail(req["method"] + " " + req["url"] + " answered " + str(err.code) + ": " + err.read(500).decode("utf-8", "replace"))
+        why = ""
+        if err.code in (401, 403):
+            # Refused: say how each credential is sent, so that the one to fix can be found.
+            where = [n + " in the URL" for n in re.findall(r"\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}", req["url"])]
+            for h in req["headers"]:
+                where += [n + " in the " + h["name"] + " header" for n in re.findall(r"\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}", h.get("value", ""))]
+            where += [n + " in the body" for n in re.findall(r"\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}", req.get("body") or "")]
+            if where:
+                why = " (the request sends " + ", ".join(where) + ")"
+        fail(req["method"] + " " + req["url"] + " answered " + str(err.code) + ": " + err.read(500).decode("utf-8", "replace") + why)
     except (urllib.error.URLError, OSError) as err:
         fail(req["method"] + " " + req["url"] + ": " + str(err))
     if len(raw) > MAX_RESPONSE:
