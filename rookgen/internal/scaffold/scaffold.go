@@ -6,6 +6,8 @@ package scaffold
 import (
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,7 +83,9 @@ func Plan(root string, o Options) ([]File, error) {
 		return nil, fmt.Errorf("%s already exist(s); init writes only new files (choose another agent or --profile, or remove them)", strings.Join(exist, ", "))
 	}
 	if !hasGenerate(filepath.Join(root, "scenarios")) {
-		files = append(files, File{Path: "scenarios/doc.go", Mode: 0o644, Data: fmt.Appendf(nil, docGo, o.Generate)})
+		// scenarios/ may already hold a Go package: doc.go joins it rather than clash.
+		pkg := packageIn(filepath.Join(root, "scenarios"))
+		files = append(files, File{Path: "scenarios/doc.go", Mode: 0o644, Data: fmt.Appendf(nil, docGo, pkg, pkg, o.Generate)})
 		if _, err := os.Lstat(filepath.Join(root, "scenarios", "doc.go")); err == nil {
 			return nil, fmt.Errorf("scenarios/doc.go exists without a go:generate line for rookgen; add //go:generate %s to it", o.Generate)
 		}
@@ -90,6 +94,32 @@ func Plan(root string, o Options) ([]File, error) {
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// packageIn is the package the Go files of dir belong to (a test-only folder's, less its
+// _test), or scenarios when it holds none.
+func packageIn(dir string) string {
+	entries, _ := os.ReadDir(dir) // no folder yet: a package of its own
+	name := ""
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.PackageClauseOnly)
+		if err != nil {
+			continue
+		}
+		if !strings.HasSuffix(e.Name(), "_test.go") {
+			return f.Name.Name
+		}
+		if name == "" {
+			name = strings.TrimSuffix(f.Name.Name, "_test")
+		}
+	}
+	if name == "" {
+		return "scenarios"
+	}
+	return name
 }
 
 // hasGenerate reports whether a Go file in dir already runs rookgen from go:generate.
@@ -219,9 +249,9 @@ func schemaLine(kind string) string {
 	return "# yaml-language-server: $schema=" + schemas.Base + kind + ".schema.json\n"
 }
 
-const docGo = `// Package scenarios holds the agents' scenarios and the go tests rookgen generates from
+const docGo = `// Package %s holds the agents' scenarios and the go tests rookgen generates from
 // them, one package per agent: go test ./scenarios/... runs them all.
-package scenarios
+package %s
 
 //go:generate %s
 `

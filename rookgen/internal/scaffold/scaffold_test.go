@@ -270,3 +270,28 @@ func TestCurlCredentialsNeverWritten(t *testing.T) {
 		assert.Contains(t, string(files[0].Data), "  - variable: TRAVEL_BEARER\n")
 	}
 }
+
+// A scenarios/ folder that already holds a Go package gets a doc.go of that package, not a
+// second package that would not build.
+func TestDocGoJoinsTheExistingPackage(t *testing.T) {
+	for _, tc := range []struct{ existing, name, want string }{
+		{"helpers.go", "package agenttests\n", "package agenttests\n"},
+		{"main_test.go", "package suites_test\n", "package suites\n"},
+		{"", "", "package scenarios\n"},
+	} {
+		root := t.TempDir()
+		if tc.existing != "" {
+			require.NoError(t, os.MkdirAll(filepath.Join(root, "scenarios"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(root, "scenarios", tc.existing), []byte(tc.name), 0o644))
+		}
+		files, err := Plan(root, Options{Agent: "shop", Profile: "local", Lang: "node", Command: []string{"shop-agent", "{{goal}}"}, Generate: "go tool rookgen"})
+		require.NoError(t, err)
+		var doc string
+		for _, f := range files {
+			if f.Path == "scenarios/doc.go" {
+				doc = string(f.Data)
+			}
+		}
+		assert.Contains(t, doc, tc.want, tc.existing)
+	}
+}
