@@ -92,6 +92,9 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 
 // initNext says what init left to do: the credentials to set, and the next commands.
 func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
+	if len(opts.Command) > 0 {
+		fmt.Fprintf(stdout, "\nthe hook runs %s in the module root (ROOK_WORKSPACE), as you would: a relative path in it is relative to the module root\n", opts.Command[0])
+	}
 	if opts.Curl != nil {
 		for _, s := range opts.Curl.Secrets {
 			fmt.Fprintf(stdout, "\n%s is a credential: it is not written anywhere; set %s to its value (the profile declares it a secret, redacted from every record)\n", s.Purpose, s.Env)

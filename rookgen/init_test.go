@@ -38,8 +38,9 @@ func TestInitThenGoTest(t *testing.T) {
 	}{
 		// The message as an argument, through sh's $1 (never pasted into the script).
 		{name: "node-argument", lang: "node", command: `sh -c 'echo "you said: $1"' sh {{goal}}`},
-		// Without {{goal}}, the message comes on the command's stdin.
-		{name: "python-stdin", lang: "python", command: `sed 's/^/you said: /'`},
+		// Without {{goal}}, the message comes on the command's stdin; a path relative to the
+		// module root (where init runs) works, as the agent is run there.
+		{name: "python-stdin", lang: "python", command: `./bin/echo-agent`},
 		{name: "go-argument", lang: "go", command: `sh -c 'echo "you said: $1"' sh {{goal}}`},
 	}
 	for _, tc := range tests {
@@ -50,9 +51,12 @@ func TestInitThenGoTest(t *testing.T) {
 				}
 			}
 			dir := newModule(t)
+			write(t, dir, "bin/echo-agent", "#!/bin/sh\nsed 's/^/you said: /'\n")
+			require.NoError(t, os.Chmod(filepath.Join(dir, "bin/echo-agent"), 0o755))
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"init", "helper", "--command", tc.command, "--lang", tc.lang, "-root", dir}, &stdout, &stderr)
 			require.Equal(t, 0, code, stderr.String())
+			assert.Contains(t, stdout.String(), "in the module root (ROOK_WORKSPACE), as you would: a relative path in it is relative to the module root")
 			hook := map[string]string{"node": "helper.mjs", "python": "helper.py", "go": "helper/main.go"}[tc.lang]
 			for _, f := range []string{"profiles/helper/local.yaml", "profiles/helper/hooks/" + hook, "scenarios/helper/SC-001.yaml",
 				"scenarios/doc.go", ".gitignore", "scenarios/helper/local_rook_test.go"} {

@@ -46,6 +46,9 @@ func main() {
 		argv[i] = strings.ReplaceAll(arg, "{{goal}}", string(goal))
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
+	// The command runs in the module root (ROOK_WORKSPACE), where init was run: a relative
+	// path in it means what it meant there.
+	cmd.Dir = os.Getenv("ROOK_WORKSPACE")
 	if !inline {
 		cmd.Stdin = strings.NewReader(string(goal))
 	}

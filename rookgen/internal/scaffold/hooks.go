@@ -73,7 +73,10 @@ if (phase !== 'execute') process.exit(0); // this profile defines execute only
 const goal = readFileSync(0, 'utf8');
 const inline = COMMAND.some((arg) => arg.includes('{{goal}}'));
 const argv = COMMAND.map((arg) => arg.replaceAll('{{goal}}', () => goal)); // a function: $$ and $& in the message are text
+// The command runs in the module root (ROOK_WORKSPACE), where init was run: a relative
+// path in it means what it meant there.
 const res = spawnSync(argv[0], argv.slice(1), {
+  cwd: process.env.ROOK_WORKSPACE || undefined,
   input: inline ? '' : goal,
   encoding: 'utf8',
   maxBuffer: MAX_REPLY,
@@ -101,6 +104,7 @@ message (as one argument: no shell reads it); without one, the message goes on t
 command's stdin. What the command prints on stdout is the reply.
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -116,7 +120,10 @@ def main():
     inline = any("{{goal}}" in arg for arg in COMMAND)
     argv = [arg.replace("{{goal}}", goal) for arg in COMMAND]
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        # The command runs in the module root (ROOK_WORKSPACE), where init was run: a
+        # relative path in it means what it meant there.
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                cwd=os.environ.get("ROOK_WORKSPACE") or None)
     except OSError as err:
         print(argv[0] + ": " + str(err), file=sys.stderr)
         return 1
