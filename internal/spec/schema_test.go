@@ -69,6 +69,57 @@ func TestSchemasMatchTheParser(t *testing.T) {
 	}
 	// mcp_probe is Rook's: it loads, and is Unable to Verify here.
 	assert.Equal(t, append(check.Names(), "mcp_probe"), checks)
+
+	// Each check's params are the ones it reads (llm_judge reads none, and takes Rook's).
+	byCheck := map[string][]string{}
+	for _, rule := range scenario["$defs"].(map[string]any)["criterion"].(map[string]any)["allOf"].([]any) {
+		r := rule.(map[string]any)
+		name := r["if"].(map[string]any)["properties"].(map[string]any)["check"].(map[string]any)["const"].(string)
+		byCheck[name] = keys(r, "then", "properties", "params", "properties")
+	}
+	for _, name := range check.Names() {
+		k, _ := check.Lookup(name)
+		if name == "llm_judge" {
+			assert.NotContains(t, byCheck, name)
+			continue
+		}
+		assert.Equal(t, sorted(k.Params), byCheck[name], "params of %s", name)
+	}
+}
+
+// The schemas refuse what the parser refuses: a misspelt param, a param of the wrong type
+// or outside its values, a command given as a string.
+func TestSchemasRefuseWhatTheParserRefuses(t *testing.T) {
+	scenario := compileSchema(t, "scenario.schema.json", schemas.Scenario)
+	profile := compileSchema(t, "profile.schema.json", schemas.Profile)
+	criterion := func(c string) []byte {
+		return []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - " + c + "\n")
+	}
+	for _, bad := range []string{
+		"{statement: s, check: contains, params: {txt: hello}}",
+		"{statement: s, check: latency, params: {max_ms: fast}}",
+		"{statement: s, check: call_sequence, params: {names: [a, b], mode: strictly}}",
+		"{statement: s, check: usage, params: {input: 10}}",
+		"{statement: s, check: regex, params: {pattern: a, in: collect}}",
+	} {
+		assert.Error(t, validateYAML(t, scenario, criterion(bad)), bad)
+		_, err := ParseScenario("SC-1.yaml", criterion(bad))
+		assert.Error(t, err, "the parser refuses it too: %s", bad)
+	}
+	for _, good := range []string{
+		"{statement: s, check: contains, params: {text: hello, case_sensitive: true}}",
+		"{statement: s, check: latency, params: {max_ms: 5000, per: scenario}}",
+		"{statement: s, check: call_sequence, params: {names: [a, b], mode: subset}}",
+		"{statement: s, check: usage, params: {total_max: 400}}",
+		"{statement: s, check: json_path, params: {in: collect, path: $.x, exists: true}}",
+		"{statement: s, check: llm_judge}",
+	} {
+		assert.NoError(t, validateYAML(t, scenario, criterion(good)), good)
+	}
+	bad := []byte("id: p\nhooks:\n  execute: {command: \"my-agent --flag\"}\n")
+	assert.Error(t, validateYAML(t, profile, bad))
+	_, err := ParseProfile("p.yaml", t.TempDir(), bad)
+	assert.Error(t, err)
 }
 
 // Rook's own sample files and this project's pass the schemas; a misspelt key does not.
