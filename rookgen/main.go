@@ -57,6 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "calibrate" {
 		return calibrateCmd(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "schema" {
+		return schemaCmd(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "judge-check" {
 		return judgeCheckCmd(args[1:], stdout, stderr)
 	}
@@ -68,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	watchFlag := fs.Bool("watch", false, "after generating, regenerate whenever a profile or scenario changes")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-lenient] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with {{goal}}>' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]\n       rookgen check [-strict] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE]\n       rookgen prune [-keep N] [-dir records] [-n]\n       rookgen calibrate -agent A [-target 0.9] [-dir records]\n       rookgen judge-check [-url URL] [-model M] [-min 0.8]")
+		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-lenient] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with {{goal}}>' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]\n       rookgen check [-strict] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE]\n       rookgen prune [-keep N] [-dir records] [-n]\n       rookgen calibrate -agent A [-target 0.9] [-dir records]\n       rookgen judge-check [-url URL] [-model M] [-min 0.8]\n       rookgen schema [-o DIR]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

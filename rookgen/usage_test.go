@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rookgo/rookgo/schemas"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,4 +39,17 @@ func TestUsageListsEveryInitFlag(t *testing.T) {
 	for _, n := range names {
 		assert.Regexp(t, `rookgen init <agent>[^\n]*-{1,2}`+n+`\b`, usage, "the usage line lacks init's -%s", n)
 	}
+}
+
+// rookgen schema writes the schemas the files init writes point at, for an editor offline.
+func TestSchemaCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"schema", "-o", dir}, &stdout, &stderr), stderr.String())
+	for name, want := range map[string][]byte{"profile.schema.json": schemas.Profile, "scenario.schema.json": schemas.Scenario} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	assert.Contains(t, stdout.String(), "wrote "+filepath.Join(dir, "profile.schema.json"))
 }

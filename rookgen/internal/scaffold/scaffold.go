@@ -90,6 +90,17 @@ func Plan(root string, o Options) ([]File, error) {
 			return nil, fmt.Errorf("scenarios/doc.go exists without a go:generate line for rookgen; add //go:generate %s to it", o.Generate)
 		}
 	}
+	// The schemas the files' first lines point at, in the repository: an editor validates
+	// offline, on a private fork, and for whoever clones it. Ones already there are kept.
+	for _, s := range []struct {
+		name string
+		data []byte
+	}{{"profile.schema.json", schemas.Profile}, {"scenario.schema.json", schemas.Scenario}} {
+		path := schemas.Dir + "/" + s.name
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(path))); err != nil {
+			files = append(files, File{Path: path, Data: s.data, Mode: 0o644})
+		}
+	}
 	if f, ok := gitignore(root); ok {
 		files = append(files, f)
 	}
@@ -246,7 +257,9 @@ concurrency: 1
 // schemaLine is the first line of a YAML file init writes: editors running the YAML
 // language server complete and check the file against its schema.
 func schemaLine(kind string) string {
-	return "# yaml-language-server: $schema=" + schemas.Base + kind + ".schema.json\n"
+	// Both kinds of file sit two folders below the module root (profiles/<agent>/,
+	// scenarios/<agent>/), where the schemas are.
+	return "# yaml-language-server: $schema=../../" + schemas.Dir + "/" + kind + ".schema.json\n"
 }
 
 const docGo = `// Package %s holds the agents' scenarios and the go tests rookgen generates from

@@ -104,7 +104,10 @@ func TestPlanWritesValidFiles(t *testing.T) {
 			assert.Equal(t, filepath.Join(root, hook), script)
 			for f, schema := range map[string][]byte{"profiles/shop/local.yaml": schemas.Profile, "scenarios/shop/SC-001.yaml": schemas.Scenario} {
 				kind := strings.TrimSuffix(filepath.Base(filepath.Dir(filepath.Dir(f))), "s")
-				assert.True(t, strings.HasPrefix(string(byPath[f].Data), "# yaml-language-server: $schema="+schemas.Base+kind+".schema.json\n"), f)
+				assert.True(t, strings.HasPrefix(string(byPath[f].Data), "# yaml-language-server: $schema=../../.rookgo/schemas/"+kind+".schema.json\n"), f)
+				written, err := os.ReadFile(filepath.Join(root, ".rookgo/schemas", kind+".schema.json"))
+				require.NoError(t, err, "the schema the line points at is written beside the suite")
+				assert.Equal(t, schema, written)
 				assert.NoError(t, validate(t, schema, byPath[f].Data), f)
 			}
 			sc, err := spec.LoadScenario(filepath.Join(root, "scenarios/shop/SC-001.yaml"))
