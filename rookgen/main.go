@@ -38,30 +38,17 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// subcommands are rookgen's commands other than generating, by their first argument.
+var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"prune": prune, "report": reportCmd, "init": initCmd, "check": checkCmd, "probe": probeCmd,
+	"calibrate": calibrateCmd, "schema": schemaCmd, "judge-check": judgeCheckCmd,
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "prune" {
-		return prune(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "report" {
-		return reportCmd(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "init" {
-		return initCmd(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "check" {
-		return checkCmd(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "probe" {
-		return probeCmd(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "calibrate" {
-		return calibrateCmd(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "schema" {
-		return schemaCmd(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "judge-check" {
-		return judgeCheckCmd(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		if cmd, ok := subcommands[args[0]]; ok {
+			return cmd(args[1:], stdout, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("rookgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
