@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,13 +120,34 @@ func Previous(dir string) string {
 }
 
 // Newest is the newest run under records root, of agent and profile when they are given.
+// When there is none, the error says whose runs there are.
 func Newest(root, agent, profile string) (string, error) {
 	for _, o := range store.ListRuns(root, agent) {
 		if profile == "" || o.ProfileID == profile {
 			return o.Dir, nil
 		}
 	}
-	return "", fmt.Errorf("no run under %s", root)
+	all := store.ListRuns(root, "")
+	var agents, profiles []string
+	for _, o := range all {
+		if !slices.Contains(agents, o.Agent) {
+			agents = append(agents, o.Agent)
+		}
+		if o.Agent == agent && !slices.Contains(profiles, o.ProfileID) {
+			profiles = append(profiles, o.ProfileID)
+		}
+	}
+	slices.Sort(agents)
+	slices.Sort(profiles)
+	switch {
+	case len(all) == 0:
+		return "", fmt.Errorf("no run under %s", root)
+	case agent != "" && len(profiles) == 0:
+		return "", fmt.Errorf("agent %s has no run under %s; the agents that do: %s", agent, root, strings.Join(agents, ", "))
+	case agent != "":
+		return "", fmt.Errorf("profile %s of agent %s has no run under %s; its profiles that do: %s", profile, agent, root, strings.Join(profiles, ", "))
+	}
+	return "", fmt.Errorf("no run of profile %s under %s", profile, root)
 }
 
 func mustJSON(v any) string {

@@ -63,3 +63,20 @@ func TestChangesCompareLikeWithLike(t *testing.T) {
 	require.NoError(t, r.HTML(&page))
 	assert.Contains(t, page.String(), "appeared in turn 2", "the page's criteria show the forbidden hit")
 }
+
+// A run asked for by an agent or profile that has none says whose runs there are.
+func TestNewestSaysWhoseRunsThereAre(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "fake", "R1"), "R1", map[string]record.Verdict{"SC-1": {Status: record.Pass, Criteria: []record.Row{}}})
+	dir, err := Newest(root, "fake", "")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "fake", "R1"), dir)
+	_, err = Newest(root, "nosuch", "")
+	require.Error(t, err)
+	assert.Equal(t, "agent nosuch has no run under "+root+"; the agents that do: fake", err.Error())
+	_, err = Newest(root, "fake", "other")
+	require.Error(t, err)
+	assert.Equal(t, "profile other of agent fake has no run under "+root+"; its profiles that do: p", err.Error())
+	_, err = Newest(t.TempDir(), "fake", "")
+	assert.ErrorContains(t, err, "no run under ")
+}
