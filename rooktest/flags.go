@@ -41,6 +41,8 @@ type options struct {
 	runID                           string
 	// rerun is what -rook.failed runs again; nil without it.
 	rerun map[string]bool
+	// rerunPlanned are the scenarios the -rook.failed run planned, whether they passed.
+	rerunPlanned map[string]bool
 	shard shard
 }
 

@@ -28,6 +28,8 @@ func decide(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]bo
 		return skip, fmt.Sprintf("not planned by run %s, which keeps the plan it started with", o.run)
 	case o.shard.excludes(sc.ID):
 		return skip, fmt.Sprintf("not selected: shard %d/%d runs it (-rook.shard=%s)", o.shard.of(sc.ID), o.shard.n, o.shard)
+	case o.rerun != nil && !o.rerunPlanned[sc.ID]:
+		return skip, fmt.Sprintf("not selected: run %s did not run it (-rook.failed runs again what that run ran and did not pass)", o.failed)
 	case o.rerun != nil && !o.rerun[sc.ID]:
 		return skip, fmt.Sprintf("not selected: it passed in run %s (-rook.failed)", o.failed)
 	case len(o.only) > 0 && !named:

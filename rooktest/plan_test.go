@@ -36,6 +36,11 @@ func TestDecide(t *testing.T) {
 		{"usage without the capability", options{}, tokens, unrunnable, "it grades token usage and p's hooks report none (capabilities.usage is false)"},
 		{"not executable", options{}, off, skip, "not executable: needs a file upload"},
 		{"a continued run keeps its plan", options{run: "R1"}, sc, skip, "not planned by run R1, which keeps the plan it started with"},
+		{"-rook.failed runs what did not pass", options{failed: "R0", rerun: map[string]bool{"SC-1": true}, rerunPlanned: map[string]bool{"SC-1": true}}, sc, include, ""},
+		{"-rook.failed leaves what passed", options{failed: "R0", rerun: map[string]bool{"SC-9": true}, rerunPlanned: map[string]bool{"SC-1": true, "SC-9": true}}, sc, skip,
+			"not selected: it passed in run R0 (-rook.failed)"},
+		{"-rook.failed never says a scenario it did not run passed", options{failed: "R0", rerun: map[string]bool{"SC-9": true}, rerunPlanned: map[string]bool{"SC-9": true}}, sc, skip,
+			"not selected: run R0 did not run it (-rook.failed runs again what that run ran and did not pass)"},
 		{"a continued run runs what it planned", options{run: "R1"}, excluded, include, ""},
 		{"flags narrow a continued run's plan", options{run: "R1", only: []string{"SC-9"}}, excluded, skip, "not selected: not named by -rook.only"},
 	}

@@ -251,7 +251,7 @@ func configure(s Suite) (*setup, error) {
 		}
 	}
 	if c.opts.failed != "" {
-		if c.opts.rerun, err = toRerun(c.records, s.Agent, c.opts.failed); err != nil {
+		if c.opts.rerun, c.opts.rerunPlanned, err = toRerun(c.records, s.Agent, c.opts.failed); err != nil {
 			return nil, err
 		}
 	}

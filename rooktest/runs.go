@@ -53,26 +53,28 @@ func resolveRun(flagName, id, root, agent, profile string) (string, error) {
 
 // toRerun is what -rook.failed runs again: the scenarios run id planned that did not pass
 // (failed, Unable to Verify, not judged or not run).
-func toRerun(root, agent, id string) (map[string]bool, error) {
+// planned are all the scenarios that run planned.
+func toRerun(root, agent, id string) (rerun, planned map[string]bool, err error) {
 	st, err := store.OpenRun(root, agent, id)
 	if err != nil {
-		return nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
+		return nil, nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
 	}
 	run, err := st.Run()
 	if err != nil {
-		return nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
+		return nil, nil, fmt.Errorf("-rook.failed=%s: %w", id, err)
 	}
-	rerun := map[string]bool{}
+	rerun, planned = map[string]bool{}, map[string]bool{}
 	for _, e := range run.Included {
+		planned[e.ScenarioID] = true
 		v, err := store.ReadVerdict(st.ScenarioDir(e.ScenarioID))
 		if err != nil || v.Status != record.Pass {
 			rerun[e.ScenarioID] = true
 		}
 	}
 	if len(rerun) == 0 {
-		return nil, skipTest(fmt.Sprintf("-rook.failed=%s: every scenario of that run passed; nothing to run again", id))
+		return nil, nil, skipTest(fmt.Sprintf("-rook.failed=%s: every scenario of that run passed; nothing to run again", id))
 	}
-	return rerun, nil
+	return rerun, planned, nil
 }
 
 // runIDFor is the folder name of the run -rook.run-id=id names for profile: id itself, or
