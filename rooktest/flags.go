@@ -43,7 +43,7 @@ type options struct {
 	rerun map[string]bool
 	// rerunPlanned are the scenarios the -rook.failed run planned, whether they passed.
 	rerunPlanned map[string]bool
-	shard shard
+	shard        shard
 }
 
 func loadOptions() (options, error) {
