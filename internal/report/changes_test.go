@@ -80,3 +80,19 @@ func TestNewestSaysWhoseRunsThereAre(t *testing.T) {
 	_, err = Newest(t.TempDir(), "fake", "")
 	assert.ErrorContains(t, err, "no run under ")
 }
+
+// A repeated scenario's attempts that were Unable to Verify are undecided: counted apart,
+// and left out of the pass rate's interval, not taken for failures.
+func TestRepeatStatsLeaveUndecidedAttemptsOut(t *testing.T) {
+	v := &record.Verdict{Attempts: []record.AttemptStatus{{Attempt: 1, Status: record.Pass}, {Attempt: 2, Status: record.Pass},
+		{Attempt: 3, Status: record.UnableToVerify}}}
+	s := repeatStats(v)
+	assert.Equal(t, 2, s.Passed)
+	assert.Equal(t, 3, s.Attempts)
+	assert.Equal(t, 1, s.Undecided)
+	low, high := wilson(2, 2)
+	assert.Equal(t, low, s.Low, "the interval is over the two decided attempts, both passed")
+	assert.Equal(t, high, s.High)
+	failed, _ := wilson(2, 3)
+	assert.Greater(t, s.Low, failed, "an undecided attempt is not a failure")
+}

@@ -76,8 +76,12 @@ func (r *Report) Markdown(w io.Writer) error {
 			if s.Repeat.Flaky {
 				flaky = ", flaky"
 			}
-			repeats = append(repeats, fmt.Sprintf("- %s: %d of %d passed (pass^k %v), pass rate 95%% interval %.0f%%–%.0f%%%s",
-				s.ID, s.Repeat.Passed, s.Repeat.Attempts, s.Repeat.PassK, s.Repeat.Low*100, s.Repeat.High*100, flaky))
+			undecided := ""
+			if s.Repeat.Undecided > 0 {
+				undecided = fmt.Sprintf(", %d undecided (left out of the interval)", s.Repeat.Undecided)
+			}
+			repeats = append(repeats, fmt.Sprintf("- %s: %d of %d passed (pass^k %v)%s, pass rate 95%% interval %.0f%%–%.0f%%%s",
+				s.ID, s.Repeat.Passed, s.Repeat.Attempts, s.Repeat.PassK, undecided, s.Repeat.Low*100, s.Repeat.High*100, flaky))
 		}
 	}
 	if len(repeats) > 0 {

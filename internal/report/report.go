@@ -131,12 +131,15 @@ func (s Scenario) Detail() *Detail {
 // RepeatStats are a repeated scenario's attempts: k passes of n, pass^k, and a Wilson 95%
 // interval on its pass rate (3 of 3 is not proof of a 90% agent).
 type RepeatStats struct {
-	Passed   int     `json:"passed" yaml:"passed"`
-	Attempts int     `json:"attempts" yaml:"attempts"`
-	PassK    bool    `json:"pass_k" yaml:"pass_k"`
-	Low      float64 `json:"wilson_low" yaml:"wilson_low"`
-	High     float64 `json:"wilson_high" yaml:"wilson_high"`
-	Flaky    bool    `json:"flaky" yaml:"flaky"`
+	Passed   int `json:"passed" yaml:"passed"`
+	Attempts int `json:"attempts" yaml:"attempts"`
+	// Undecided counts the attempts that were Unable to Verify or not judged: neither a pass
+	// nor a failure, they are left out of the interval, which is over the decided ones.
+	Undecided int     `json:"undecided" yaml:"undecided"`
+	PassK     bool    `json:"pass_k" yaml:"pass_k"`
+	Low       float64 `json:"wilson_low" yaml:"wilson_low"`
+	High      float64 `json:"wilson_high" yaml:"wilson_high"`
+	Flaky     bool    `json:"flaky" yaml:"flaky"`
 }
 
 // Detail is a scenario's records, for reading.
@@ -246,12 +249,16 @@ func Build(dir, base string) (*Report, error) {
 func repeatStats(v *record.Verdict) *RepeatStats {
 	s := &RepeatStats{Attempts: len(v.Attempts), Flaky: v.Flaky}
 	for _, a := range v.Attempts {
-		if a.Status == record.Pass {
+		switch a.Status {
+		case record.Pass:
 			s.Passed++
+		case record.Fail:
+		default:
+			s.Undecided++
 		}
 	}
 	s.PassK = s.Passed == s.Attempts
-	s.Low, s.High = wilson(s.Passed, s.Attempts)
+	s.Low, s.High = wilson(s.Passed, s.Attempts-s.Undecided)
 	return s
 }
 
