@@ -62,6 +62,9 @@ func TestChangesCompareLikeWithLike(t *testing.T) {
 	var page bytes.Buffer
 	require.NoError(t, r.HTML(&page))
 	assert.Contains(t, page.String(), "appeared in turn 2", "the page's criteria show the forbidden hit")
+	assert.Contains(t, page.String(), `<p class="why" id="why"><b>Why it failed:</b> <a href="#sc-SC-3">SC-3</a> forbidden: expected &#34;refund issued&#34; never appears in the agent&#39;s replies; &#34;refund issued&#34; appeared in turn 2</p>`,
+		"the first failure is said above the fold")
+	assert.Contains(t, page.String(), `<td class="st s-fail">Fail</td>`, "the status column is coloured")
 }
 
 // A run asked for by an agent or profile that has none says whose runs there are.
