@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/paired"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -26,6 +27,9 @@ type Changes struct {
 	// excluded, unrunnable): like is compared with like only.
 	NotCompared    []string `json:"not_compared" yaml:"not_compared"`
 	ProfileChanged bool     `json:"profile_changed" yaml:"profile_changed"`
+	// Paired is the paired comparison over the scenarios both runs decided: is the change
+	// a regression, or noise.
+	Paired paired.Comparison `json:"paired" yaml:"paired"`
 }
 
 // compare fills in Changes against the run in base.
@@ -41,9 +45,15 @@ func (r *Report) compare(dir, base string) error {
 		c.ProfileChanged = true
 	}
 	before := map[string]Scenario{}
+	was, now := map[string]string{}, map[string]string{}
 	for _, s := range old.Scenarios {
 		before[s.ID] = s
+		was[s.ID] = s.Status
 	}
+	for _, s := range r.Scenarios {
+		now[s.ID] = s.Status
+	}
+	c.Paired = paired.Compare(was, now)
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
 		prev, ok := before[s.ID]

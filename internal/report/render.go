@@ -53,6 +53,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		if c.ProfileChanged {
 			b.WriteString("- the profile changed: every scenario counts as redefined\n")
 		}
+		b.WriteString("- " + c.Paired.Says() + "\n")
 		b.WriteString("\n")
 	}
 	if len(r.Failed) > 0 {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/store"
+)
+
+// gateCmd fails a change only on a significant regression: the scenarios the run and its
+// baseline both decided, paired, with McNemar's exact test over those whose status flipped.
+// A single flip is noise; many one way is not.
+func gateCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rookgen gate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runID := fs.String("run", "", "the run (default: the newest)")
+	agent := fs.String("agent", "", "the newest run of this agent")
+	profile := fs.String("profile", "", "the newest run of this profile (with -agent)")
+	base := fs.String("base", "", "the baseline run (default: the profile's previous run)")
+	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
+	maxRegressions := fs.Int("max-regressions", 0, "regressions (pass to fail) allowed before the test decides")
+	alpha := fs.Float64("alpha", 0.05, "the significance level: a regression whose p-value is under it fails the gate")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || *alpha <= 0 || *alpha >= 1 || *maxRegressions < 0 {
+		fmt.Fprintln(stderr, "usage: rookgen gate [-run ID | -agent A [-profile P]] [-base ID] [-max-regressions N] [-alpha 0.05] [-dir records]")
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "rookgen gate: %v\n", err)
+		return 1
+	}
+	root, err := recordsRoot(*dir)
+	if err != nil {
+		return fail(err)
+	}
+	runDir, err := findRun(root, *runID, *agent, *profile)
+	if err != nil {
+		return fail(err)
+	}
+	baseDir := report.Previous(runDir)
+	if *base != "" {
+		baseDir = filepath.Join(filepath.Dir(runDir), *base)
+		if _, err := os.Stat(filepath.Join(baseDir, "run.yaml")); !store.ValidRunID(*base) || err != nil {
+			return fail(fmt.Errorf("-base=%s names no run of this agent", *base))
+		}
+	}
+	if baseDir == "" {
+		return fail(errors.New("no baseline run to compare with: name one with -base"))
+	}
+	r, err := report.Build(runDir, baseDir)
+	if err != nil {
+		return fail(err)
+	}
+	c := r.Changes.Paired
+	verdict := "passes"
+	code := 0
+	if c.Significant(*maxRegressions, *alpha) {
+		verdict, code = "fails: a significant regression", 1
+	}
+	line := fmt.Sprintf("rookgen gate: run %s against %s, %s; the gate (more than %d regression(s), more than fixes, p < %g) %s",
+		r.RunID, r.Base, c.Says(), *maxRegressions, *alpha, verdict)
+	if len(c.Regressions) > 0 {
+		line += fmt.Sprintf("\nregressions: %v", c.Regressions)
+	}
+	fmt.Fprintln(stdout, line)
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
+			_, _ = fmt.Fprintf(f, "%s\n\n", line) // the summary is a courtesy; the exit code decides
+			_ = f.Close()
+		}
+	}
+	return code
+}
