@@ -99,3 +99,27 @@ func TestRepeatStatsLeaveUndecidedAttemptsOut(t *testing.T) {
 	failed, _ := wilson(2, 3)
 	assert.Greater(t, s.Low, failed, "an undecided attempt is not a failure")
 }
+
+// The headline says the run in one line with the next step, from the records alone: the
+// failures grouped by the criterion they share, the Unable to Verify by reason with its
+// remedy.
+func TestHeadline(t *testing.T) {
+	failC1 := record.Verdict{Status: record.Fail, Criteria: []record.Row{{CriterionID: "C1", Status: record.Fail, Expected: "e", Achieved: "a"}}}
+	utv := record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.NotObservable,
+		Criteria: []record.Row{{CriterionID: "C1", Status: record.UnableToVerify, Reason: record.NotObservable}}}
+	pass := record.Verdict{Status: record.Pass, Criteria: []record.Row{}}
+	dir := writeRun(t, filepath.Join(t.TempDir(), "R1"), "R1", map[string]record.Verdict{"SC-1": failC1, "SC-2": failC1, "SC-3": utv, "SC-4": pass})
+	r, err := Build(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, `2 failed: 2 share criterion C1 (SC-1, SC-2); 1 Unable to Verify (not_observable): return "calls" (or usage) from execute or collect, or give the check the data it reads`, r.Headline)
+	var md, page bytes.Buffer
+	require.NoError(t, r.Markdown(&md))
+	assert.Contains(t, md.String(), "**2 failed: 2 share criterion C1 (SC-1, SC-2); 1 Unable to Verify", "the markdown opens with it")
+	require.NoError(t, r.HTML(&page))
+	assert.Contains(t, page.String(), `<p class="headline" id="headline">2 failed: 2 share criterion C1 (SC-1, SC-2)`, "so does the page")
+
+	green := writeRun(t, filepath.Join(t.TempDir(), "R2"), "R2", map[string]record.Verdict{"SC-4": pass})
+	r, err = Build(green, "")
+	require.NoError(t, err)
+	assert.Equal(t, "all 1 passed", r.Headline)
+}

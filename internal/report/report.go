@@ -28,11 +28,13 @@ const Version = 1
 
 // Report is one run as a team reads it.
 type Report struct {
-	Version   int            `json:"version" yaml:"version"`
-	RunID     string         `json:"run_id" yaml:"run_id"`
-	Agent     string         `json:"agent_id" yaml:"agent_id"`
-	Profile   string         `json:"profile" yaml:"profile"`
-	Dir       string         `json:"dir" yaml:"dir"`
+	Version int    `json:"version" yaml:"version"`
+	RunID   string `json:"run_id" yaml:"run_id"`
+	Agent   string `json:"agent_id" yaml:"agent_id"`
+	Profile string `json:"profile" yaml:"profile"`
+	Dir     string `json:"dir" yaml:"dir"`
+	// Headline is the run in one line with the next step, from the records alone.
+	Headline  string         `json:"headline" yaml:"headline"`
 	Totals    record.Totals  `json:"totals" yaml:"totals"`
 	Metrics   record.Metrics `json:"metrics" yaml:"metrics"`
 	Unable    []Reason       `json:"unable_to_verify" yaml:"unable_to_verify"`
@@ -238,6 +240,7 @@ func Build(dir, base string) (*Report, error) {
 		r.Unable = append(r.Unable, *rs)
 	}
 	sort.Slice(r.Unable, func(i, j int) bool { return r.Unable[i].Count > r.Unable[j].Count })
+	r.Headline = r.headline()
 	if base != "" {
 		if err := r.compare(dir, base); err != nil {
 			return nil, err

@@ -1,0 +1,70 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// headline is the run in one line, with what to do next, from the records alone (no
+// model): what failed, grouped by the criterion the failures share; what could not be
+// verified, by reason, with what would make it checkable; what did not run.
+func (r *Report) headline() string {
+	t := r.Totals
+	failedN, passedN := 0, 0
+	for _, s := range r.Scenarios {
+		switch s.Status {
+		case failed:
+			failedN++
+		case passed:
+			passedN++
+		}
+	}
+	var parts []string
+	if failedN > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed%s", failedN, shared(r.Failed)))
+	}
+	for _, u := range r.Unable {
+		parts = append(parts, fmt.Sprintf("%d Unable to Verify (%s): %s", u.Count, u.Reason, u.Remedy))
+	}
+	if t.NotRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run: continue with -rook.run=%s", t.NotRun, r.RunID))
+	}
+	if t.Unrunnable > 0 {
+		parts = append(parts, fmt.Sprintf("%d unrunnable: the profile cannot observe what they grade", t.Unrunnable))
+	}
+	if len(parts) == 0 {
+		if passedN == 0 {
+			return "nothing was planned"
+		}
+		return fmt.Sprintf("all %d passed", passedN)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shared says which criterion most of the failed rows share, when two or more scenarios
+// failed on the same one: ": 2 share criterion C1".
+func shared(failed []Failure) string {
+	by := map[string]map[string]bool{}
+	for _, f := range failed {
+		if by[f.CriterionID] == nil {
+			by[f.CriterionID] = map[string]bool{}
+		}
+		by[f.CriterionID][f.ScenarioID] = true
+	}
+	var best string
+	for id, scs := range by {
+		if len(scs) > len(by[best]) || (len(scs) == len(by[best]) && id < best) {
+			best = id
+		}
+	}
+	if best == "" || len(by[best]) < 2 {
+		return ""
+	}
+	ids := make([]string, 0, len(by[best]))
+	for sc := range by[best] {
+		ids = append(ids, sc)
+	}
+	sort.Strings(ids)
+	return fmt.Sprintf(": %d share criterion %s (%s)", len(ids), best, strings.Join(ids, ", "))
+}
