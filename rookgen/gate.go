@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/rookgo/rookgo/internal/report"
-	"github.com/rookgo/rookgo/internal/store"
 )
 
 // gateCmd fails a change only on a significant regression: the scenarios the run and its
@@ -44,12 +42,9 @@ func gateCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	baseDir := report.Previous(runDir)
-	if *base != "" {
-		baseDir = filepath.Join(filepath.Dir(runDir), *base)
-		if _, err := os.Stat(filepath.Join(baseDir, "run.yaml")); !store.ValidRunID(*base) || err != nil {
-			return fail(fmt.Errorf("-base=%s names no run of this agent", *base))
-		}
+	baseDir, err := baseRun(runDir, *base)
+	if err != nil {
+		return fail(err)
 	}
 	if baseDir == "" {
 		return fail(errors.New("no baseline run to compare with: name one with -base"))

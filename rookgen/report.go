@@ -64,12 +64,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	} else if runDir, err = findRun(root, *runID, *agent, *profile); err != nil {
 		return fail(err)
 	}
-	baseDir := report.Previous(runDir)
-	if *base != "" {
-		baseDir = filepath.Join(filepath.Dir(runDir), *base)
-		if _, err := os.Stat(filepath.Join(baseDir, "run.yaml")); !store.ValidRunID(*base) || err != nil {
-			return fail(fmt.Errorf("-base=%s names no run of this agent", *base))
-		}
+	baseDir, err := baseRun(runDir, *base)
+	if err != nil {
+		return fail(err)
 	}
 	r, err := report.Build(runDir, baseDir)
 	if err != nil {
@@ -130,6 +127,19 @@ func suiteIDs() func(agent string) ([]string, bool) {
 
 // findRun is the run -run names (of -agent, when given), or the newest run of the agent
 // and profile.
+// baseRun is the run to compare runDir with: the one -base names (a run of the same agent),
+// else the profile's previous run ("" when there is none).
+func baseRun(runDir, base string) (string, error) {
+	if base == "" {
+		return report.Previous(runDir), nil
+	}
+	dir := filepath.Join(filepath.Dir(runDir), base)
+	if _, err := os.Stat(filepath.Join(dir, "run.yaml")); !store.ValidRunID(base) || err != nil {
+		return "", fmt.Errorf("-base=%s names no run of this agent", base)
+	}
+	return dir, nil
+}
+
 func findRun(root, runID, agent, profile string) (string, error) {
 	if runID == "" {
 		return report.Newest(root, agent, profile)
