@@ -42,6 +42,8 @@ type wire struct {
 	wmu  sync.Mutex
 	buf  []byte     // received bytes not yet framed
 	fds  []*os.File // received files not yet taken, in order
+	// in and oob are read into, again and again.
+	in, oob []byte
 }
 
 // send writes m, and files with its first byte.
@@ -102,8 +104,10 @@ func (w *wire) receive(nfiles func(*message) int) (*message, []*os.File, error) 
 
 // read appends what the socket holds to buf, and the files passed with it to fds.
 func (w *wire) read() error {
-	p := make([]byte, 64<<10)
-	oob := make([]byte, syscall.CmsgSpace(16*4))
+	if w.in == nil {
+		w.in, w.oob = make([]byte, 64<<10), make([]byte, syscall.CmsgSpace(16*4))
+	}
+	p, oob := w.in, w.oob
 	n, oobn, flags, _, err := w.conn.ReadMsgUnix(p, oob)
 	if oobn > 0 {
 		msgs, perr := syscall.ParseSocketControlMessage(oob[:oobn])
