@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // stat is what /proc/PID/stat says of a process.
@@ -93,9 +94,17 @@ func subtree(pid int) []int {
 }
 
 // commandLine is a process's arguments joined by spaces, cut at 200 bytes, or its name in
-// brackets when it has none (a kernel thread, or one that exited meanwhile).
+// brackets when it has none (a kernel thread, or one that exited meanwhile). A process in
+// the middle of an exec has none for a moment: it is asked again, briefly.
 func commandLine(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	var b []byte
+	var err error
+	for try := 0; try < 5; try++ {
+		if b, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err != nil || len(b) > 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	s := strings.TrimRight(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), " ")
 	if err != nil || s == "" {
 		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
