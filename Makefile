@@ -5,18 +5,24 @@ export HELPDESK_API_KEY ?= helpdesk-demo-key
 GO ?= go
 JUNIT_PKGS ?= ./scenarios/...
 
-.PHONY: demo test lint generate junit bench
+.PHONY: demo test test-race test-e2e lint generate junit bench
 
 ## demo: run the example agent's suite against its good profile (green)
 demo:
 	$(GO) tool gotestsum --format testname -- ./scenarios/helpdesk -run 'TestDemoGood$$'
 
 ## test: the project's own tests, with vet and the generated-code check; the runtime's
-## concurrent paths under the race detector
+## concurrent paths under the race detector. The two go test runs go side by side: the
+## end-to-end tests wait on builds and hooks, and leave the cores half idle on their own.
 test:
 	$(GO) vet ./...
 	$(GO) run ./rookgen -check
+	$(MAKE) -j2 --no-print-directory test-race test-e2e
+
+test-race:
 	$(GO) test -race -count=1 ./internal/... ./rooktest/...
+
+test-e2e:
 	$(GO) test -count=1 ./rookgen/... ./schemas/...
 
 ## lint: staticcheck, and errcheck on the non-test code (fmt's prints to a writer aside, as
