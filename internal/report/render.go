@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/owner"
 )
 
 // JSON writes the report for machines.
@@ -40,6 +41,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		rate = fmt.Sprintf("%.0f%% (%d of %d)", t.PassRate*100, t.Passed, t.Decided)
 	}
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %s |\n\n", t.Planned, t.Passed, t.Failed, t.Unverifiable, t.Unrunnable, t.NotRun, rate)
+	if line := r.OwnersLine(); line != "" {
+		b.WriteString("Who must act: " + line + "\n\n")
+	}
 	if c := r.Changes; c != nil {
 		fmt.Fprintf(&b, "### What changed since %s\n\n", r.Base)
 		for _, l := range []struct {
@@ -60,7 +64,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(r.Failed) > 0 {
 		b.WriteString("### Failed criteria\n\n")
 		for _, f := range r.Failed {
-			fmt.Fprintf(&b, "- %s %s: expected %s; achieved %s; evidence %s\n", f.ScenarioID, f.CriterionID, md(f.Expected), md(f.Achieved), md(f.Evidence))
+			fmt.Fprintf(&b, "- %s %s: expected %s; achieved %s; evidence %s (owner: %s)\n", f.ScenarioID, f.CriterionID, md(f.Expected), md(f.Achieved), md(f.Evidence), f.Owner)
 		}
 		b.WriteString("\n")
 	}
@@ -98,6 +102,18 @@ func (r *Report) Markdown(w io.Writer) error {
 		m.DurationMs, m.TokensIn, m.TokensOut, m.LatencyP50Ms, m.LatencyP95Ms, m.TurnsTotal, r.Dir)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// OwnersLine counts the scenarios that did not pass by who must act, in owner.All's
+// order ("agent 2, harness 1"); "" when every scenario passed.
+func (r *Report) OwnersLine() string {
+	var parts []string
+	for _, o := range owner.All {
+		if n := r.Owners[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", o, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // md keeps agent-written text from breaking a markdown list or running as HTML.

@@ -19,6 +19,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rookgo/rookgo/internal/history"
+	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -40,6 +42,8 @@ type Report struct {
 	Unable    []Reason       `json:"unable_to_verify" yaml:"unable_to_verify"`
 	Failed    []Failure      `json:"failed_criteria" yaml:"failed_criteria"`
 	Scenarios []Scenario     `json:"scenarios" yaml:"scenarios"`
+	// Owners count the scenarios that did not pass by who must act (owner.Of).
+	Owners map[owner.Owner]int `json:"owners,omitempty" yaml:"owners,omitempty"`
 	// Judges total what each model judge did: scenarios judged, controls asked and failed,
 	// the tokens its answers said they used.
 	Judges []record.JudgeTotals `json:"judges,omitempty" yaml:"judges,omitempty"`
@@ -69,6 +73,8 @@ type Failure struct {
 	Expected    string `json:"expected" yaml:"expected"`
 	Achieved    string `json:"achieved" yaml:"achieved"`
 	Evidence    string `json:"evidence" yaml:"evidence"`
+	// Owner is who must act on the scenario (owner.Of).
+	Owner owner.Owner `json:"owner" yaml:"owner"`
 }
 
 // A report's scenario status is text (it may also be "not run" or "untrusted"); these are
@@ -77,10 +83,12 @@ var passed, failed = string(record.Pass), string(record.Fail)
 
 // Scenario is one planned scenario's outcome.
 type Scenario struct {
-	ID     string       `json:"scenario_id" yaml:"scenario_id"`
-	Title  string       `json:"title" yaml:"title"`
-	Status string       `json:"status" yaml:"status"` // Pass, Fail, Unable to Verify, not judged, not run
-	Reason string       `json:"reason,omitempty" yaml:"reason,omitempty"`
+	ID     string `json:"scenario_id" yaml:"scenario_id"`
+	Title  string `json:"title" yaml:"title"`
+	Status string `json:"status" yaml:"status"` // Pass, Fail, Unable to Verify, not judged, not run
+	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
+	// Owner is who must act on a scenario that did not pass (owner.Of).
+	Owner  owner.Owner  `json:"owner,omitempty" yaml:"owner,omitempty"`
 	Repeat *RepeatStats `json:"repeat,omitempty" yaml:"repeat,omitempty"`
 	Change string       `json:"change,omitempty" yaml:"change,omitempty"`
 	// Snapshot is the SHA-256 of snapshot.yaml: a changed one means a redefined scenario.
@@ -195,6 +203,7 @@ func Build(dir, base string) (*Report, error) {
 		r.others[e.ScenarioID] = true
 	}
 	reasons := map[string]*Reason{}
+	undecided := map[int]*record.Verdict{} // the scenarios that did not pass, by index
 	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
 		sc := Scenario{ID: e.ScenarioID, Status: "not run"}
@@ -215,6 +224,9 @@ func Build(dir, base string) (*Report, error) {
 		if err == nil && v.Status != "" {
 			sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
 			sc.run = dir
+			if v.Status != record.Pass {
+				undecided[len(r.Scenarios)] = v
+			}
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
 			}
@@ -239,6 +251,7 @@ func Build(dir, base string) (*Report, error) {
 	for _, rs := range reasons {
 		r.Unable = append(r.Unable, *rs)
 	}
+	r.owners(dir, undecided)
 	sort.Slice(r.Unable, func(i, j int) bool { return r.Unable[i].Count > r.Unable[j].Count })
 	r.Headline = r.headline()
 	if base != "" {
@@ -247,6 +260,29 @@ func Build(dir, base string) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// owners says who must act on each scenario that did not pass, from its verdict and
+// whether it ever passed in a run of the agent under the records root.
+func (r *Report) owners(dir string, verdicts map[int]*record.Verdict) {
+	if len(verdicts) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(verdicts))
+	for i := range verdicts {
+		ids = append(ids, r.Scenarios[i].ID)
+	}
+	ever := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), ids)
+	r.Owners = map[owner.Owner]int{}
+	by := map[string]owner.Owner{}
+	for i, v := range verdicts {
+		o := owner.Of(v, ever[r.Scenarios[i].ID])
+		r.Scenarios[i].Owner, by[r.Scenarios[i].ID] = o, o
+		r.Owners[o]++
+	}
+	for i := range r.Failed {
+		r.Failed[i].Owner = by[r.Failed[i].ScenarioID]
+	}
 }
 
 func repeatStats(v *record.Verdict) *RepeatStats {

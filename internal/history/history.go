@@ -1,0 +1,246 @@
+// Package history reads every run of an agent under a records root into what a team asks
+// across runs: each scenario's status run by run, which criteria failed, how long it took,
+// what it used, and who must act. It reads records only, and trusts none it cannot check:
+// a verdict that does not match its hooks.json is "untrusted", never its status.
+package history
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/owner"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
+)
+
+// Statuses a scenario has in a run besides a verdict's.
+const (
+	// NotIncluded: the run did not include the scenario (not selected, or not yet written).
+	NotIncluded = ""
+	// NotRun: included, and nothing of it was recorded.
+	NotRun = "not run"
+	// NotJudged: records, and no verdict.
+	NotJudged = "not judged"
+	// Untrusted: a verdict that does not match the records it claims.
+	Untrusted = "untrusted"
+)
+
+// Run is one run of the agent.
+type Run struct {
+	ID, Dir, Profile string
+	Seen             time.Time
+	// Report is the run's report.yaml; nil when the run wrote none (it was stopped).
+	Report *record.Report
+	Halted bool
+}
+
+// Entry is one scenario in one run.
+type Entry struct {
+	Status string `json:"status"`
+	// Failed are the ids of the criteria that failed ("forbidden" for forbidden text).
+	Failed []string `json:"failed,omitempty"`
+	// DurationMs is the scenario's hooks' wall time, from the first hook's start to the
+	// last one's end, over its attempts; 0 when its hooks.json says nothing of it.
+	DurationMs int64 `json:"duration_ms"`
+	// Usage is the agent's reported tokens; nil when not reported.
+	Usage *record.Usage `json:"usage,omitempty"`
+	// Attempts is the repeat count when the scenario repeats.
+	Attempts int `json:"attempts,omitempty"`
+
+	verdict *record.Verdict
+}
+
+// Verdict is the entry's verdict, nil when it has none that can be trusted.
+func (e Entry) Verdict() *record.Verdict { return e.verdict }
+
+// History is an agent's runs, newest first, and each scenario's entry in each.
+type History struct {
+	Agent string
+	Runs  []Run
+	// Scenarios holds, for every scenario any run included, its entry in each run, in the
+	// order of Runs.
+	Scenarios map[string][]Entry
+}
+
+// Load reads every run of agent under root.
+func Load(root, agent string) *History {
+	h := &History{Agent: agent, Scenarios: map[string][]Entry{}}
+	dirs := store.ListRuns(root, agent)
+	for i, d := range dirs {
+		st := store.Store{Dir: d.Dir}
+		run, err := st.Run()
+		if err != nil {
+			continue // ListRuns read it a moment ago; a run being rewritten is left out
+		}
+		r := Run{ID: d.ID, Dir: d.Dir, Profile: d.ProfileID, Seen: d.Seen, Halted: run.Halted}
+		if rep, err := st.Report(); err == nil {
+			r.Report = rep
+		}
+		h.Runs = append(h.Runs, r)
+		for _, e := range run.Included {
+			list := h.Scenarios[e.ScenarioID]
+			if list == nil {
+				list = make([]Entry, len(dirs))
+				h.Scenarios[e.ScenarioID] = list
+			}
+			list[i] = Read(st.ScenarioDir(e.ScenarioID))
+		}
+	}
+	// Runs left out above leave a hole in every list: close it.
+	if len(h.Runs) != len(dirs) {
+		kept := map[string]bool{}
+		for _, r := range h.Runs {
+			kept[r.ID] = true
+		}
+		for id, list := range h.Scenarios {
+			var out []Entry
+			for i, d := range dirs {
+				if kept[d.ID] {
+					out = append(out, list[i])
+				}
+			}
+			h.Scenarios[id] = out
+		}
+	}
+	return h
+}
+
+// Read is the entry of the scenario whose records are in dir.
+func Read(dir string) Entry {
+	e := Entry{Status: NotRun}
+	if _, err := os.Stat(filepath.Join(dir, "snapshot.yaml")); err == nil {
+		e.Status = NotJudged
+	}
+	v, err := store.ReadVerdict(dir)
+	switch {
+	case errors.Is(err, store.ErrUntrusted):
+		e.Status = Untrusted
+		return e
+	case err != nil || v.Status == "":
+		e.DurationMs = duration(dir)
+		return e
+	}
+	e.Status, e.Usage, e.verdict = string(v.Status), v.Usage, v
+	for _, r := range v.Rows() {
+		if r.Status == record.Fail {
+			e.Failed = append(e.Failed, r.CriterionID)
+		}
+	}
+	if len(v.Attempts) == 0 {
+		e.DurationMs = duration(dir)
+	}
+	for _, a := range v.Attempts {
+		e.Attempts++
+		e.DurationMs += duration(filepath.Join(dir, "attempts", strconv.Itoa(a.Attempt)))
+	}
+	return e
+}
+
+// duration is the wall time of the hooks recorded in dir's hooks.json.
+func duration(dir string) int64 {
+	h, err := store.ReadHooks(dir)
+	if err != nil {
+		return 0
+	}
+	var first, last time.Time
+	for _, p := range []*record.PhaseRecord{h.Phases.Open, h.Phases.Execute, h.Phases.Close, h.Phases.Collect} {
+		if p == nil {
+			continue
+		}
+		if !p.At.IsZero() && (first.IsZero() || p.At.Before(first)) {
+			first = p.At
+		}
+		end := p.EndedAt
+		for _, t := range p.Turns {
+			if t.EndedAt.After(end) {
+				end = t.EndedAt
+			}
+		}
+		if end.After(last) {
+			last = end
+		}
+	}
+	if first.IsZero() || !last.After(first) {
+		return 0
+	}
+	return last.Sub(first).Milliseconds()
+}
+
+// EverPassed reports whether the scenario passed in any run of the history.
+func (h *History) EverPassed(id string) bool {
+	for _, e := range h.Scenarios[id] {
+		if e.Status == string(record.Pass) {
+			return true
+		}
+	}
+	return false
+}
+
+// Owner is who must act on the scenario's entry in run i ("" for a pass, or an entry
+// without a verdict).
+func (h *History) Owner(id string, i int) owner.Owner {
+	list := h.Scenarios[id]
+	if i >= len(list) {
+		return ""
+	}
+	return owner.Of(list[i].verdict, h.EverPassed(id))
+}
+
+// Flaky reports whether the scenario both passed and failed over the runs that decided it,
+// or its newest verdict says its attempts disagreed.
+func (h *History) Flaky(id string) bool {
+	seen := map[string]bool{}
+	for _, e := range h.Scenarios[id] {
+		if e.verdict != nil && e.verdict.Flaky {
+			return true
+		}
+		if e.Status == string(record.Pass) || e.Status == string(record.Fail) {
+			seen[e.Status] = true
+		}
+	}
+	return len(seen) == 2
+}
+
+// Title reads a scenario's title from its newest snapshot; "" when none reads.
+func (h *History) Title(id string) string {
+	for i, e := range h.Scenarios[id] {
+		if e.Status == NotIncluded {
+			continue
+		}
+		var head struct {
+			Title string `yaml:"title"`
+		}
+		data, err := os.ReadFile(filepath.Join(store.Store{Dir: h.Runs[i].Dir}.ScenarioDir(id), "snapshot.yaml"))
+		if err == nil && yaml.Unmarshal(data, &head) == nil {
+			return head.Title
+		}
+	}
+	return ""
+}
+
+// PassedAnywhere says, of each of ids, whether it passed in any run of agent under root.
+// It reads only those scenarios' verdicts, so a report of one run can say who owns its
+// failures without reading every run whole.
+func PassedAnywhere(root, agent string, ids []string) map[string]bool {
+	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out
+	}
+	for _, d := range store.ListRuns(root, agent) {
+		st := store.Store{Dir: d.Dir}
+		for _, id := range ids {
+			if out[id] {
+				continue
+			}
+			if v, err := store.ReadVerdict(st.ScenarioDir(id)); err == nil && v.Status == record.Pass {
+				out[id] = true
+			}
+		}
+	}
+	return out
+}

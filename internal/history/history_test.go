@@ -1,0 +1,83 @@
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/owner"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
+)
+
+// run writes a run of agent "fake" named by its start time, with a verdict per scenario
+// ("" for one with records and no verdict), each bound to a hooks.json whose open starts
+// at 10:00:00 and whose collect ends ms later.
+func run(t *testing.T, root, id string, ms int, verdicts map[string]record.Status) string {
+	t.Helper()
+	dir := filepath.Join(root, "fake", id)
+	r := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p"}}
+	red := store.NewRedactor(nil)
+	for sc, st := range verdicts {
+		r.Included = append(r.Included, record.Entry{ScenarioID: sc, Why: "selected"})
+		sdir := filepath.Join(dir, "scenarios", sc)
+		hooks := `{"version": 1, "phases": {"open": {"ran": true, "ok": true, "at": "2026-12-04T10:00:00Z", "ended_at": "2026-12-04T10:00:00.1Z"},
+			"collect": {"ran": true, "ok": true, "at": "2026-12-04T10:00:00.2Z", "ended_at": "2026-12-04T10:00:0` + sec(ms) + `Z"}}}`
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(hooks)))
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: "+sc+"\ntitle: the "+sc+"\n")))
+		if st == "" {
+			continue
+		}
+		v := record.Verdict{ScenarioID: sc, Status: st, Criteria: []record.Row{}}
+		if st == record.Fail {
+			v.Criteria = []record.Row{{CriterionID: "C2", Status: record.Fail, Confidence: "High"}}
+		}
+		require.NoError(t, red.WriteVerdict(sdir, &v))
+	}
+	require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), r))
+	return dir
+}
+
+func sec(ms int) string { return string(rune('0'+ms/1000)) + "." + string(rune('0'+ms/100%10)) }
+
+func TestLoad(t *testing.T) {
+	root := t.TempDir()
+	run(t, root, "2026-12-01T10-00-00Z", 1500, map[string]record.Status{"SC-1": record.Pass, "SC-2": record.Fail})
+	run(t, root, "2026-12-02T10-00-00Z", 2000, map[string]record.Status{"SC-1": record.Fail, "SC-2": record.Fail, "SC-3": ""})
+	newest := run(t, root, "2026-12-03T10-00-00Z", 3000, map[string]record.Status{"SC-1": record.Pass, "SC-2": record.UnableToVerify})
+	// A verdict whose hooks.json changed since it was judged is not trusted, whatever it says.
+	hooks := filepath.Join(newest, "scenarios", "SC-2", "hooks.json")
+	data, err := os.ReadFile(hooks)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(hooks, append(data, ' '), 0o644))
+
+	h := Load(root, "fake")
+	require.Len(t, h.Runs, 3)
+	assert.Equal(t, "2026-12-03T10-00-00Z", h.Runs[0].ID, "newest first")
+	status := func(id string) []string {
+		var out []string
+		for _, e := range h.Scenarios[id] {
+			out = append(out, e.Status)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Pass", "Fail", "Pass"}, status("SC-1"))
+	assert.Equal(t, []string{Untrusted, "Fail", "Fail"}, status("SC-2"))
+	assert.Equal(t, []string{NotIncluded, NotJudged, NotIncluded}, status("SC-3"))
+	assert.Equal(t, []string{"C2"}, h.Scenarios["SC-1"][1].Failed)
+	assert.Equal(t, []int64{3000, 2000, 1500}, []int64{h.Scenarios["SC-1"][0].DurationMs, h.Scenarios["SC-1"][1].DurationMs, h.Scenarios["SC-1"][2].DurationMs})
+	assert.Equal(t, int64(2000), h.Scenarios["SC-3"][1].DurationMs, "records without a verdict still say how long they took")
+
+	assert.True(t, h.EverPassed("SC-1"))
+	assert.False(t, h.EverPassed("SC-2"))
+	assert.True(t, h.Flaky("SC-1"))
+	assert.False(t, h.Flaky("SC-2"), "it failed whenever it was decided")
+	assert.Equal(t, owner.Agent, h.Owner("SC-1", 1))
+	assert.Equal(t, owner.Scenario, h.Owner("SC-2", 1), "SC-2 never passed")
+	assert.Equal(t, owner.Owner(""), h.Owner("SC-2", 0), "an untrusted verdict has no owner to name")
+	assert.Equal(t, "the SC-3", h.Title("SC-3"))
+	assert.Equal(t, map[string]bool{"SC-1": true}, PassedAnywhere(root, "fake", []string{"SC-1", "SC-2", "SC-9"}))
+}

@@ -1,0 +1,112 @@
+// Package owner says who must act on a scenario that did not pass, as a pure function of
+// its records: the agent's team, the scenario's author, whoever keeps the hooks, or
+// whoever runs the judge.
+package owner
+
+import "github.com/rookgo/rookgo/internal/record"
+
+// Owner is who must act on a verdict that did not pass.
+type Owner string
+
+// The owners, in the order a report lists them.
+const (
+	// Agent: a criterion failed on what the agent was observed to say or do.
+	Agent Owner = "agent"
+	// Scenario: the scenario has never passed in any run of the records, or it asks what
+	// the profile cannot observe.
+	Scenario Owner = "scenario"
+	// Harness: a hook failed, or the agent never replied.
+	Harness Owner = "harness"
+	// Judge: the model judge left a criterion undecided (or was never configured), or
+	// failed it on Low confidence.
+	Judge Owner = "judge"
+)
+
+// All are the owners in the order reports list them.
+var All = []Owner{Agent, Scenario, Harness, Judge}
+
+// Valid reports whether s names an owner.
+func Valid(s string) bool {
+	for _, o := range All {
+		if string(o) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Of is the owner of v, "" when v passed or was never judged. everPassed says whether the
+// scenario passed in any run of the records, this one included.
+//
+// A hook's failure is the harness's before anything else: nothing after it is evidence.
+// An Unable to Verify is owned by what left it undecided: agent_never_ran by the harness,
+// not_observable by the scenario, an llm_judge row by the judge. A Fail whose failed
+// criteria were all decided on Low confidence is the judge's; any other Fail is the
+// scenario's when it has never passed anywhere (it may ask the impossible), else the
+// agent's.
+func Of(v *record.Verdict, everPassed bool) Owner {
+	if v == nil || v.Status == record.Pass || v.Status == "" {
+		return ""
+	}
+	if hookFailed(v) {
+		return Harness
+	}
+	if v.Status == record.UnableToVerify {
+		return unable(v)
+	}
+	if lowConfidence(v) {
+		return Judge
+	}
+	if !everPassed {
+		return Scenario
+	}
+	return Agent
+}
+
+// hookFailed reports a hook's failure in the verdict, or, for a repeated scenario, in the
+// first attempt that did not pass: the one whose criteria the verdict shows.
+func hookFailed(v *record.Verdict) bool {
+	if v.Failure != "" {
+		return true
+	}
+	for _, a := range v.Attempts {
+		if a.Status != record.Pass {
+			return a.Failure != ""
+		}
+	}
+	return false
+}
+
+func unable(v *record.Verdict) Owner {
+	switch v.UnverifiableReason {
+	case record.AgentNeverRan:
+		return Harness
+	case record.NotObservable:
+		return Scenario
+	}
+	for _, r := range v.Criteria {
+		if r.Status == record.UnableToVerify && (r.Judge != "" || r.Unanswered || r.Check == "llm_judge") {
+			return Judge
+		}
+	}
+	return Scenario
+}
+
+// lowConfidence reports a Fail decided only by criteria failed on Low confidence: no
+// forbidden text appeared, and at least one criterion failed.
+func lowConfidence(v *record.Verdict) bool {
+	if len(v.ForbiddenHits) > 0 {
+		return false
+	}
+	n := 0
+	for _, r := range v.Criteria {
+		if r.Status != record.Fail {
+			continue
+		}
+		if r.Confidence != "Low" {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}

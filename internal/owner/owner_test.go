@@ -1,0 +1,58 @@
+package owner
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+func TestOf(t *testing.T) {
+	failed := func(conf string) record.Row {
+		return record.Row{CriterionID: "C1", Check: "text", Status: record.Fail, Confidence: conf}
+	}
+	cases := []struct {
+		name       string
+		v          *record.Verdict
+		everPassed bool
+		want       Owner
+	}{
+		{"pass", &record.Verdict{Status: record.Pass}, true, ""},
+		{"never judged", &record.Verdict{}, false, ""},
+		{"nil", nil, false, ""},
+		{"failed on observed evidence", &record.Verdict{Status: record.Fail, Criteria: []record.Row{failed("High")}}, true, Agent},
+		{"forbidden text", &record.Verdict{Status: record.Fail, ForbiddenHits: []record.ForbiddenHit{{Text: "x"}}}, true, Agent},
+		{"never passed anywhere", &record.Verdict{Status: record.Fail, Criteria: []record.Row{failed("High")}}, false, Scenario},
+		{"a hook failed", &record.Verdict{Status: record.Fail, Failure: "execute: exit 2", Criteria: []record.Row{failed("High")}}, true, Harness},
+		{"an attempt's hook failed", &record.Verdict{Status: record.Fail, Attempts: []record.AttemptStatus{
+			{Attempt: 1, Status: record.Pass}, {Attempt: 2, Status: record.Fail, Failure: "open: timed out"}}}, true, Harness},
+		{"an attempt failed on evidence", &record.Verdict{Status: record.Fail, Criteria: []record.Row{failed("High")}, Attempts: []record.AttemptStatus{
+			{Attempt: 1, Status: record.Fail}, {Attempt: 2, Status: record.Fail, Failure: "open: timed out"}}}, true, Agent},
+		{"agent never ran", &record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.AgentNeverRan}, true, Harness},
+		{"not observable", &record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.NotObservable}, true, Scenario},
+		{"judge left it undecided", &record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.Undecidable,
+			Criteria: []record.Row{{Status: record.UnableToVerify, Check: "llm_judge", Judge: "m"}}}, true, Judge},
+		{"no judge configured", &record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.Undecidable,
+			Criteria: []record.Row{{Status: record.UnableToVerify, Check: "llm_judge"}}}, true, Judge},
+		{"undecidable check", &record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.Undecidable,
+			Criteria: []record.Row{{Status: record.UnableToVerify, Check: "json_path"}}}, true, Scenario},
+		{"failed on Low confidence", &record.Verdict{Status: record.Fail, Criteria: []record.Row{failed("Low"), {Status: record.Pass, Confidence: "High"}}}, true, Judge},
+		{"Low and High failures", &record.Verdict{Status: record.Fail, Criteria: []record.Row{failed("Low"), failed("High")}}, true, Agent},
+		{"Low, with forbidden text", &record.Verdict{Status: record.Fail, Criteria: []record.Row{failed("Low")},
+			ForbiddenHits: []record.ForbiddenHit{{Text: "x"}}}, true, Agent},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, Of(c.v, c.everPassed))
+		})
+	}
+}
+
+func TestValid(t *testing.T) {
+	for _, o := range All {
+		assert.True(t, Valid(string(o)), o)
+	}
+	assert.False(t, Valid("nobody"))
+	assert.False(t, Valid(""))
+}
