@@ -64,7 +64,7 @@ func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario,
 // for one of them says only [no tests to run].
 func ungenerated(root, agent string) []string {
 	var out []string
-	profiles, _ := filepath.Glob(filepath.Join(root, "profiles", agent, "*.yaml"))
+	profiles := spec.ProfileFiles(filepath.Join(root, "profiles", agent))
 	for _, p := range profiles {
 		id := strings.TrimSuffix(filepath.Base(p), ".yaml")
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(workspace.GeneratedFile(agent, id)))); errors.Is(err, os.ErrNotExist) {

@@ -16,6 +16,24 @@ import (
 // repeated scenario has one subtest per attempt.
 func (r *Run) report(t tb, j *job) {
 	t.Helper()
+	q, quarantined := r.quarantine[j.id]
+	if quarantined {
+		attr(t, "rook.quarantined", r.show(q.Says()))
+		t = &excused{tb: t, why: q.Says()}
+	}
+	r.outcome(t, j)
+	if quarantined {
+		if t.Failed() {
+			skipln(t, r.show(fmt.Sprintf("%s: did not pass, and is %s: run and reported, left out of the exit code", j.id, q.Says())))
+		} else {
+			logln(t, r.show(fmt.Sprintf("%s: passed, and is %s: remove it from the quarantine list when it passes for good", j.id, q.Says())))
+		}
+	}
+}
+
+// outcome logs a job's progress and maps its outcome onto t.
+func (r *Run) outcome(t tb, j *job) {
+	t.Helper()
 	for running := true; running; {
 		select {
 		case <-j.notify:
@@ -44,8 +62,13 @@ func (r *Run) report(t tb, j *job) {
 	if len(o.Attempts) == 1 {
 		r.attempt(t, o.Scenario, o.Attempts[0])
 	} else {
+		at := t
+		if v := o.Verdict; v != nil && v.MinPass > 0 && v.Status != record.Fail {
+			// The attempts that failed are those min_pass spares: the scenario did not fail.
+			at = &excused{tb: t, why: fmt.Sprintf("min_pass %d of %d: the scenario is %s", v.MinPass, len(o.Attempts), v.Status)}
+		}
 		for _, a := range o.Attempts {
-			t.Run(fmt.Sprintf("attempt_%d", a.N), func(t tb) { r.attempt(t, o.Scenario, a) })
+			at.Run(fmt.Sprintf("attempt_%d", a.N), func(t tb) { r.attempt(t, o.Scenario, a) })
 		}
 	}
 	v := o.Verdict
@@ -72,7 +95,11 @@ func (r *Run) report(t tb, j *job) {
 			flaky = "; flaky: the attempts disagree"
 			attr(t, "rook.flaky", "true")
 		}
-		logf(t, "pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
+		if v.MinPass > 0 {
+			logf(t, "min_pass %d of %d: %d of %d attempts passed%s", v.MinPass, n, passed, n, flaky)
+		} else {
+			logf(t, "pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
+		}
 	}
 	logf(t, "%s: %s%s; records in %s", o.Scenario.ID, v.Status, reasonText(v.UnverifiableReason), o.Dir)
 	if v.Status == record.UnableToVerify && !t.Failed() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -111,6 +112,8 @@ type scheduler struct {
 // reporter says outcomes on the test, redacted.
 type reporter struct {
 	red *store.Redactor
+	// quarantine is the agent's quarantine list: run and reported, out of the exit code.
+	quarantine spec.Quarantine
 }
 
 type plan struct {
@@ -147,7 +150,7 @@ func start(t tb, s Suite) (*Run, error) {
 	r := &Run{t: t,
 		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]plan, len(s.Scenarios))},
 		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})},
-		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts)}}
+		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine}}
 	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
 		return nil, err
 	}
@@ -157,7 +160,8 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
-		Selection: r.sel, MinConfidence: c.jopts.minConfidence, RunID: c.opts.runID, Shard: c.opts.shard.record(s)}
+		Selection: r.sel, MinConfidence: c.jopts.minConfidence, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
+		Quarantined: c.quarantined()}
 	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text)
 	r.judge = cfg.Judge
 	if cfg.Judge != nil {
@@ -208,6 +212,7 @@ type setup struct {
 	jopts                  judgeOptions
 	prof                   *spec.Profile
 	scenarios              []*spec.Scenario
+	quarantine             spec.Quarantine
 	warnings               []string
 	notes                  []string // said once at the start, without -v too
 }
@@ -229,6 +234,13 @@ func configure(s Suite) (*setup, error) {
 	}
 	if c.prof, c.scenarios, c.warnings, err = load(c.root, s); err != nil {
 		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, sc := range c.scenarios {
+		ids[sc.ID] = true
+	}
+	if c.quarantine, err = spec.LoadQuarantine(filepath.Join(c.root, "profiles", s.Agent), time.Now(), ids); err != nil {
+		return nil, workspace.Rel(c.root, err)
 	}
 	if err := unknownOnly(c.root, c.opts.only, s); err != nil {
 		return nil, err
@@ -260,6 +272,17 @@ func configure(s Suite) (*setup, error) {
 		return nil, err
 	}
 	return c, interpretersPresent(c.prof)
+}
+
+// quarantined is the quarantine list as run.yaml records it, in the suite's order.
+func (c *setup) quarantined() []record.Entry {
+	var out []record.Entry
+	for _, sc := range c.scenarios {
+		if q, ok := c.quarantine[sc.ID]; ok {
+			out = append(out, record.Entry{ScenarioID: sc.ID, Why: q.Says()})
+		}
+	}
+	return out
 }
 
 // redactorFor redacts the profile's secrets and the judge's key, warning about a secret

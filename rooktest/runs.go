@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -84,7 +85,7 @@ func runIDFor(root, agent, profile, id string) string {
 	if id == "" {
 		return ""
 	}
-	if profiles, _ := filepath.Glob(filepath.Join(root, "profiles", agent, "*.yaml")); len(profiles) > 1 {
+	if profiles := spec.ProfileFiles(filepath.Join(root, "profiles", agent)); len(profiles) > 1 {
 		return id + "-" + profile
 	}
 	return id

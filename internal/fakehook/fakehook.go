@@ -32,6 +32,7 @@
 //	flood-stderr-forever  print on stderr until killed
 //
 // FAKEHOOK_<PHASE>_<SCENARIO> (SC-1 written SC_1) wins over FAKEHOOK_<PHASE> for that scenario,
+// FAKEHOOK_<PHASE>_<SCENARIO>_A<N> over both in attempt N of a repeated scenario,
 // and FAKEHOOK_<PHASE>_TURN<N> over FAKEHOOK_<PHASE> in turn N (ROOK_TURN).
 // FAKEHOOK_STDERR, with $VARS expanded, is printed on stderr in every phase; FAKEHOOK_PIDFILE
 // has its $VARS expanded too.
@@ -126,7 +127,15 @@ func run() int {
 
 // act does what FAKEHOOK_<PHASE> says, and returns the exit code.
 func act(phase string, stdin []byte) int {
-	action := os.Getenv("FAKEHOOK_" + strings.ToUpper(phase) + "_" + envSafe(os.Getenv("ROOK_SCENARIO_ID")))
+	key := "FAKEHOOK_" + strings.ToUpper(phase) + "_" + envSafe(os.Getenv("ROOK_SCENARIO_ID"))
+	action := ""
+	// An attempt of a repeated scenario keeps its records in attempts/<n>/: FAKEHOOK_<PHASE>_<SC>_A<n>.
+	if state := filepath.Dir(os.Getenv("ROOK_STATE_DIR")); filepath.Base(filepath.Dir(state)) == "attempts" {
+		action = os.Getenv(key + "_A" + filepath.Base(state))
+	}
+	if action == "" {
+		action = os.Getenv(key)
+	}
 	if action == "" && os.Getenv("ROOK_TURN") != "" {
 		action = os.Getenv("FAKEHOOK_" + strings.ToUpper(phase) + "_TURN" + os.Getenv("ROOK_TURN"))
 	}

@@ -19,6 +19,9 @@ type Run struct {
 	Skipped     []Entry   `yaml:"skipped"`
 	Unrunnable  []Entry   `yaml:"unrunnable"`
 	ResumeFrom  *string   `yaml:"resume_from"`
+	// Quarantined are the scenarios of the agent's quarantine list when the run last ran:
+	// run and reported, out of the exit code; each why says until when, and why.
+	Quarantined []Entry `yaml:"quarantined,omitempty"`
 	// Carried lists the scenarios whose verdicts came forward from ResumeFrom.
 	Carried []string `yaml:"carried"`
 	// Halted is set when the run stopped early; HaltReason says why.

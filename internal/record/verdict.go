@@ -25,6 +25,8 @@ type Verdict struct {
 	Attempts       []AttemptStatus `yaml:"attempts,omitempty"`
 	AttemptsPassed *int            `yaml:"attempts_passed,omitempty"`
 	Flaky          bool            `yaml:"flaky,omitempty"`
+	// MinPass is how many attempts had to pass (min_pass), when not every one had to.
+	MinPass int `yaml:"min_pass,omitempty"`
 	// Judge is set when a model judge decided the llm_judge rows.
 	Judge *JudgeInfo `yaml:"judge,omitempty"`
 	// HooksSHA256 is the SHA-256 of the hooks.json the verdict was judged from: a verdict

@@ -75,6 +75,15 @@ func (r *Report) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	var held []string
+	for _, s := range r.Scenarios {
+		if s.Quarantined != "" {
+			held = append(held, fmt.Sprintf("- %s: %s (%s; out of the exit code)", s.ID, md(s.Quarantined), s.Status))
+		}
+	}
+	if len(held) > 0 {
+		b.WriteString("### Quarantined\n\n" + strings.Join(held, "\n") + "\n\n")
+	}
 	var repeats []string
 	for _, s := range r.Scenarios {
 		if s.Repeat != nil {
@@ -86,8 +95,12 @@ func (r *Report) Markdown(w io.Writer) error {
 			if s.Repeat.Undecided > 0 {
 				undecided = fmt.Sprintf(", %d undecided (left out of the interval)", s.Repeat.Undecided)
 			}
-			repeats = append(repeats, fmt.Sprintf("- %s: %d of %d passed (pass^k %v)%s, pass rate 95%% interval %.0f%%–%.0f%%%s",
-				s.ID, s.Repeat.Passed, s.Repeat.Attempts, s.Repeat.PassK, undecided, s.Repeat.Low*100, s.Repeat.High*100, flaky))
+			rule := fmt.Sprintf("pass^k %v", s.Repeat.PassK)
+			if s.Repeat.MinPass > 0 {
+				rule = fmt.Sprintf("min_pass %d", s.Repeat.MinPass)
+			}
+			repeats = append(repeats, fmt.Sprintf("- %s: %d of %d passed (%s)%s, pass rate 95%% interval %.0f%%–%.0f%%%s",
+				s.ID, s.Repeat.Passed, s.Repeat.Attempts, rule, undecided, s.Repeat.Low*100, s.Repeat.High*100, flaky))
 		}
 	}
 	if len(repeats) > 0 {

@@ -88,9 +88,11 @@ type Scenario struct {
 	Status string `json:"status" yaml:"status"` // Pass, Fail, Unable to Verify, not judged, not run
 	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
 	// Owner is who must act on a scenario that did not pass (owner.Of).
-	Owner  owner.Owner  `json:"owner,omitempty" yaml:"owner,omitempty"`
-	Repeat *RepeatStats `json:"repeat,omitempty" yaml:"repeat,omitempty"`
-	Change string       `json:"change,omitempty" yaml:"change,omitempty"`
+	Owner owner.Owner `json:"owner,omitempty" yaml:"owner,omitempty"`
+	// Quarantined says until when, and why, the scenario is out of the exit code.
+	Quarantined string       `json:"quarantined,omitempty" yaml:"quarantined,omitempty"`
+	Repeat      *RepeatStats `json:"repeat,omitempty" yaml:"repeat,omitempty"`
+	Change      string       `json:"change,omitempty" yaml:"change,omitempty"`
 	// Snapshot is the SHA-256 of snapshot.yaml: a changed one means a redefined scenario.
 	Snapshot Digest `json:"snapshot_sha256,omitzero" yaml:"snapshot_sha256,omitempty"`
 
@@ -145,11 +147,13 @@ type RepeatStats struct {
 	Attempts int `json:"attempts" yaml:"attempts"`
 	// Undecided counts the attempts that were Unable to Verify or not judged: neither a pass
 	// nor a failure, they are left out of the interval, which is over the decided ones.
-	Undecided int     `json:"undecided" yaml:"undecided"`
-	PassK     bool    `json:"pass_k" yaml:"pass_k"`
-	Low       float64 `json:"wilson_low" yaml:"wilson_low"`
-	High      float64 `json:"wilson_high" yaml:"wilson_high"`
-	Flaky     bool    `json:"flaky" yaml:"flaky"`
+	Undecided int  `json:"undecided" yaml:"undecided"`
+	PassK     bool `json:"pass_k" yaml:"pass_k"`
+	// MinPass is how many attempts had to pass, when not every one had to (min_pass).
+	MinPass int     `json:"min_pass,omitempty" yaml:"min_pass,omitempty"`
+	Low     float64 `json:"wilson_low" yaml:"wilson_low"`
+	High    float64 `json:"wilson_high" yaml:"wilson_high"`
+	Flaky   bool    `json:"flaky" yaml:"flaky"`
 }
 
 // Detail is a scenario's records, for reading.
@@ -202,11 +206,15 @@ func Build(dir, base string) (*Report, error) {
 	for _, e := range append(slices.Clone(run.Skipped), run.Unrunnable...) {
 		r.others[e.ScenarioID] = true
 	}
+	held := map[string]string{}
+	for _, e := range run.Quarantined {
+		held[e.ScenarioID] = e.Why
+	}
 	reasons := map[string]*Reason{}
 	undecided := map[int]*record.Verdict{} // the scenarios that did not pass, by index
 	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
-		sc := Scenario{ID: e.ScenarioID, Status: "not run"}
+		sc := Scenario{ID: e.ScenarioID, Status: "not run", Quarantined: held[e.ScenarioID]}
 		sdir := st.ScenarioDir(e.ScenarioID)
 		if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
 			sc.Snapshot = sha256.Sum256(snap)
@@ -286,7 +294,7 @@ func (r *Report) owners(dir string, verdicts map[int]*record.Verdict) {
 }
 
 func repeatStats(v *record.Verdict) *RepeatStats {
-	s := &RepeatStats{Attempts: len(v.Attempts), Flaky: v.Flaky}
+	s := &RepeatStats{Attempts: len(v.Attempts), Flaky: v.Flaky, MinPass: v.MinPass}
 	for _, a := range v.Attempts {
 		switch a.Status {
 		case record.Pass:

@@ -30,6 +30,9 @@ type Scenario struct {
 	// Forbidden is text that must never appear in any agent turn (case-insensitive).
 	Forbidden []string
 	Repeat    int
+	// MinPass is how many of Repeat attempts must pass for the scenario to pass (min_pass);
+	// 0 means every one (pass^k).
+	MinPass int
 	// Timeout is the whole-scenario budget for open and execute (zero: none).
 	Timeout  time.Duration
 	Class    string
@@ -83,7 +86,7 @@ var scenarioKeys = []string{
 	"category", "tags", "excluded", "executable", "skip_reason", "verification_requires",
 	"feature_id", "feature_revision_id", "input_kind", "why", "confidence", "attachments",
 	"preconditions", "output_kind", "exercises", "redteam", "origin", "sources",
-	"input", "expectation", "name", "description",
+	"input", "expectation", "name", "description", "min_pass",
 }
 
 // related finds a known key the unknown one contains or is contained in (forbidden_text,
@@ -128,6 +131,9 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		}
 		e.at(n, "missing goal: the scenario has nothing to send the agent")
 	}
+	if s.MinPass > s.Repeat {
+		e.at(p.minPassNode, "min_pass %d is more than repeat %d: at most %d attempts can pass", s.MinPass, s.Repeat, s.Repeat)
+	}
 	s.Criteria = append(s.Criteria, p.calls...)
 	p.criterionIDs()
 	if err := e.err(); err != nil {
@@ -142,6 +148,7 @@ type scenarioParse struct {
 	s                *Scenario
 	id, localID      string
 	idNode, goalNode *yaml.Node
+	minPassNode      *yaml.Node
 	calls            []Criterion
 }
 
@@ -198,6 +205,12 @@ func (p *scenarioParse) key(f field) {
 			e.at(f.v, "repeat must be at least 1, got %d", n)
 		} else if ok {
 			s.Repeat = n
+		}
+	case "min_pass":
+		if n, ok := integer(e, f); ok && n < 1 {
+			e.at(f.v, "min_pass must be at least 1, got %d", n)
+		} else if ok {
+			s.MinPass, p.minPassNode = n, f.v
 		}
 	case "timeout_seconds":
 		if v, ok := number(e, f); ok {

@@ -255,6 +255,12 @@ func TestScenarioErrors(t *testing.T) {
 			[]string{`unknown key "times" in calls[0]`}},
 		{"calls shorthand negative times", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, times: -1}]\n",
 			[]string{"SC-1.yaml:3:26: times must not be negative"}},
+		{"min_pass above repeat", "SC-1.yaml", "id: SC-1\ngoal: g\nrepeat: 3\nmin_pass: 4\n",
+			[]string{"SC-1.yaml:4:11: min_pass 4 is more than repeat 3: at most 3 attempts can pass"}},
+		{"min_pass without repeat", "SC-1.yaml", "id: SC-1\ngoal: g\nmin_pass: 2\n",
+			[]string{"SC-1.yaml:3:11: min_pass 2 is more than repeat 1"}},
+		{"min_pass zero", "SC-1.yaml", "id: SC-1\ngoal: g\nrepeat: 3\nmin_pass: 0\n",
+			[]string{"SC-1.yaml:4:11: min_pass must be at least 1, got 0"}},
 		{"calls shorthand without a tool", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{expect: called}]\n",
 			[]string{"calls[0]: check called needs params.name"}},
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -42,9 +43,7 @@ func Load(root string) ([]Agent, error) {
 			continue
 		}
 		agentDir := filepath.Join(root, "profiles", a.Name)
-		files, _ := filepath.Glob(filepath.Join(agentDir, "*.yaml"))
-		sort.Strings(files)
-		for _, f := range files {
+		for _, f := range spec.ProfileFiles(agentDir) {
 			p, err := spec.LoadProfile(f, agentDir)
 			if err != nil {
 				problems = append(problems, workspace.Rel(root, err))
@@ -57,7 +56,7 @@ func Load(root string) ([]Agent, error) {
 			a.Profiles = append(a.Profiles, p)
 			a.ProfilePaths[p.ID] = slash(root, f)
 		}
-		files, _ = filepath.Glob(filepath.Join(root, "scenarios", a.Name, "*.yaml"))
+		files, _ := filepath.Glob(filepath.Join(root, "scenarios", a.Name, "*.yaml"))
 		sort.Strings(files)
 		for _, f := range files {
 			s, err := spec.LoadScenario(f)
@@ -69,6 +68,13 @@ func Load(root string) ([]Agent, error) {
 			a.ScenarioPaths[s.ID] = slash(root, f)
 		}
 		problems = append(problems, subtestClashes(a)...)
+		ids := map[string]bool{}
+		for _, s := range a.Scenarios {
+			ids[s.ID] = true
+		}
+		if _, err := spec.LoadQuarantine(agentDir, time.Now(), ids); err != nil {
+			problems = append(problems, workspace.Rel(root, err))
+		}
 		agents = append(agents, a)
 	}
 	if len(problems) > 0 {

@@ -47,6 +47,7 @@ func Continue(cfg Config, id string, now time.Time) (*Run, error) {
 	// narrows it (the caller decides with Planned), so run.yaml's lists stay as they are.
 	r.file.Included, r.file.Skipped, r.file.Unrunnable = nonNil(f.Included), nonNil(f.Skipped), nonNil(f.Unrunnable)
 	r.file.Finished = time.Time{}
+	r.file.Quarantined = cfg.Quarantined // the list as it stands now decides the exit code
 	if r.file.Carried == nil {
 		r.file.Carried = []string{}
 	}

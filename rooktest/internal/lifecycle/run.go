@@ -61,6 +61,9 @@ type Config struct {
 	RunID string
 	// Shard is the part of the suite the run holds (-rook.shard), nil for all of it.
 	Shard *record.Shard
+	// Quarantined are the suite's scenarios on the agent's quarantine list, as run.yaml
+	// shows them.
+	Quarantined []record.Entry
 }
 
 // Run is one run: one profile, one record folder.
@@ -118,7 +121,7 @@ func New(cfg Config, now time.Time) (*Run, error) {
 	r.file = record.Run{Version: 1, ID: id, Agent: cfg.Agent, Pins: record.Pins{ProfileID: cfg.Profile.ID, ProfileRevision: "sha256:" + cfg.Profile.SHA256},
 		Created: now.UTC(), Concurrency: cfg.Concurrency,
 		Included: nonNil(cfg.Included), Skipped: nonNil(cfg.Skipped), Unrunnable: nonNil(cfg.Unrunnable),
-		PhasesRun: []string{}, Carried: []string{}, Shard: cfg.Shard}
+		PhasesRun: []string{}, Carried: []string{}, Shard: cfg.Shard, Quarantined: cfg.Quarantined}
 	if err := cfg.Redactor.YAML(filepath.Join(dir, "profile.yaml"), r.profileSnapshot()); err != nil {
 		return nil, err
 	}

@@ -104,8 +104,10 @@ func attemptDir(dir string, n, repeat int) string {
 }
 
 // aggregate decides the scenario from its attempts, once every one is judged: one
-// attempt's verdict is the scenario's; with repeat, the scenario passes only if every
-// attempt passes (pass^k), and is flaky when the attempts disagree.
+// attempt's verdict is the scenario's; with repeat, the scenario passes when min_pass of
+// its attempts pass (every one when min_pass is not set: pass^k), fails when that many can
+// no longer pass even were every undecided attempt a pass, and is otherwise Unable to
+// Verify; it is flaky when the attempts disagree.
 func (r *Run) aggregate(o *Outcome) {
 	sc := o.Scenario
 	if len(o.Attempts) == 0 {
@@ -122,33 +124,44 @@ func (r *Run) aggregate(o *Outcome) {
 	}
 	statuses := map[record.Status]bool{}
 	reasonRank := map[string]int{record.AgentNeverRan: 3, record.NotObservable: 2, record.Undecidable: 1}
-	v := record.Verdict{ScenarioID: sc.ID, RunID: r.ID, Status: record.Pass, ForbiddenHits: []record.ForbiddenHit{}}
-	passed := 0
+	v := record.Verdict{ScenarioID: sc.ID, RunID: r.ID, ForbiddenHits: []record.ForbiddenHit{}, MinPass: sc.MinPass}
+	passed, failed, reason := 0, 0, ""
 	for _, a := range o.Attempts {
 		av := a.Verdict
 		statuses[av.Status] = true
-		switch {
-		case av.Status == record.Fail:
-			v.Status, v.UnverifiableReason = record.Fail, ""
-		case av.Status == record.UnableToVerify && v.Status != record.Fail:
-			v.Status = record.UnableToVerify
-			if reasonRank[av.UnverifiableReason] > reasonRank[v.UnverifiableReason] {
-				v.UnverifiableReason = av.UnverifiableReason
-			}
-		case av.Status == record.Pass:
+		switch av.Status {
+		case record.Pass:
 			passed++
+		case record.Fail:
+			failed++
+		default:
+			if reasonRank[av.UnverifiableReason] > reasonRank[reason] {
+				reason = av.UnverifiableReason
+			}
 		}
 		v.Attempts = append(v.Attempts, record.AttemptStatus{Attempt: a.N, Status: av.Status, UnverifiableReason: av.UnverifiableReason,
 			Failure: av.Failure, LatencyMs: av.LatencyMs, Turns: av.Turns, Usage: av.Usage, Unanswered: av.Unanswered()})
 		v.ForbiddenHits = append(v.ForbiddenHits, av.ForbiddenHits...)
 	}
+	need := len(o.Attempts)
+	if sc.MinPass > 0 {
+		need = sc.MinPass
+	}
+	switch {
+	case passed >= need:
+		v.Status = record.Pass
+	case len(o.Attempts)-failed < need:
+		v.Status = record.Fail
+	default:
+		v.Status, v.UnverifiableReason = record.UnableToVerify, reason
+	}
 	v.AttemptsPassed, v.Flaky = &passed, len(statuses) > 1
-	// The criteria shown are those of the first attempt that did not pass, else the last.
-	// As in Rook's verdicts, latency_ms, turns and usage are that attempt's; the attempts
-	// list has each attempt's.
+	// The criteria shown are those of the first attempt whose status is the scenario's,
+	// else the last. As in Rook's verdicts, latency_ms, turns and usage are that attempt's;
+	// the attempts list has each attempt's.
 	shown := o.Attempts[len(o.Attempts)-1]
 	for _, a := range o.Attempts {
-		if a.Verdict.Status != record.Pass {
+		if a.Verdict.Status == v.Status {
 			shown = a
 			break
 		}

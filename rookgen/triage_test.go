@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A min_pass scenario passing 2 of 3 passes, and a quarantined scenario that fails keeps
+// the exit code 0: JUnit lists it as skipped, saying it is quarantined and why, and the
+// records and the report say so too. An expired entry stops the run, naming its line.
+func TestMinPassAndQuarantine(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  execute: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_EXECUTE_SC_KOFN_A2: "reply:goodbye"
+  FAKEHOOK_EXECUTE_SC_ALLOFN_A2: "reply:goodbye"
+  FAKEHOOK_EXECUTE_SC_HELD: "reply:goodbye"
+`, os.Args[0]))
+	criteria := "acceptance_criteria:\n  - {statement: Greets back., check: contains, params: {text: hello}}\n"
+	write(t, dir, "scenarios/fake/SC-KOFN.yaml", "id: SC-KOFN\ngoal: hello\nrepeat: 3\nmin_pass: 2\n"+criteria)
+	write(t, dir, "scenarios/fake/SC-ALLOFN.yaml", "id: SC-ALLOFN\ngoal: hello\nrepeat: 3\nmin_pass: 3\n"+criteria)
+	write(t, dir, "scenarios/fake/SC-HELD.yaml", "id: SC-HELD\ngoal: hello\n"+criteria)
+	write(t, dir, "scenarios/fake/SC-OK.yaml", "id: SC-OK\ngoal: hello\n"+criteria)
+	until := time.Now().AddDate(0, 0, 30).Format(time.DateOnly)
+	write(t, dir, "profiles/fake/quarantine.yaml", "quarantine:\n  - scenario: SC-HELD\n    reason: the sandbox is down (AG-7)\n    expires: "+until+"\n")
+	rookgen(t, dir)
+
+	records := t.TempDir()
+	// Only the scenario that needs all three passes fails the run; without it, it is green.
+	res, junit, err := gotestsum(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.only=SC-KOFN,SC-HELD,SC-OK")
+	require.NoError(t, err, "min_pass spared one attempt, and SC-HELD is quarantined: %s", res.all)
+	assert.Contains(t, res.all, "min_pass 2 of 3: 2 of 3 attempts passed")
+	assert.Equal(t, "pass", res.action["TestFake/SC-KOFN"])
+	assert.Equal(t, "skip", res.action["TestFake/SC-KOFN/attempt_2"], "the attempt min_pass spared is said, not counted")
+	assert.Equal(t, "skip", res.action["TestFake/SC-HELD"])
+	assert.Contains(t, res.all, "SC-HELD: did not pass, and is quarantined until "+until+": the sandbox is down (AG-7): run and reported, left out of the exit code")
+	assert.Contains(t, string(junit), "quarantined until "+until)
+
+	runs, _ := filepath.Glob(filepath.Join(records, "fake", "*", "run.yaml"))
+	require.Len(t, runs, 1)
+	runYAML, err := os.ReadFile(runs[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(runYAML), "quarantined:\n  - scenario_id: SC-HELD\n    why: 'quarantined until "+until+": the sandbox is down (AG-7)'")
+	verdict, err := os.ReadFile(filepath.Join(filepath.Dir(runs[0]), "scenarios", "SC-KOFN", "verdict.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(verdict), "status: Pass")
+	assert.Contains(t, string(verdict), "min_pass: 2")
+
+	var out, errOut strings.Builder
+	require.Equal(t, 0, run([]string{"report", "-dir", records}, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), "- SC-HELD: quarantined until "+until+": the sandbox is down (AG-7)")
+	assert.Contains(t, out.String(), "- SC-KOFN: 2 of 3 passed (min_pass 2)")
+
+	res, err = goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+t.TempDir(), "-rook.only=SC-ALLOFN")
+	require.Error(t, err, "min_pass 3 of 3 fails on one failed attempt")
+	assert.Equal(t, "fail", res.action["TestFake/SC-ALLOFN"])
+
+	write(t, dir, "profiles/fake/quarantine.yaml", "quarantine:\n  - scenario: SC-HELD\n    reason: the sandbox is down (AG-7)\n    expires: 2026-01-02\n")
+	cmd := exec.Command("go", "test", "-count=1", "./scenarios/fake", "-rook.dir="+t.TempDir())
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), goflags)
+	outb, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(outb), "profiles/fake/quarantine.yaml:4:14: the quarantine of SC-HELD expired after 2026-01-02 (the sandbox is down (AG-7))")
+}
