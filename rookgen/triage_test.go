@@ -77,3 +77,54 @@ hook_env:
 	require.Error(t, err)
 	assert.Contains(t, string(outb), "profiles/fake/quarantine.yaml:4:14: the quarantine of SC-HELD expired after 2026-01-02 (the sandbox is down (AG-7))")
 }
+
+// A run with a price table shows each scenario's cost and the total in report.yaml, the
+// markdown and the page; -rook.budget leaves the scenarios after the spend passed it not
+// run, failing the run, and the continuation runs them.
+func TestCostAndBudget(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	// Every turn of the fake agent reports 10 tokens in and 5 out: 0.02 at these prices.
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  execute: {command: [%[1]q]}
+hook_env:
+  FAKEHOOK: "1"
+pricing:
+  agent_model: tiny
+  models:
+    tiny: {input_per_million: 1000, output_per_million: 2000}
+`, os.Args[0]))
+	for _, id := range []string{"SC-1", "SC-2", "SC-3"} {
+		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nfeature_id: F-"+id[3:]+"\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	}
+	rookgen(t, dir)
+	records := t.TempDir()
+	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.budget=$0.01", "-rook.concurrency=1")
+	require.Error(t, err, "a run cut short by its budget is not whole")
+	assert.Contains(t, res.all, "2 scenario(s) were not started because the run's budget of USD 0.0100 was spent (USD 0.0200)")
+	assert.Contains(t, res.all, "not run: the run's budget of USD 0.0100 is spent (USD 0.0200 by the scenarios that ran)")
+
+	runs, _ := filepath.Glob(filepath.Join(records, "fake", "*"))
+	require.Len(t, runs, 1)
+	id := filepath.Base(runs[0])
+	res, err = goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.run="+id)
+	require.NoError(t, err, "the continuation runs the rest: %s", res.all)
+
+	var out, errOut strings.Builder
+	require.Equal(t, 0, run([]string{"report", "-dir", records, "-format", "yaml"}, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), "cost:\n  currency: USD\n  total:\n    agent: 0.06\n    judge: 0\n    total: 0.06\n")
+	assert.Contains(t, out.String(), "feature: F-2\n    cost:\n      agent: 0.02\n")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"report", "-dir", records}, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), "Cost: USD 0.0600 (agent 0.0600, judge 0.0000)")
+	assert.Contains(t, out.String(), "| F-1 | 1 | 0.0200 |")
+	assert.Contains(t, out.String(), "Costliest scenarios: SC-1 0.0200, SC-2 0.0200, SC-3 0.0200")
+	page, err := os.ReadFile(filepath.Join(runs[0], "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `<td class="cost">USD 0.0200</td>`)
+	assert.Contains(t, string(page), `<div class="tile" id="tile-cost"><b>0.0600</b>USD spent</div>`)
+}

@@ -27,6 +27,7 @@ var (
 	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward (latest: the profile's newest)")
 	flagFailed      = flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
 	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id; for CI matrices")
+	flagBudget      = flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
 	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
 )
 
@@ -44,6 +45,8 @@ type options struct {
 	// rerunPlanned are the scenarios the -rook.failed run planned, whether they passed.
 	rerunPlanned map[string]bool
 	shard        shard
+	// budget is -rook.budget, 0 for none.
+	budget float64
 }
 
 func loadOptions() (options, error) {
@@ -83,6 +86,9 @@ func loadOptions() (options, error) {
 		}
 	}
 	var err error
+	if o.budget, err = parseBudget(get("rook.budget", flagBudget)); err != nil {
+		return o, err
+	}
 	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard)); err != nil {
 		return o, err
 	}

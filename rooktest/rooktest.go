@@ -90,6 +90,8 @@ type scheduler struct {
 	// notStarted counts the scenarios that did not start because startBy had passed.
 	notStarted  atomic.Int64
 	concurrency int
+	// budget is -rook.budget's; nil without one.
+	budget *budget
 
 	// ahead says Start feeds the scheduler the scenarios go test -run selects (their
 	// plans say fed), so that their subtests need not run in parallel; byID finds their
@@ -153,6 +155,9 @@ func start(t tb, s Suite) (*Run, error) {
 		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine}}
 	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
 		return nil, err
+	}
+	if c.opts.budget > 0 {
+		r.budget = &budget{limit: c.opts.budget, pricing: c.prof.Pricing}
 	}
 	r.concurrency = c.prof.Concurrency
 	if c.opts.concurrency > 0 {
@@ -268,6 +273,9 @@ func configure(s Suite) (*setup, error) {
 		}
 	}
 	c.opts.runID = runIDFor(c.root, s.Agent, c.prof.ID, c.opts.runID)
+	if c.opts.budget > 0 && c.prof.Pricing == nil {
+		return nil, fmt.Errorf("-rook.budget needs a price table: add pricing: to %s (agent_model, and each model's input_per_million and output_per_million)", s.Profile.Path)
+	}
 	if err := c.prof.MissingEnv(os.LookupEnv); err != nil {
 		return nil, err
 	}

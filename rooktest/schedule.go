@@ -220,6 +220,10 @@ func (r *Run) dispatch() {
 					r.startBy.Format(time.TimeOnly), r.run.ID))
 				return
 			}
+			if why := r.budget.over(r.run.ID); why != "" {
+				j.outcome = lifecycle.NotRun(j.sc, why)
+				return
+			}
 			if perr := prepare(); perr != nil {
 				j.outcome = lifecycle.NotRun(j.sc, "prepare failed: "+perr.Error())
 				return
@@ -227,6 +231,7 @@ func (r *Run) dispatch() {
 			start := time.Now()
 			j.outcome = r.run.Scenario(r.ctx, j.sc, j.log)
 			j.took = time.Since(start)
+			r.budget.spend(j.outcome)
 		}()
 	}
 	wg.Wait()
@@ -281,6 +286,7 @@ func (r *Run) finish() {
 		errorf(r.t, "rook run %s: %d scenario(s) were not started because go test's -timeout was near; everything recorded is kept: continue with %s, and give a suite this long go test -timeout 0 or a generous one",
 			r.run.ID, n, r.continueCommand())
 	}
+	r.budget.report(r.t, r.run.ID, r.continueCommand())
 	if why := stoppedEarly(r.ctx); why != "" {
 		// Whatever the verdicts say (a judge call cut short leaves its rows Unable to
 		// Verify, which skip), an interrupted run never exits 0.

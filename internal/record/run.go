@@ -72,6 +72,7 @@ type Profile struct {
 	HookEnv      map[string]string         `yaml:"hook_env,omitempty"`
 	Capabilities map[string]bool           `yaml:"capabilities"`
 	Concurrency  int                       `yaml:"concurrency"`
+	Pricing      *Pricing                  `yaml:"pricing,omitempty"`
 }
 
 // PrepareSummary says what became of the run's prepare, for report.yaml; defined says

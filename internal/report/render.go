@@ -41,6 +41,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		rate = fmt.Sprintf("%.0f%% (%d of %d)", t.PassRate*100, t.Passed, t.Decided)
 	}
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %s |\n\n", t.Planned, t.Passed, t.Failed, t.Unverifiable, t.Unrunnable, t.NotRun, rate)
+	b.WriteString(r.spendMarkdown())
 	if line := r.OwnersLine(); line != "" {
 		b.WriteString("Who must act: " + line + "\n\n")
 	}

@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
@@ -42,6 +43,8 @@ type Report struct {
 	Unable    []Reason       `json:"unable_to_verify" yaml:"unable_to_verify"`
 	Failed    []Failure      `json:"failed_criteria" yaml:"failed_criteria"`
 	Scenarios []Scenario     `json:"scenarios" yaml:"scenarios"`
+	// Spend is what the run cost, by its profile's price table; nil without one.
+	Spend *Spend `json:"cost,omitempty" yaml:"cost,omitempty"`
 	// Owners count the scenarios that did not pass by who must act (owner.Of).
 	Owners map[owner.Owner]int `json:"owners,omitempty" yaml:"owners,omitempty"`
 	// Judges total what each model judge did: scenarios judged, controls asked and failed,
@@ -89,6 +92,10 @@ type Scenario struct {
 	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
 	// Owner is who must act on a scenario that did not pass (owner.Of).
 	Owner owner.Owner `json:"owner,omitempty" yaml:"owner,omitempty"`
+	// Feature is the scenario's feature_id.
+	Feature string `json:"feature,omitempty" yaml:"feature,omitempty"`
+	// Cost is what its attempts cost, agent and judge, by the profile's price table.
+	Cost *cost.Cost `json:"cost,omitempty" yaml:"cost,omitempty"`
 	// Quarantined says until when, and why, the scenario is out of the exit code.
 	Quarantined string       `json:"quarantined,omitempty" yaml:"quarantined,omitempty"`
 	Repeat      *RepeatStats `json:"repeat,omitempty" yaml:"repeat,omitempty"`
@@ -212,6 +219,7 @@ func Build(dir, base string) (*Report, error) {
 	}
 	reasons := map[string]*Reason{}
 	undecided := map[int]*record.Verdict{} // the scenarios that did not pass, by index
+	judged := map[int]*record.Verdict{}    // every scenario with a verdict, by index
 	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
 		sc := Scenario{ID: e.ScenarioID, Status: "not run", Quarantined: held[e.ScenarioID]}
@@ -219,10 +227,11 @@ func Build(dir, base string) (*Report, error) {
 		if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
 			sc.Snapshot = sha256.Sum256(snap)
 			var head struct {
-				Title string `yaml:"title"`
+				Title   string `yaml:"title"`
+				Feature string `yaml:"feature_id"`
 			}
 			_ = yaml.Unmarshal(snap, &head) // a title is a nicety
-			sc.Title = head.Title
+			sc.Title, sc.Feature = head.Title, head.Feature
 			sc.Status = "not judged"
 		}
 		v, err := store.ReadVerdict(sdir)
@@ -235,6 +244,7 @@ func Build(dir, base string) (*Report, error) {
 			if v.Status != record.Pass {
 				undecided[len(r.Scenarios)] = v
 			}
+			judged[len(r.Scenarios)] = v
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
 			}
@@ -260,6 +270,7 @@ func Build(dir, base string) (*Report, error) {
 		r.Unable = append(r.Unable, *rs)
 	}
 	r.owners(dir, undecided)
+	r.price(dir, judged)
 	sort.Slice(r.Unable, func(i, j int) bool { return r.Unable[i].Count > r.Unable[j].Count })
 	r.Headline = r.headline()
 	if base != "" {

@@ -27,6 +27,8 @@ type Profile struct {
 	HookEnv map[string]string
 	// Capabilities decide which scenarios are runnable.
 	Capabilities Capabilities
+	// Pricing is the price table the run's tokens are priced by; nil without one.
+	Pricing *record.Pricing
 	// Concurrency is how many scenarios are in flight at once (at least 1).
 	Concurrency int
 
@@ -173,7 +175,7 @@ func (p *Profile) TimeoutFor(ph Phase) time.Duration {
 }
 
 var (
-	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency"}
+	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing"}
 	hookKeys    = []string{"script", "timeout_seconds", "delay_seconds", "command"}
 	envKeys     = []string{"variable", "purpose", "secret"}
 	capKeys     = []string{"multi_turn", "calls", "usage"}
@@ -226,6 +228,8 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 					p.Capabilities.Usage = boolean(e, c)
 				}
 			}
+		case "pricing":
+			p.parsePricing(e, f)
 		case "concurrency":
 			if n, ok := integer(e, f); ok {
 				if n < 1 {

@@ -154,6 +154,13 @@ func TestProfileErrors(t *testing.T) {
 		{"script and command", "id: p\nhooks:\n  execute: {script: hook.mjs, command: [python3]}\n", []string{"sets both script and command"}},
 		{"bad yaml", "id: p\nhooks: [\n", []string{"p.yaml:2:1: invalid YAML"}},
 		{"duplicate key", "id: p\nid: q\nhooks: {execute: hook.mjs}\n", []string{`p.yaml:2:1: duplicate key "id"`}},
+		{"pricing without the agent's model", "id: p\nhooks: {execute: hook.mjs}\npricing:\n  agent_model: big\n  models:\n    small: {input_per_million: 1, output_per_million: -2}\n    judge: {input_per_million: x, output_per_million: 1}\n    half: {input_per_million: 1}\n",
+			[]string{`p.yaml:4:16: pricing.agent_model "big" has no price in pricing.models (it has: half, judge, small)`,
+				"p.yaml:6:55: output_per_million must not be negative, got -2",
+				`p.yaml:7:32: input_per_million must be a number, not "x"`,
+				"p.yaml:8:11: pricing.models.half needs both input_per_million and output_per_million"}},
+		{"pricing misspelt", "id: p\nhooks: {execute: hook.mjs}\npricing: {agent_modle: x}\n",
+			[]string{`p.yaml:3:11: unknown key "agent_modle" in pricing; did you mean "agent_model"?`, "p.yaml:3:1: pricing needs agent_model"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

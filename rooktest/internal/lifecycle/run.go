@@ -182,7 +182,7 @@ func (r *Run) profileSnapshot() record.Profile {
 	s := record.Profile{ID: p.ID, Name: p.Name, Source: r.rel(p.File), SHA256: p.SHA256,
 		Hooks: map[string]map[string]any{}, Env: []map[string]any{}, HookEnv: p.HookEnv,
 		Capabilities: map[string]bool{"multi_turn": p.Capabilities.MultiTurn, "calls": p.Capabilities.Calls, "usage": p.Capabilities.Usage},
-		Concurrency:  p.Concurrency}
+		Concurrency:  p.Concurrency, Pricing: p.Pricing}
 	for ph, h := range p.Hooks {
 		e := map[string]any{"timeout_seconds": p.TimeoutFor(ph).Seconds()}
 		if h.Script != "" {

@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/cost"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
+)
+
+// Spend is what the run cost by the price table its profile had (pricing:), in total and
+// by feature; nil when the profile had none.
+type Spend struct {
+	Currency string    `json:"currency" yaml:"currency"`
+	Total    cost.Cost `json:"total" yaml:"total"`
+	// Features are the costs by the scenarios' feature_id ("" for none), costliest first.
+	Features []FeatureCost `json:"features,omitempty" yaml:"features,omitempty"`
+	// Unpriced counts the scenarios whose cost leaves something out (Cost.Unpriced says
+	// what).
+	Unpriced int `json:"unpriced_scenarios" yaml:"unpriced_scenarios"`
+}
+
+// FeatureCost is what one feature's scenarios cost.
+type FeatureCost struct {
+	Feature   string    `json:"feature" yaml:"feature"`
+	Scenarios int       `json:"scenarios" yaml:"scenarios"`
+	Cost      cost.Cost `json:"cost" yaml:"cost"`
+}
+
+// price gives each scenario with a verdict its cost, and the report the run's, by the
+// price table in the run's profile.yaml.
+func (r *Report) price(dir string, verdicts map[int]*record.Verdict) {
+	prof, err := (store.Store{Dir: dir}).Profile()
+	if err != nil || prof.Pricing == nil {
+		return
+	}
+	t := prof.Pricing
+	r.Spend = &Spend{Currency: t.Currency}
+	features := map[string]*FeatureCost{}
+	for i, v := range verdicts {
+		s := &r.Scenarios[i]
+		c := cost.Verdicts(t, attemptVerdicts(store.Store{Dir: dir}.ScenarioDir(s.ID), v))
+		s.Cost = &c
+		r.Spend.Total.Add(c)
+		if len(c.Unpriced) > 0 {
+			r.Spend.Unpriced++
+		}
+		f := features[s.Feature]
+		if f == nil {
+			f = &FeatureCost{Feature: s.Feature}
+			features[s.Feature] = f
+		}
+		f.Scenarios++
+		f.Cost.Add(c)
+	}
+	for _, f := range features {
+		r.Spend.Features = append(r.Spend.Features, *f)
+	}
+	sort.Slice(r.Spend.Features, func(i, j int) bool {
+		a, b := r.Spend.Features[i], r.Spend.Features[j]
+		if a.Cost.Total != b.Cost.Total {
+			return a.Cost.Total > b.Cost.Total
+		}
+		return a.Feature < b.Feature
+	})
+}
+
+// attemptVerdicts are the verdicts a scenario's cost is summed over: each attempt's for a
+// repeated one (an attempt whose verdict does not read adds nothing), else its own.
+func attemptVerdicts(dir string, v *record.Verdict) []*record.Verdict {
+	if len(v.Attempts) == 0 {
+		return []*record.Verdict{v}
+	}
+	out := make([]*record.Verdict, 0, len(v.Attempts))
+	for _, a := range v.Attempts {
+		if av, err := store.ReadVerdict(filepath.Join(dir, "attempts", strconv.Itoa(a.Attempt))); err == nil {
+			out = append(out, av)
+		}
+	}
+	return out
+}
+
+// CostOf is a scenario's cost as the page and the markdown show it ("USD 0.0123"), with
+// what it leaves out; "" when the run had no price table or the scenario no verdict.
+func (r *Report) CostOf(s Scenario) string {
+	if r.Spend == nil || s.Cost == nil {
+		return ""
+	}
+	out := fmt.Sprintf("%s %.4f", r.Spend.Currency, s.Cost.Total)
+	if len(s.Cost.Unpriced) > 0 {
+		out += " (leaves out: " + strings.Join(s.Cost.Unpriced, "; ") + ")"
+	}
+	return out
+}
+
+// costliest is how many scenarios the markdown lists by cost.
+const costliest = 10
+
+// spendMarkdown is the run's cost in the markdown: the total, by feature, and the
+// costliest scenarios.
+func (r *Report) spendMarkdown() string {
+	sp := r.Spend
+	if sp == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Cost: %s %.4f (agent %.4f, judge %.4f)", sp.Currency, sp.Total.Total, sp.Total.Agent, sp.Total.Judge)
+	if sp.Unpriced > 0 {
+		fmt.Fprintf(&b, "; %d scenario(s) not wholly priced: %s", sp.Unpriced, strings.Join(sp.Total.Unpriced, "; "))
+	}
+	b.WriteString("\n\n")
+	if len(sp.Features) > 1 || (len(sp.Features) == 1 && sp.Features[0].Feature != "") {
+		b.WriteString("| feature | scenarios | cost |\n|---|---|---|\n")
+		for _, f := range sp.Features {
+			name := f.Feature
+			if name == "" {
+				name = "(no feature_id)"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.4f |\n", md(name), f.Scenarios, f.Cost.Total)
+		}
+		b.WriteString("\n")
+	}
+	var priced []Scenario
+	for _, s := range r.Scenarios {
+		if s.Cost != nil {
+			priced = append(priced, s)
+		}
+	}
+	sort.SliceStable(priced, func(i, j int) bool { return priced[i].Cost.Total > priced[j].Cost.Total })
+	if len(priced) > costliest {
+		priced = priced[:costliest]
+	}
+	if len(priced) > 0 {
+		b.WriteString("Costliest scenarios: ")
+		for i, s := range priced {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s %.4f", s.ID, s.Cost.Total)
+		}
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
