@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -246,6 +247,17 @@ func configure(s Suite) (*setup, error) {
 	}
 	if c.quarantine, err = spec.LoadQuarantine(filepath.Join(c.root, "profiles", s.Agent), time.Now(), ids); err != nil {
 		return nil, workspace.Rel(c.root, err)
+	}
+	if slices.Equal(c.opts.only, []string{"@affected"}) {
+		set, err := affected.Load(c.root)
+		if err != nil {
+			return nil, fmt.Errorf("-rook.only=@affected: %w", err)
+		}
+		if c.opts.only = set.IDs(s.Agent); len(c.opts.only) == 0 {
+			return nil, skipTest(fmt.Sprintf("-rook.only=@affected: no scenario of agent %s is affected by the change since %s (%s, written by rookgen affected)",
+				s.Agent, set.Base, affected.File))
+		}
+		c.notes = append(c.notes, fmt.Sprintf("-rook.only=@affected: %s, affected by the change since %s", strings.Join(c.opts.only, ", "), set.Base))
 	}
 	if err := unknownOnly(c.root, c.opts.only, s); err != nil {
 		return nil, err

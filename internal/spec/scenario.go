@@ -42,6 +42,11 @@ type Scenario struct {
 	// NotExecutable is Rook's executable: false; SkipReason says why.
 	NotExecutable bool
 	SkipReason    string
+	// Sources are the files the scenario was derived from (Rook's sources), and Exercises
+	// the tools, subagents and services it touches (exercises): rookgen affected reads
+	// both. Entries that are not text are left out.
+	Sources   []string
+	Exercises []string
 	// RequiresUsage is set by verification_requires [{type: agent_metadata, field: total_tokens}].
 	RequiresUsage bool
 
@@ -241,6 +246,14 @@ func (p *scenarioParse) selector(f field) {
 		s.SkipReason = str(e, f)
 	case "verification_requires":
 		s.RequiresUsage = requiresUsage(value(e, f))
+	case "sources":
+		s.Sources = texts(value(e, f))
+	case "exercises":
+		if m, ok := value(e, f).(map[string]any); ok {
+			for _, k := range []string{"tools", "subagents", "services"} {
+				s.Exercises = append(s.Exercises, texts(m[k])...)
+			}
+		}
 	}
 }
 
@@ -294,6 +307,18 @@ func forbiddenList(e *errs, f field) []string {
 		}
 	}
 	return list
+}
+
+// texts are the strings of a list, the others left out: Rook's files are read as they are.
+func texts(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, item := range list {
+		if s, ok := item.(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func requiresUsage(v any) bool {
