@@ -28,6 +28,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "md", "md, json, yaml or html")
 	out := fs.String("o", "", "write to this file (default: standard output)")
 	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
+	siteDir := fs.String("site", "", "write the view of every run under the records root (rookgen ui's pages) as static files into this folder, and nothing else")
 	doMerge := fs.Bool("merge", false, "merge the shards of one run (the run folders under the DIR arguments, such as CI artifacts) into the records root, then report it")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -44,6 +45,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	root, err := recordsRoot(*dir)
 	if err != nil {
 		return fail(err)
+	}
+	if *siteDir != "" {
+		s := newSite(*dir)
+		s.Root = root
+		if err := s.Write(*siteDir); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "rookgen report: wrote the view of %s into %s; open %s\n", root, *siteDir, filepath.Join(*siteDir, "index.html"))
+		return 0
 	}
 	var runDir string
 	if *doMerge {

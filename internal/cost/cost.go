@@ -6,8 +6,11 @@ package cost
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Cost is what some of a run cost.
@@ -57,6 +60,22 @@ func Verdicts(t *record.Pricing, attempts []*record.Verdict) Cost {
 	}
 	c.Total = c.Agent + c.Judge
 	return c
+}
+
+// Scenario is the cost of the scenario whose records are in dir and whose verdict is v:
+// each attempt's verdict for a repeated one (an attempt whose verdict does not read adds
+// nothing), else v's.
+func Scenario(t *record.Pricing, dir string, v *record.Verdict) Cost {
+	if len(v.Attempts) == 0 {
+		return Verdicts(t, []*record.Verdict{v})
+	}
+	vs := make([]*record.Verdict, 0, len(v.Attempts))
+	for _, a := range v.Attempts {
+		if av, err := store.ReadVerdict(filepath.Join(dir, "attempts", strconv.Itoa(a.Attempt))); err == nil {
+			vs = append(vs, av)
+		}
+	}
+	return Verdicts(t, vs)
 }
 
 // Add counts o into c.

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
@@ -37,6 +38,10 @@ type Run struct {
 	// Report is the run's report.yaml; nil when the run wrote none (it was stopped).
 	Report *record.Report
 	Halted bool
+	// Pricing is the price table of the run's profile; nil without one.
+	Pricing *record.Pricing
+	// Cost sums its scenarios' costs by Pricing; nil without a price table.
+	Cost *cost.Cost
 }
 
 // Entry is one scenario in one run.
@@ -51,6 +56,8 @@ type Entry struct {
 	Usage *record.Usage `json:"usage,omitempty"`
 	// Attempts is the repeat count when the scenario repeats.
 	Attempts int `json:"attempts,omitempty"`
+	// Cost is what it cost by the run's price table; nil without one.
+	Cost *cost.Cost `json:"cost,omitempty"`
 
 	verdict *record.Verdict
 }
@@ -81,6 +88,9 @@ func Load(root, agent string) *History {
 		if rep, err := st.Report(); err == nil {
 			r.Report = rep
 		}
+		if prof, err := st.Profile(); err == nil && prof.Pricing != nil {
+			r.Pricing, r.Cost = prof.Pricing, &cost.Cost{}
+		}
 		h.Runs = append(h.Runs, r)
 		for _, e := range run.Included {
 			list := h.Scenarios[e.ScenarioID]
@@ -89,6 +99,11 @@ func Load(root, agent string) *History {
 				h.Scenarios[e.ScenarioID] = list
 			}
 			list[i] = Read(st.ScenarioDir(e.ScenarioID))
+			if r.Pricing != nil && list[i].verdict != nil {
+				c := cost.Scenario(r.Pricing, st.ScenarioDir(e.ScenarioID), list[i].verdict)
+				list[i].Cost = &c
+				r.Cost.Add(c)
+			}
 		}
 	}
 	// Runs left out above leave a hole in every list: close it.

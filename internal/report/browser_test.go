@@ -1,18 +1,16 @@
 package report_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/browsertest"
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
@@ -59,25 +57,11 @@ func writeRun(t *testing.T) string {
 	return dir
 }
 
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("ROOK_REQUIRE_BROWSER") != "" {
-		t.Fatal("ROOK_REQUIRE_BROWSER is set but no Chromium is on PATH")
-	}
-	t.Skip("no Chromium installed (apt-get install chromium; .ci/run does): the report page is not opened in a browser")
-	return ""
-}
-
 // TestReportPageInABrowser opens the HTML report headless: the tiles match report.yaml,
 // filtering to failures shows only failures, a hostile reply ran nothing, and a screenshot
 // is saved.
 func TestReportPageInABrowser(t *testing.T) {
-	browser := chromium(t)
+	ctx := browsertest.Context(t)
 	dir := writeRun(t)
 	r, err := report.Build(dir, "")
 	require.NoError(t, err)
@@ -86,14 +70,6 @@ func TestReportPageInABrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, r.HTML(f))
 	require.NoError(t, f.Close())
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
 
 	text := func(sel string) string {
 		v, err := chromedp.Run(ctx, chromedp.Text(sel))
@@ -117,13 +93,7 @@ func TestReportPageInABrowser(t *testing.T) {
 	assert.Equal(t, strconv.Itoa(rep.Unverifiable), utv)
 	assert.False(t, pwned, "the hostile reply ran no script")
 	assert.Equal(t, []string{"Fail"}, visible, "filtering to failures shows only failures")
-	dirPNG := t.TempDir()
-	if d := os.Getenv("ROOK_SCREENSHOT_DIR"); d != "" {
-		dirPNG = d
-	}
-	png := filepath.Join(dirPNG, "report.png")
-	require.NoError(t, os.WriteFile(png, shot, 0o644))
-	t.Logf("screenshot: %s (%d bytes)", png, len(shot))
+	browsertest.SaveScreenshot(t, "report.png", shot)
 }
 
 func readTotals(t *testing.T, dir string) record.Totals {

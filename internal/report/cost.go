@@ -2,9 +2,7 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/cost"
@@ -43,7 +41,7 @@ func (r *Report) price(dir string, verdicts map[int]*record.Verdict) {
 	features := map[string]*FeatureCost{}
 	for i, v := range verdicts {
 		s := &r.Scenarios[i]
-		c := cost.Verdicts(t, attemptVerdicts(store.Store{Dir: dir}.ScenarioDir(s.ID), v))
+		c := cost.Scenario(t, store.Store{Dir: dir}.ScenarioDir(s.ID), v)
 		s.Cost = &c
 		r.Spend.Total.Add(c)
 		if len(c.Unpriced) > 0 {
@@ -67,21 +65,6 @@ func (r *Report) price(dir string, verdicts map[int]*record.Verdict) {
 		}
 		return a.Feature < b.Feature
 	})
-}
-
-// attemptVerdicts are the verdicts a scenario's cost is summed over: each attempt's for a
-// repeated one (an attempt whose verdict does not read adds nothing), else its own.
-func attemptVerdicts(dir string, v *record.Verdict) []*record.Verdict {
-	if len(v.Attempts) == 0 {
-		return []*record.Verdict{v}
-	}
-	out := make([]*record.Verdict, 0, len(v.Attempts))
-	for _, a := range v.Attempts {
-		if av, err := store.ReadVerdict(filepath.Join(dir, "attempts", strconv.Itoa(a.Attempt))); err == nil {
-			out = append(out, av)
-		}
-	}
-	return out
 }
 
 // CostOf is a scenario's cost as the page and the markdown show it ("USD 0.0123"), with

@@ -38,6 +38,8 @@ type Scenario struct {
 	Class    string
 	Category string
 	Tags     []string
+	// Feature is the feature the scenario tests (Rook's feature_id).
+	Feature  string
 	Excluded bool
 	// NotExecutable is Rook's executable: false; SkipReason says why.
 	NotExecutable bool
@@ -236,6 +238,8 @@ func (p *scenarioParse) selector(f field) {
 		s.Category = str(e, f)
 	case "tags":
 		s.Tags = strList(e, f)
+	case "feature_id":
+		s.Feature = str(e, f)
 	case "excluded":
 		s.Excluded = boolean(e, f)
 	case "executable":
