@@ -53,17 +53,12 @@ func gateCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	c := r.Changes.Paired
-	verdict := "passes"
+	fails, says := r.Changes.Paired.Gate(*maxRegressions, *alpha)
 	code := 0
-	if c.Significant(*maxRegressions, *alpha) {
-		verdict, code = "fails: a significant regression", 1
+	if fails {
+		code = 1
 	}
-	line := fmt.Sprintf("rookgen gate: run %s against %s, %s; the gate (more than %d regression(s), more than fixes, p < %g) %s",
-		r.RunID, r.Base, c.Says(), *maxRegressions, *alpha, verdict)
-	if len(c.Regressions) > 0 {
-		line += fmt.Sprintf("\nregressions: %v", c.Regressions)
-	}
+	line := fmt.Sprintf("rookgen gate: run %s against %s, %s", r.RunID, r.Base, says)
 	fmt.Fprintln(stdout, line)
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		if f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err == nil {

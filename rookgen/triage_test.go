@@ -128,3 +128,48 @@ pricing:
 	assert.Contains(t, string(page), `<td class="cost">USD 0.0200</td>`)
 	assert.Contains(t, string(page), `<div class="tile" id="tile-cost"><b>0.0600</b>USD spent</div>`)
 }
+
+// -rook.gate leaves the exit code to the paired test against the previous run: one
+// scenario that turned to Fail is noise (exit 0, the failure reported and skipped), six
+// are a significant regression (exit 1, the test and its numbers said).
+func TestGateFlag(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\n", os.Args[0]))
+	var ids []string
+	for i := 1; i <= 6; i++ {
+		id := fmt.Sprintf("SC-%d", i)
+		ids = append(ids, "FAKEHOOK_EXECUTE_SC_"+id[3:]+"=reply:goodbye")
+		helloScenario(t, dir, id)
+	}
+	rookgen(t, dir)
+	records := t.TempDir()
+	n := 0
+	test := func(env ...string) (results, error) {
+		n++ // runs named r1, r2...: each newer than the last
+		return goTest(t, dir, append([]string{goflags}, env...), "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.gate=on", fmt.Sprintf("-rook.run-id=r%d", n))
+	}
+	res, err := test()
+	require.NoError(t, err, res.all)
+	assert.Contains(t, res.all, "-rook.gate: profile fake has no earlier run to compare with, so every failure counts as it would without the gate")
+
+	res, err = test(ids[0])
+	require.NoError(t, err, "one flip is noise: %s", res.all)
+	assert.Equal(t, "skip", res.action["TestFake/SC-1"])
+	assert.Contains(t, res.all, "SC-1: did not pass; -rook.gate decides the exit code, by a significant regression against run r1")
+	assert.Contains(t, res.all, "paired over 6 scenario(s) decided in both runs: 1 pass→fail, 0 fail→pass; McNemar's exact test p = 1; the gate (more than 0 regression(s), more than fixes, p < 0.05) passes")
+
+	res, err = test(ids...)
+	require.NoError(t, err, res.all)
+	assert.Contains(t, res.all, "5 pass→fail, 0 fail→pass; McNemar's exact test p = 0.0625")
+	assert.Contains(t, res.all, "p < 0.05) passes", "against the run before, SC-1 was already failing: 5 flips are not yet significant")
+
+	res, err = test()
+	require.NoError(t, err, "all six fixed: %s", res.all)
+	res, err = test(ids...)
+	require.Error(t, err)
+	assert.Contains(t, res.all, "6 pass→fail, 0 fail→pass; McNemar's exact test p = 0.03125; the gate (more than 0 regression(s), more than fixes, p < 0.05) fails: a significant regression")
+}

@@ -28,6 +28,7 @@ var (
 	flagFailed      = flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
 	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id; for CI matrices")
 	flagBudget      = flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
+	flagGate        = flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
 	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
 )
 
@@ -47,6 +48,7 @@ type options struct {
 	shard        shard
 	// budget is -rook.budget, 0 for none.
 	budget float64
+	gate   gate
 }
 
 func loadOptions() (options, error) {
@@ -87,6 +89,9 @@ func loadOptions() (options, error) {
 	}
 	var err error
 	if o.budget, err = parseBudget(get("rook.budget", flagBudget)); err != nil {
+		return o, err
+	}
+	if o.gate, err = parseGate(get("rook.gate", flagGate)); err != nil {
 		return o, err
 	}
 	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard)); err != nil {

@@ -17,17 +17,25 @@ import (
 func (r *Run) report(t tb, j *job) {
 	t.Helper()
 	q, quarantined := r.quarantine[j.id]
-	if quarantined {
+	var ex *excused
+	switch {
+	case quarantined:
 		attr(t, "rook.quarantined", r.show(q.Says()))
-		t = &excused{tb: t, why: q.Says()}
+		ex = &excused{tb: t, why: q.Says()}
+	case r.opts.gate.on:
+		ex = &excused{tb: t, why: "-rook.gate decides the exit code, by a significant regression against run " + r.opts.gate.base}
+	default:
+		r.outcome(t, j)
+		return
 	}
-	r.outcome(t, j)
-	if quarantined {
-		if t.Failed() {
-			skipln(t, r.show(fmt.Sprintf("%s: did not pass, and is %s: run and reported, left out of the exit code", j.id, q.Says())))
-		} else {
-			logln(t, r.show(fmt.Sprintf("%s: passed, and is %s: remove it from the quarantine list when it passes for good", j.id, q.Says())))
-		}
+	r.outcome(ex, j)
+	switch {
+	case ex.failed && quarantined:
+		skipln(t, r.show(fmt.Sprintf("%s: did not pass, and is %s: run and reported, left out of the exit code", j.id, q.Says())))
+	case ex.failed:
+		skipln(t, r.show(fmt.Sprintf("%s: did not pass; %s", j.id, ex.why)))
+	case quarantined:
+		logln(t, r.show(fmt.Sprintf("%s: passed, and is %s: remove it from the quarantine list when it passes for good", j.id, q.Says())))
 	}
 }
 

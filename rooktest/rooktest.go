@@ -285,6 +285,16 @@ func configure(s Suite) (*setup, error) {
 		}
 	}
 	c.opts.runID = runIDFor(c.root, s.Agent, c.prof.ID, c.opts.runID)
+	if g := &c.opts.gate; g.on && g.base == "" {
+		// The baseline is the profile's newest run before this one: without one there is
+		// nothing to compare with, and every failure counts as it would without the gate.
+		if id, err := resolveRun("-rook.gate", "latest", c.records, s.Agent, c.prof.ID); err == nil && c.opts.run != id {
+			g.base = id
+		} else {
+			g.on = false
+			c.notes = append(c.notes, "-rook.gate: profile "+c.prof.ID+" has no earlier run to compare with, so every failure counts as it would without the gate")
+		}
+	}
 	if c.opts.budget > 0 && c.prof.Pricing == nil {
 		return nil, fmt.Errorf("-rook.budget needs a price table: add pricing: to %s (agent_model, and each model's input_per_million and output_per_million)", s.Profile.Path)
 	}

@@ -306,6 +306,7 @@ func (r *Run) finish() {
 		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
 	r.undecided(rep)
 	r.capabilities()
+	r.opts.gate.decide(r.t, r.run.Dir)
 	if jobs > 0 {
 		// Reading back a file this run just wrote makes go test's result uncacheable, so
 		// that a plain go test calls the agent every time instead of replaying a pass.

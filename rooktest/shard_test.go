@@ -82,3 +82,25 @@ func TestRunIDFor(t *testing.T) {
 	assert.Equal(t, "ci-42-good", runIDFor(root, "bank", "good", "ci-42"), "several profiles: one run each")
 	assert.Equal(t, "ci-42-broken", runIDFor(root, "bank", "broken", "ci-42"))
 }
+
+func TestParseGate(t *testing.T) {
+	g, err := parseGate("on")
+	require.NoError(t, err)
+	assert.Equal(t, gate{on: true, alpha: 0.05}, g)
+	g, err = parseGate("alpha=0.01, max-regressions=2,base=2026-12-01T10-00-00Z")
+	require.NoError(t, err)
+	assert.Equal(t, gate{on: true, alpha: 0.01, max: 2, base: "2026-12-01T10-00-00Z"}, g)
+	g, err = parseGate("")
+	require.NoError(t, err)
+	assert.False(t, g.on)
+	for in, want := range map[string]string{
+		"alpha=2":            "alpha=2: out of (0, 1)",
+		"max-regressions=-1": "max-regressions=-1: negative",
+		"base=../x":          "base=../x: not a run id",
+		"strict":             `"strict" is not key=value`,
+		"beta=1":             `unknown key "beta"`,
+	} {
+		_, err := parseGate(in)
+		assert.ErrorContains(t, err, want, in)
+	}
+}

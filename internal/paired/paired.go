@@ -79,3 +79,17 @@ func (c Comparison) Says() string {
 	return fmt.Sprintf("paired over %d scenario(s) decided in both runs: %d pass→fail, %d fail→pass; McNemar's exact test p = %.4g",
 		c.Both, len(c.Regressions), len(c.Fixes), c.P)
 }
+
+// Gate decides a gate over the comparison and says it: "the gate (more than 0
+// regression(s), more than fixes, p < 0.05) passes", or "fails: a significant regression".
+func (c Comparison) Gate(max int, alpha float64) (fails bool, says string) {
+	verdict := "passes"
+	if fails = c.Significant(max, alpha); fails {
+		verdict = "fails: a significant regression"
+	}
+	says = fmt.Sprintf("%s; the gate (more than %d regression(s), more than fixes, p < %g) %s", c.Says(), max, alpha, verdict)
+	if len(c.Regressions) > 0 {
+		says += fmt.Sprintf("\nregressions: %v", c.Regressions)
+	}
+	return fails, says
+}

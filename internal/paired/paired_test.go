@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // McNemar's exact p-values against tables computed by hand: with b flips one way and c the
@@ -45,4 +46,35 @@ func TestCompareAndGate(t *testing.T) {
 	assert.Equal(t, []string{"A"}, one.Regressions)
 	assert.False(t, one.Significant(0, 0.05), "a single flip is noise: p = 1")
 	assert.Equal(t, "paired over 2 scenario(s) decided in both runs: 1 pass→fail, 0 fail→pass; McNemar's exact test p = 1", one.Says())
+}
+
+func TestBootstrap(t *testing.T) {
+	assert.Nil(t, Bootstrap(map[string]Rate{"a": {1, 1}}, map[string]Rate{"b": {1, 1}}), "nothing pairs")
+	// Ten scenarios went from 3 of 3 to 1 of 3: a drop of 67 points, and every resample says
+	// so (each pair's difference is the same).
+	before, after := map[string]Rate{}, map[string]Rate{}
+	for i := range 10 {
+		id := string(rune('a' + i))
+		before[id], after[id] = Rate{3, 3}, Rate{1, 3}
+	}
+	c := Bootstrap(before, after)
+	require.NotNil(t, c)
+	assert.InDelta(t, -2.0/3, c.Delta, 1e-12)
+	assert.InDelta(t, -2.0/3, c.Low, 1e-12)
+	assert.InDelta(t, -2.0/3, c.High, 1e-12)
+	assert.Equal(t, "pass rate over 10 scenario(s) decided in both runs: 100% → 33% (-67 points; paired bootstrap 95% interval -67 to -67)", c.Says())
+
+	// Half dropped a third, half rose a third: no change, and an interval around it.
+	for i, id := range []string{"a", "b", "c", "d", "e"} {
+		after[id] = Rate{2, 3}
+		before[[]string{"f", "g", "h", "i", "j"}[i]], after[[]string{"f", "g", "h", "i", "j"}[i]] = Rate{1, 3}, Rate{2, 3}
+	}
+	c = Bootstrap(before, after)
+	assert.InDelta(t, 0, c.Delta, 1e-12)
+	assert.Less(t, c.Low, 0.0)
+	assert.Greater(t, c.High, 0.0)
+	assert.Equal(t, c, Bootstrap(before, after), "the same runs give the same interval")
+	// Undecided attempts are left out: a scenario with none decided in one run is not paired.
+	before["k"], after["k"] = Rate{0, 0}, Rate{3, 3}
+	assert.Equal(t, 10, Bootstrap(before, after).Scenarios)
 }

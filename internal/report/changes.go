@@ -30,6 +30,9 @@ type Changes struct {
 	// Paired is the paired comparison over the scenarios both runs decided: is the change
 	// a regression, or noise.
 	Paired paired.Comparison `json:"paired" yaml:"paired"`
+	// PassRate is the change in pass rate over the attempts both runs decided, with a
+	// paired bootstrap interval; set when a scenario repeats in either run.
+	PassRate *paired.RateChange `json:"pass_rate_change,omitempty" yaml:"pass_rate_change,omitempty"`
 }
 
 // compare fills in Changes against the run in base.
@@ -54,6 +57,7 @@ func (r *Report) compare(dir, base string) error {
 		now[s.ID] = s.Status
 	}
 	c.Paired = paired.Compare(was, now)
+	c.PassRate = rateChange(old.Scenarios, r.Scenarios)
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
 		prev, ok := before[s.ID]
@@ -98,6 +102,32 @@ func (r *Report) compare(dir, base string) error {
 	sort.Strings(c.Removed)
 	sort.Strings(c.NotCompared)
 	return nil
+}
+
+// rateChange is the paired bootstrap over each scenario's decided attempts, when one
+// repeats in either run (without repeats, McNemar's test says it all).
+func rateChange(before, after []Scenario) *paired.RateChange {
+	repeats := false
+	rates := func(list []Scenario) map[string]paired.Rate {
+		out := map[string]paired.Rate{}
+		for _, s := range list {
+			switch {
+			case s.Repeat != nil:
+				repeats = true
+				out[s.ID] = paired.Rate{Passed: s.Repeat.Passed, Decided: s.Repeat.Attempts - s.Repeat.Undecided}
+			case s.Status == passed:
+				out[s.ID] = paired.Rate{Passed: 1, Decided: 1}
+			case s.Status == failed:
+				out[s.ID] = paired.Rate{Decided: 1}
+			}
+		}
+		return out
+	}
+	b, a := rates(before), rates(after)
+	if !repeats {
+		return nil
+	}
+	return paired.Bootstrap(b, a)
 }
 
 // flipped is a decided status that turned into the other one on an unchanged scenario.

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Every scenario that did not pass names who must act, from its verdict and the agent's
@@ -52,4 +54,47 @@ func TestOwnersAreNamedInEveryFormat(t *testing.T) {
 	require.NoError(t, r.HTML(&page))
 	assert.Contains(t, page.String(), `data-owner="harness"><td><a href="#sc-SC-3">SC-3</a>`)
 	assert.Contains(t, page.String(), `<p id="owners">Who must act: agent 1, scenario 2, harness 1, judge 1</p>`)
+}
+
+// repeated is a verdict of n attempts, the first passed of them passing, whose attempts'
+// records exist (writeRepeats writes them).
+func repeated(passed, n int) record.Verdict {
+	v := record.Verdict{Status: record.Pass, Criteria: []record.Row{}}
+	for i := 1; i <= n; i++ {
+		st := record.Pass
+		if i > passed {
+			st, v.Status = record.Fail, record.Fail
+		}
+		v.Attempts = append(v.Attempts, record.AttemptStatus{Attempt: i, Status: st})
+	}
+	v.AttemptsPassed = &passed
+	return v
+}
+
+// With repeats, a comparison measures the change in pass rate with a paired bootstrap
+// interval: 3 of 3 to 1 of 3 on every scenario is a drop no resample doubts.
+func TestPassRateChangeWithRepeats(t *testing.T) {
+	root := t.TempDir()
+	ids := []string{"SC-1", "SC-2", "SC-3", "SC-4"}
+	write := func(id string, passed int) string {
+		dir := filepath.Join(root, id)
+		vs := map[string]record.Verdict{}
+		for _, sc := range ids {
+			for n := 1; n <= 3; n++ {
+				require.NoError(t, store.WriteFile(filepath.Join(dir, "scenarios", sc, "attempts", strconv.Itoa(n), "hooks.json"), []byte(`{"version": 1}`)))
+			}
+			vs[sc] = repeated(passed, 3)
+		}
+		return writeRun(t, dir, id, vs)
+	}
+	base, dir := write("R1", 3), write("R2", 1)
+	r, err := Build(dir, base)
+	require.NoError(t, err)
+	c := r.Changes.PassRate
+	require.NotNil(t, c)
+	assert.Equal(t, 4, c.Scenarios)
+	assert.InDelta(t, -2.0/3, c.Delta, 1e-12)
+	var md bytes.Buffer
+	require.NoError(t, r.Markdown(&md))
+	assert.Contains(t, md.String(), "- pass rate over 4 scenario(s) decided in both runs: 100% → 33% (-67 points; paired bootstrap 95% interval -67 to -67)")
 }

@@ -60,6 +60,9 @@ func (r *Report) Markdown(w io.Writer) error {
 			b.WriteString("- the profile changed: every scenario counts as redefined\n")
 		}
 		b.WriteString("- " + c.Paired.Says() + "\n")
+		if c.PassRate != nil {
+			b.WriteString("- " + c.PassRate.Says() + "\n")
+		}
 		b.WriteString("\n")
 	}
 	if len(r.Failed) > 0 {
