@@ -45,26 +45,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	if line := r.OwnersLine(); line != "" {
 		b.WriteString("Who must act: " + line + "\n\n")
 	}
-	if c := r.Changes; c != nil {
-		fmt.Fprintf(&b, "### What changed since %s\n\n", r.Base)
-		for _, l := range []struct {
-			name string
-			ids  []string
-		}{{"newly failing", c.NewlyFailing}, {"fixed", c.Fixed}, {"still failing", c.StillFailing}, {"flaky", c.Flaky},
-			{"redefined", c.Redefined}, {"added", c.Added}, {"removed", c.Removed}, {"not compared (not run in one of the two runs)", c.NotCompared}} {
-			if len(l.ids) > 0 {
-				fmt.Fprintf(&b, "- **%s**: %s\n", l.name, strings.Join(l.ids, ", "))
-			}
-		}
-		if c.ProfileChanged {
-			b.WriteString("- the profile changed: every scenario counts as redefined\n")
-		}
-		b.WriteString("- " + c.Paired.Says() + "\n")
-		if c.PassRate != nil {
-			b.WriteString("- " + c.PassRate.Says() + "\n")
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(r.changesMarkdown())
 	if len(r.Failed) > 0 {
 		b.WriteString("### Failed criteria\n\n")
 		for _, f := range r.Failed {
@@ -79,37 +60,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	var held []string
-	for _, s := range r.Scenarios {
-		if s.Quarantined != "" {
-			held = append(held, fmt.Sprintf("- %s: %s (%s; out of the exit code)", s.ID, md(s.Quarantined), s.Status))
-		}
-	}
-	if len(held) > 0 {
-		b.WriteString("### Quarantined\n\n" + strings.Join(held, "\n") + "\n\n")
-	}
-	var repeats []string
-	for _, s := range r.Scenarios {
-		if s.Repeat != nil {
-			flaky := ""
-			if s.Repeat.Flaky {
-				flaky = ", flaky"
-			}
-			undecided := ""
-			if s.Repeat.Undecided > 0 {
-				undecided = fmt.Sprintf(", %d undecided (left out of the interval)", s.Repeat.Undecided)
-			}
-			rule := fmt.Sprintf("pass^k %v", s.Repeat.PassK)
-			if s.Repeat.MinPass > 0 {
-				rule = fmt.Sprintf("min_pass %d", s.Repeat.MinPass)
-			}
-			repeats = append(repeats, fmt.Sprintf("- %s: %d of %d passed (%s)%s, pass rate 95%% interval %.0f%%–%.0f%%%s",
-				s.ID, s.Repeat.Passed, s.Repeat.Attempts, rule, undecided, s.Repeat.Low*100, s.Repeat.High*100, flaky))
-		}
-	}
-	if len(repeats) > 0 {
-		b.WriteString("### Repeats\n\n" + strings.Join(repeats, "\n") + "\n\n")
-	}
+	b.WriteString(r.scenarioNotes())
 	for _, j := range r.Judges {
 		fmt.Fprintf(&b, "Judge %s: %d scenario(s) judged (%d from the cache); controls failed %d of %d; tokens %d in, %d out.\n\n",
 			md(j.Model), j.Judged, j.Cached, j.ControlsFailed, j.Controls, j.TokensIn, j.TokensOut)
@@ -119,6 +70,72 @@ func (r *Report) Markdown(w io.Writer) error {
 		m.DurationMs, m.TokensIn, m.TokensOut, m.LatencyP50Ms, m.LatencyP95Ms, m.TurnsTotal, r.Dir)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// changesMarkdown is what changed since the baseline, and the paired comparison.
+func (r *Report) changesMarkdown() string {
+	c := r.Changes
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### What changed since %s\n\n", r.Base)
+	for _, l := range []struct {
+		name string
+		ids  []string
+	}{{"newly failing", c.NewlyFailing}, {"fixed", c.Fixed}, {"still failing", c.StillFailing}, {"flaky", c.Flaky},
+		{"redefined", c.Redefined}, {"added", c.Added}, {"removed", c.Removed}, {"not compared (not run in one of the two runs)", c.NotCompared}} {
+		if len(l.ids) > 0 {
+			fmt.Fprintf(&b, "- **%s**: %s\n", l.name, strings.Join(l.ids, ", "))
+		}
+	}
+	if c.ProfileChanged {
+		b.WriteString("- the profile changed: every scenario counts as redefined\n")
+	}
+	b.WriteString("- " + c.Paired.Says() + "\n")
+	if c.PassRate != nil {
+		b.WriteString("- " + c.PassRate.Says() + "\n")
+	}
+	return b.String() + "\n"
+}
+
+// scenarioNotes are the quarantined scenarios and the repeat statistics.
+func (r *Report) scenarioNotes() string {
+	var held, repeats []string
+	for _, s := range r.Scenarios {
+		if s.Quarantined != "" {
+			held = append(held, fmt.Sprintf("- %s: %s (%s; out of the exit code)", s.ID, md(s.Quarantined), s.Status))
+		}
+		if s.Repeat != nil {
+			repeats = append(repeats, "- "+s.ID+": "+s.Repeat.says())
+		}
+	}
+	var b strings.Builder
+	if len(held) > 0 {
+		b.WriteString("### Quarantined\n\n" + strings.Join(held, "\n") + "\n\n")
+	}
+	if len(repeats) > 0 {
+		b.WriteString("### Repeats\n\n" + strings.Join(repeats, "\n") + "\n\n")
+	}
+	return b.String()
+}
+
+// says is a repeated scenario's statistics in one line.
+func (s *RepeatStats) says() string {
+	flaky := ""
+	if s.Flaky {
+		flaky = ", flaky"
+	}
+	undecided := ""
+	if s.Undecided > 0 {
+		undecided = fmt.Sprintf(", %d undecided (left out of the interval)", s.Undecided)
+	}
+	rule := fmt.Sprintf("pass^k %v", s.PassK)
+	if s.MinPass > 0 {
+		rule = fmt.Sprintf("min_pass %d", s.MinPass)
+	}
+	return fmt.Sprintf("%d of %d passed (%s)%s, pass rate 95%% interval %.0f%%–%.0f%%%s",
+		s.Passed, s.Attempts, rule, undecided, s.Low*100, s.High*100, flaky)
 }
 
 // OwnersLine counts the scenarios that did not pass by who must act, in owner.All's

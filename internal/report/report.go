@@ -218,32 +218,12 @@ func Build(dir, base string) (*Report, error) {
 		held[e.ScenarioID] = e.Why
 	}
 	reasons := map[string]*Reason{}
-	undecided := map[int]*record.Verdict{} // the scenarios that did not pass, by index
-	judged := map[int]*record.Verdict{}    // every scenario with a verdict, by index
+	judged := map[int]*record.Verdict{} // every scenario with a verdict, by index
 	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
-		sc := Scenario{ID: e.ScenarioID, Status: "not run", Quarantined: held[e.ScenarioID]}
-		sdir := st.ScenarioDir(e.ScenarioID)
-		if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
-			sc.Snapshot = sha256.Sum256(snap)
-			var head struct {
-				Title   string `yaml:"title"`
-				Feature string `yaml:"feature_id"`
-			}
-			_ = yaml.Unmarshal(snap, &head) // a title is a nicety
-			sc.Title, sc.Feature = head.Title, head.Feature
-			sc.Status = "not judged"
-		}
-		v, err := store.ReadVerdict(sdir)
-		if errors.Is(err, store.ErrUntrusted) {
-			sc.Status, sc.Reason = "untrusted", "its verdict.yaml does not match the records it claims (hooks_sha256): not counted"
-		}
-		if err == nil && v.Status != "" {
-			sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
-			sc.run = dir
-			if v.Status != record.Pass {
-				undecided[len(r.Scenarios)] = v
-			}
+		sc, v := readScenario(st, e.ScenarioID)
+		sc.Quarantined = held[e.ScenarioID]
+		if v != nil {
 			judged[len(r.Scenarios)] = v
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
@@ -269,7 +249,7 @@ func Build(dir, base string) (*Report, error) {
 	for _, rs := range reasons {
 		r.Unable = append(r.Unable, *rs)
 	}
-	r.owners(dir, undecided)
+	r.owners(dir, judged)
 	r.price(dir, judged)
 	sort.Slice(r.Unable, func(i, j int) bool { return r.Unable[i].Count > r.Unable[j].Count })
 	r.Headline = r.headline()
@@ -281,15 +261,47 @@ func Build(dir, base string) (*Report, error) {
 	return r, nil
 }
 
+// readScenario reads what the report says of one scenario of the run in st: its
+// snapshot's title and feature, and its status from its verdict, which is returned when it
+// has one that can be trusted.
+func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
+	sc := Scenario{ID: id, Status: "not run"}
+	sdir := st.ScenarioDir(id)
+	if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
+		sc.Snapshot = sha256.Sum256(snap)
+		var head struct {
+			Title   string `yaml:"title"`
+			Feature string `yaml:"feature_id"`
+		}
+		_ = yaml.Unmarshal(snap, &head) // a title is a nicety
+		sc.Title, sc.Feature = head.Title, head.Feature
+		sc.Status = "not judged"
+	}
+	v, err := store.ReadVerdict(sdir)
+	if errors.Is(err, store.ErrUntrusted) {
+		sc.Status, sc.Reason = "untrusted", "its verdict.yaml does not match the records it claims (hooks_sha256): not counted"
+	}
+	if err != nil || v.Status == "" {
+		return sc, nil
+	}
+	sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
+	sc.run = st.Dir
+	return sc, v
+}
+
 // owners says who must act on each scenario that did not pass, from its verdict and
 // whether it ever passed in a run of the agent under the records root.
-func (r *Report) owners(dir string, verdicts map[int]*record.Verdict) {
+func (r *Report) owners(dir string, judged map[int]*record.Verdict) {
+	verdicts := map[int]*record.Verdict{}
+	ids := []string{}
+	for i, v := range judged {
+		if v.Status != record.Pass {
+			verdicts[i] = v
+			ids = append(ids, r.Scenarios[i].ID)
+		}
+	}
 	if len(verdicts) == 0 {
 		return
-	}
-	ids := make([]string, 0, len(verdicts))
-	for i := range verdicts {
-		ids = append(ids, r.Scenarios[i].ID)
 	}
 	ever := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), ids)
 	r.Owners = map[owner.Owner]int{}
