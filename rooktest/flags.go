@@ -26,7 +26,8 @@ var (
 	flagRun         = flag.String("rook.run", "", "continue this run in place: phases its records show completed are not run again")
 	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward (latest: the profile's newest)")
 	flagFailed      = flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
-	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id; for CI matrices")
+	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id (or by -rook.shard-plan); auto reads K and N from Buildkite, CircleCI or a Kubernetes Indexed Job (auto/N)")
+	flagShardPlan   = flag.String("rook.shard-plan", "", "split the suite by this plan (rookgen shards), balanced by recorded time; a scenario it does not know goes by its id hash")
 	flagBudget      = flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
 	flagGate        = flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
 	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
@@ -46,6 +47,7 @@ type options struct {
 	// rerunPlanned are the scenarios the -rook.failed run planned, whether they passed.
 	rerunPlanned map[string]bool
 	shard        shard
+	shardPlan    string
 	// budget is -rook.budget, 0 for none.
 	budget float64
 	gate   gate
@@ -94,9 +96,10 @@ func loadOptions() (options, error) {
 	if o.gate, err = parseGate(get("rook.gate", flagGate)); err != nil {
 		return o, err
 	}
-	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard)); err != nil {
+	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard), os.Getenv); err != nil {
 		return o, err
 	}
+	o.shardPlan = strings.TrimSpace(get("rook.shard-plan", flagShardPlan))
 	if o.strict, err = boolFlag(set, "rook.strict", *flagStrict); err != nil {
 		return o, err
 	}

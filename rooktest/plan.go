@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -27,7 +28,7 @@ func decide(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]bo
 	case planned != nil && !planned[sc.ID]:
 		return skip, fmt.Sprintf("not planned by run %s, which keeps the plan it started with", o.run)
 	case o.shard.excludes(sc.ID):
-		return skip, fmt.Sprintf("not selected: shard %d/%d runs it (-rook.shard=%s)", o.shard.of(sc.ID), o.shard.n, o.shard)
+		return skip, record.ShardSkipped(o.shard.of(sc.ID), o.shard.n, o.shard.String())
 	case o.rerun != nil && !o.rerunPlanned[sc.ID]:
 		return skip, fmt.Sprintf("not selected: run %s did not run it (-rook.failed runs again what that run ran and did not pass)", o.failed)
 	case o.rerun != nil && !o.rerun[sc.ID]:

@@ -241,6 +241,9 @@ func configure(s Suite) (*setup, error) {
 	if c.prof, c.scenarios, c.warnings, err = load(c.root, s); err != nil {
 		return nil, err
 	}
+	if c.opts.shard, err = c.opts.shard.withPlan(c.root, c.opts.shardPlan, s.Agent); err != nil {
+		return nil, err
+	}
 	ids := map[string]bool{}
 	for _, sc := range c.scenarios {
 		ids[sc.ID] = true

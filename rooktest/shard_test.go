@@ -13,18 +13,53 @@ import (
 )
 
 func TestParseShard(t *testing.T) {
-	for in, want := range map[string]shard{"": {}, "1/1": {1, 1}, "2/3": {2, 3}, " 3 / 3 ": {3, 3}} {
-		got, err := parseShard("-rook.shard", in)
+	none := func(string) string { return "" }
+	for in, want := range map[string]shard{"": {}, "1/1": {k: 1, n: 1}, "2/3": {k: 2, n: 3}, " 3 / 3 ": {k: 3, n: 3}} {
+		got, err := parseShard("-rook.shard", in, none)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
 	for _, in := range []string{"0/3", "4/3", "1/0", "2", "a/b", "1/2/3", "-1/2"} {
-		_, err := parseShard("-rook.shard", in)
-		assert.EqualError(t, err, fmt.Sprintf("-rook.shard=%q: want K/N with 1 <= K <= N, for example 2/3", in))
+		_, err := parseShard("-rook.shard", in, none)
+		assert.EqualError(t, err, fmt.Sprintf("-rook.shard=%q: want K/N with 1 <= K <= N, for example 2/3, or auto", in))
 	}
 	t.Setenv("ROOKTEST_SHARD", "5/2")
 	_, err := loadOptions()
-	assert.EqualError(t, err, `-rook.shard="5/2": want K/N with 1 <= K <= N, for example 2/3`)
+	assert.EqualError(t, err, `-rook.shard="5/2": want K/N with 1 <= K <= N, for example 2/3, or auto`)
+}
+
+// -rook.shard=auto reads the shard from the CI engine that runs the job.
+func TestAutoShard(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, c := range []struct {
+		flag string
+		env  func(string) string
+		want shard
+		err  string
+	}{
+		{"auto", env("BUILDKITE_PARALLEL_JOB", "0", "BUILDKITE_PARALLEL_JOB_COUNT", "3"), shard{k: 1, n: 3}, ""},
+		{"auto", env("CIRCLE_NODE_INDEX", "2", "CIRCLE_NODE_TOTAL", "3"), shard{k: 3, n: 3}, ""},
+		{"auto/4", env("JOB_COMPLETION_INDEX", "1"), shard{k: 2, n: 4}, ""},
+		{"auto", env("JOB_COMPLETION_INDEX", "1"), shard{}, "a Kubernetes Indexed Job sets JOB_COMPLETION_INDEX=1 but not how many shards there are: give -rook.shard=auto/N"},
+		{"auto", env("CIRCLE_NODE_INDEX", "3", "CIRCLE_NODE_TOTAL", "3"), shard{}, "CircleCI's CIRCLE_NODE_INDEX=3 is no index from 0 to 2"},
+		{"auto/2", env("BUILDKITE_PARALLEL_JOB", "0", "BUILDKITE_PARALLEL_JOB_COUNT", "3"), shard{}, "Buildkite says there are 3 shards, not 2"},
+		{"auto", env(), shard{}, "no CI engine's shard variables are set (BUILDKITE_PARALLEL_JOB, CIRCLE_NODE_INDEX, JOB_COMPLETION_INDEX)"},
+		{"auto/x", env(), shard{}, "want auto, or auto/N"},
+	} {
+		got, err := parseShard("-rook.shard", c.flag, c.env)
+		if c.err != "" {
+			assert.ErrorContains(t, err, c.err, c.flag)
+			continue
+		}
+		require.NoError(t, err, c.flag)
+		assert.Equal(t, c.want, got, c.flag)
+	}
 }
 
 // TestShardsPartitionTheSuite: every scenario is in exactly one of N shards, the shards
@@ -39,7 +74,7 @@ func TestShardsPartitionTheSuite(t *testing.T) {
 	sizes := make([]int, n+1)
 	for k := 1; k <= n; k++ {
 		for _, id := range ids {
-			if !(shard{k, n}).excludes(id) {
+			if !(shard{k: k, n: n}).excludes(id) {
 				_, twice := owner[id]
 				require.False(t, twice, "%s is in shards %d and %d", id, owner[id], k)
 				owner[id] = k
@@ -53,21 +88,21 @@ func TestShardsPartitionTheSuite(t *testing.T) {
 	}
 	for _, id := range append(ids, "SC-NEW-1", "SC-NEW-2") {
 		if k, ok := owner[id]; ok {
-			assert.Equal(t, k, shard{1, n}.of(id), "%s stays in its shard", id)
+			assert.Equal(t, k, shard{k: 1, n: n}.of(id), "%s stays in its shard", id)
 		}
 	}
 	assert.False(t, shard{}.excludes("SC-1"), "no shard runs everything")
-	assert.False(t, shard{1, 1}.excludes("SC-1"), "1/1 runs everything")
+	assert.False(t, shard{k: 1, n: 1}.excludes("SC-1"), "1/1 runs everything")
 }
 
 func TestDecideShard(t *testing.T) {
 	p := &spec.Profile{ID: "p"}
 	sc := &spec.Scenario{ID: "SC-1"}
-	mine := shard{1, 2}.of("SC-1")
-	d, why := decide(options{shard: shard{mine, 2}}, p, sc, nil)
+	mine := shard{k: 1, n: 2}.of("SC-1")
+	d, why := decide(options{shard: shard{k: mine, n: 2}}, p, sc, nil)
 	assert.Equal(t, include, d, why)
 	other := 3 - mine
-	d, why = decide(options{shard: shard{other, 2}}, p, sc, nil)
+	d, why = decide(options{shard: shard{k: other, n: 2}}, p, sc, nil)
 	assert.Equal(t, skip, d)
 	assert.Equal(t, fmt.Sprintf("not selected: shard %d/2 runs it (-rook.shard=%d/2)", mine, other), why)
 }

@@ -20,15 +20,17 @@ func combine(shards []shard) (record.Run, record.PrepareSummary, time.Duration) 
 	m := record.Run{Version: first.Version, ID: first.ID, Agent: first.Agent, Pins: first.Pins,
 		Created: first.Created, Concurrency: first.Concurrency, ResumeFrom: first.ResumeFrom,
 		Included: []record.Entry{}, Skipped: []record.Entry{}, Unrunnable: []record.Entry{}, Carried: []string{},
-		Shard: &record.Shard{Count: n, SuiteRevision: first.Shard.SuiteRevision}}
+		Shard: &record.Shard{Count: n, SuiteRevision: first.Shard.SuiteRevision, Plan: first.Shard.Plan}}
 	phases := map[string]bool{}
 	var halts []string
 	prepare := record.PrepareSummary{Status: "not_defined"}
 	for _, s := range shards {
 		r, k := s.run, s.run.Shard.Index
 		m.Shard.Merged = append(m.Shard.Merged, k)
+		// A shard lists the scenarios other shards run as skipped for them (by the id
+		// hash, or by the plan it ran): what is left is its own.
 		mine := func(es []record.Entry) []record.Entry {
-			return slices.DeleteFunc(slices.Clone(es), func(e record.Entry) bool { return record.ShardOf(e.ScenarioID, n) != k })
+			return slices.DeleteFunc(slices.Clone(es), func(e record.Entry) bool { return record.IsShardSkipped(e.Why) })
 		}
 		m.Included = append(m.Included, r.Included...)
 		m.Skipped = append(m.Skipped, mine(r.Skipped)...)

@@ -218,6 +218,7 @@ func read(dirs []string, suite func(agent string) ([]string, bool)) ([]shard, er
 			{"profile revision", first.run.Pins.ProfileRevision, s.run.Pins.ProfileRevision},
 			{"scenario files (suite revision)", first.run.Shard.SuiteRevision, s.run.Shard.SuiteRevision},
 			{"shard count", fmt.Sprint(first.run.Shard.Count), fmt.Sprint(s.run.Shard.Count)},
+			{"shard plan", planName(first.run.Shard.Plan), planName(s.run.Shard.Plan)},
 		} {
 			if c.a != c.b {
 				return nil, fmt.Errorf("shards of different runs: %s has %s %s, %s has %s: merge the shards of one run of one suite", first.dir, c.what, c.a, s.dir, c.b)
@@ -242,12 +243,32 @@ func read(dirs []string, suite func(agent string) ([]string, bool)) ([]shard, er
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("run %s is missing shard(s) %s: merge all %d, or its scenarios would look skipped", first.run.ID, strings.Join(missing, ", "), n)
 	}
+	// Each scenario is run by one shard: the one its id hashes to, or, for shards of a
+	// plan (which the merge does not hold), whichever ran it first and alone.
+	ran := map[string]int{}
 	for _, s := range shards {
+		k := s.run.Shard.Index
 		for _, e := range s.run.Included {
-			if owner := record.ShardOf(e.ScenarioID, n); owner != s.run.Shard.Index {
-				return nil, fmt.Errorf("shard %d/%d (%s) ran %s, which shard %d/%d runs", s.run.Shard.Index, n, s.dir, e.ScenarioID, owner, n)
+			owner := record.ShardOf(e.ScenarioID, n)
+			if first.run.Shard.Plan != "" {
+				owner = k
+				if other, twice := ran[e.ScenarioID]; twice {
+					owner = other
+				}
 			}
+			if owner != k {
+				return nil, fmt.Errorf("shard %d/%d (%s) ran %s, which shard %d/%d runs", k, n, s.dir, e.ScenarioID, owner, n)
+			}
+			ran[e.ScenarioID] = k
 		}
 	}
 	return shards, nil
+}
+
+// planName is a shard plan's hash as a refusal names it.
+func planName(hash string) string {
+	if hash == "" {
+		return "none (the id hash)"
+	}
+	return hash
 }

@@ -29,7 +29,7 @@ func writeShard(t *testing.T, root, name, id string, k, n int, ids []string, edi
 			require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
 			require.NoError(t, store.NewRedactor(nil).WriteVerdict(sdir, &record.Verdict{ScenarioID: sc, Status: "Pass"}))
 		} else {
-			run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: "not selected: another shard runs it"})
+			run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: record.ShardSkipped(record.ShardOf(sc, n), n, fmt.Sprintf("%d/%d", k, n))})
 		}
 	}
 	if edit != nil {

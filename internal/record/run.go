@@ -1,7 +1,9 @@
 package record
 
 import (
+	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 )
 
@@ -45,6 +47,9 @@ type Shard struct {
 	Count         int    `yaml:"count"`
 	SuiteRevision string `yaml:"suite_revision"`
 	Merged        []int  `yaml:"merged,omitempty"`
+	// Plan is the hash of the shard plan the shard ran (-rook.shard-plan), "" when it split
+	// by the id hash.
+	Plan string `yaml:"plan,omitempty"`
 }
 
 // Pins name the profile a run ran with: its id, and its file's SHA-256 as
@@ -96,6 +101,18 @@ func (r Run) PrepareSummary(defined bool) PrepareSummary {
 // ShardOf is the shard, 1 to n, that runs scenario id when a suite is split in n
 // (-rook.shard=K/n). It depends on the id alone (FNV-1a), so the shards are disjoint,
 // together they are the whole suite, and adding or removing a scenario moves no other.
+// ShardSkipped is the why of a scenario another shard runs, as a shard's run.yaml lists it
+// among the skipped: "not selected: shard 2/3 runs it (-rook.shard=1/3)".
+func ShardSkipped(owner, n int, this string) string {
+	return fmt.Sprintf("%s%d/%d runs it (-rook.shard=%s)", otherShard, owner, n, this)
+}
+
+// IsShardSkipped reports whether a skipped entry's why is ShardSkipped's: the scenario is
+// another shard's.
+func IsShardSkipped(why string) bool { return strings.HasPrefix(why, otherShard) }
+
+const otherShard = "not selected: shard "
+
 func ShardOf(id string, n int) int {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(id)) // a hash's Write never fails
