@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,4 +168,79 @@ func TestGateFlag(t *testing.T) {
 	res, err = goTest(t, dir, append([]string{goflags}, ids...), "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.gate=base=r1", "-rook.run-id=r3")
 	require.Error(t, err)
 	assert.Contains(t, res.all, "rook gate: run r3 against r1, paired over 6 scenario(s) decided in both runs: 6 pass→fail, 0 fail→pass; McNemar's exact test p = 0.03125; the gate (more than 0 regression(s), more than fixes, p < 0.05) fails: a significant regression")
+}
+
+// span is one hook call FAKEHOOK_SPANS logged.
+type span struct {
+	Phase, Scenario string
+	Start, End      time.Time
+}
+
+// -rook.rate starts at most R turns in any window, with 8 scenarios in flight; an agent
+// that asks to wait (retry_after_ms) holds every scenario's next turn, and its own turn
+// runs again and replies.
+func TestRateAndRetryAfter(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	spans := filepath.Join(t.TempDir(), "spans.jsonl")
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  execute: {command: [%q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_SPANS: %q
+  FAKEHOOK_EXECUTE_SC_10: "wait-once:1200"
+concurrency: 8
+rate: 10/s
+`, os.Args[0], spans))
+	for i := 1; i <= 30; i++ {
+		helloScenario(t, dir, fmt.Sprintf("SC-%02d", i))
+	}
+	rookgen(t, dir)
+	records := t.TempDir()
+	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.run-id=rated")
+	require.NoError(t, err, res.all)
+	assert.Contains(t, res.all, "execute turns start at most 10/s (in any window of that length)")
+	assert.Contains(t, res.all, "the agent's API asked to wait 1.2s (retry_after_ms); no turn of any scenario starts before then")
+
+	data, err := os.ReadFile(spans)
+	require.NoError(t, err)
+	var starts []time.Time
+	var waited span
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var s span
+		require.NoError(t, json.Unmarshal([]byte(line), &s))
+		if s.Phase != "execute" {
+			continue
+		}
+		starts = append(starts, s.Start)
+		if s.Scenario == "SC-10" && waited.Start.IsZero() {
+			waited = s
+		}
+	}
+	require.Len(t, starts, 31, "30 turns, and SC-10's again")
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	// 10 in any second; a hook process starts a few ms after its turn
+	// was let through, so the window is read 100 ms short.
+	for i, s := range starts {
+		n := 0
+		for _, o := range starts[i:] {
+			if o.Sub(s) < 900*time.Millisecond {
+				n++
+			}
+		}
+		assert.LessOrEqual(t, n, 10, "turns started within 0.9 s of %s", s.Format(time.StampMilli))
+	}
+	// A turn let through just before the wait was asked can start its hook a few tens of
+	// ms after; none starts later than that until the wait is over.
+	for _, s := range starts {
+		assert.False(t, s.After(waited.End.Add(150*time.Millisecond)) && s.Before(waited.End.Add(1100*time.Millisecond)),
+			"a turn started %s after SC-10 asked to wait 1.2 s", s.Sub(waited.End))
+	}
+	hooks, err := os.ReadFile(filepath.Join(records, "fake", "rated", "scenarios", "SC-10", "hooks.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(hooks), "run 1 more time(s): the agent's API asked to wait (retry_after_ms) and gave no reply")
 }

@@ -29,6 +29,8 @@ var (
 	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id (or by -rook.shard-plan); auto reads K and N from Buildkite, CircleCI or a Kubernetes Indexed Job (auto/N)")
 	flagShardPlan   = flag.String("rook.shard-plan", "", "split the suite by this plan (rookgen shards), balanced by recorded time; a scenario it does not know goes by its id hash")
 	flagBudget      = flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
+	flagRate        = flag.String("rook.rate", "", "start at most R execute turns a minute (R/m; R/s, R/h) in any window, over every shard (each takes its share; R/m/shard for one shard's own); overrides the profile's rate:")
+	flagJudgeRate   = flag.String("rook.judge-rate", "", "send the judge at most R requests a minute (R/m; R/s, R/h), over every shard (each takes its share; R/m/shard for one shard's own)")
 	flagGate        = flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
 	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
 )
@@ -49,8 +51,10 @@ type options struct {
 	shard        shard
 	shardPlan    string
 	// budget is -rook.budget, 0 for none.
-	budget float64
-	gate   gate
+	budget    float64
+	gate      gate
+	rate      rateFlag
+	judgeRate rateFlag
 }
 
 func loadOptions() (options, error) {
@@ -94,6 +98,12 @@ func loadOptions() (options, error) {
 		return o, err
 	}
 	if o.gate, err = parseGate(get("rook.gate", flagGate)); err != nil {
+		return o, err
+	}
+	if o.rate, err = parseRate("-rook.rate", get("rook.rate", flagRate)); err != nil {
+		return o, err
+	}
+	if o.judgeRate, err = parseRate("-rook.judge-rate", get("rook.judge-rate", flagJudgeRate)); err != nil {
 		return o, err
 	}
 	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard), os.Getenv); err != nil {

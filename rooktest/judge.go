@@ -12,6 +12,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/calibrate"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -104,12 +105,12 @@ func loadJudgeOptions() (judgeOptions, error) {
 }
 
 // judgeFor is the run's judge, nil when none is configured.
-func (o judgeOptions) judgeFor(recordsRoot string, redact func(string) string) *modeljudge.Judge {
+func (o judgeOptions) judgeFor(recordsRoot string, redact func(string) string, limit *ratelimit.Limiter) *modeljudge.Judge {
 	if o.cfg.URL == "" {
 		return nil
 	}
 	cfg := o.cfg
-	cfg.Redact = redact
+	cfg.Redact, cfg.Limit = redact, limit
 	if cfg.CacheDir != "" {
 		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
 	}

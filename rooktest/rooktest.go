@@ -15,6 +15,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
@@ -168,7 +169,15 @@ func start(t tb, s Suite) (*Run, error) {
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
 		Selection: r.sel, MinConfidence: c.jopts.minConfidence, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
 		Quarantined: c.quarantined()}
-	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text)
+	var rate string
+	if cfg.Turns, rate = limiter(c.opts.rate, c.prof.Rate, c.opts.shard.n); rate != "" {
+		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")
+	}
+	judgeLimit, judgeRate := limiter(c.opts.judgeRate, ratelimit.Rate{}, c.opts.shard.n)
+	if judgeRate != "" {
+		c.notes = append(c.notes, "judge requests start at most "+judgeRate)
+	}
+	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text, judgeLimit)
 	r.judge = cfg.Judge
 	if cfg.Judge != nil {
 		var cerr error

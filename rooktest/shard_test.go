@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -138,4 +140,22 @@ func TestParseGate(t *testing.T) {
 		_, err := parseGate(in)
 		assert.ErrorContains(t, err, want, in)
 	}
+}
+
+func TestParseRateAndShare(t *testing.T) {
+	f, err := parseRate("-rook.rate", "60/m")
+	require.NoError(t, err)
+	_, says := limiter(f, ratelimit.Rate{}, 4)
+	assert.Equal(t, "15/m, this shard's share of 60/m over 4 shards", says)
+	f, err = parseRate("-rook.rate", "60/m/shard")
+	require.NoError(t, err)
+	_, says = limiter(f, ratelimit.Rate{}, 4)
+	assert.Equal(t, "60/m", says, "one shard's own rate is not shared")
+	_, says = limiter(rateFlag{}, ratelimit.Rate{N: 2, Per: time.Second}, 1)
+	assert.Equal(t, "2/s", says, "the profile's rate, without a flag")
+	l, says := limiter(rateFlag{}, ratelimit.Rate{}, 3)
+	assert.Nil(t, l)
+	assert.Empty(t, says)
+	_, err = parseRate("-rook.rate", "60/min")
+	assert.ErrorContains(t, err, `-rook.rate="60/min": want R/s, R/m or R/h with R a whole number above 0, for example 60/m, or R/m/shard for one shard's own`)
 }

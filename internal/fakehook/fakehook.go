@@ -26,6 +26,8 @@
 //	forge-verdict     write a Pass verdict.yaml beside its ROOK_STATE_DIR, bound to the hooks.json
 //	                  there now (the best a hostile hook can do), then do the default
 //	sleep:<duration>  sleep, then do the default
+//	wait-once:<ms>    the first call of the attempt prints {"retry_after_ms": ms} (an API's
+//	                  HTTP 429) and no reply; later calls do the default
 //	flood             print 16 MiB on stdout
 //	flood-stderr      print 64 MiB on stderr, in long lines
 //	flood-stderr-lines  print 22 MB on stderr in short lines, then reply
@@ -202,6 +204,15 @@ func output(verb, arg string) (code int, done bool) {
 	case "json":
 		fmt.Println(arg)
 		return 0, true
+	case "wait-once":
+		// An API's HTTP 429: the first call of the attempt asks to wait, the next replies.
+		mark := filepath.Join(os.Getenv("ROOK_STATE_DIR"), "fakehook-waited")
+		if _, err := os.Stat(mark); err != nil {
+			_ = os.WriteFile(mark, nil, 0o644)
+			fmt.Printf("{\"retry_after_ms\": %s, \"error\": \"HTTP 429\"}\n", arg)
+			return 0, true
+		}
+		return 0, false
 	case "exit":
 		code, msg, _ := strings.Cut(arg, ":")
 		n, _ := strconv.Atoi(code)

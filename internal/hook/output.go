@@ -33,6 +33,10 @@ type Output struct {
 	// LatencyMs is the agent's own time for an execute turn (latency_ms), as the hook
 	// measured it around its request; nil when the hook reported none.
 	LatencyMs *int64
+	// RetryAfterMs is how long the agent's API asked to be left alone (retry_after_ms, as
+	// an HTTP 429's Retry-After says it); nil when the hook said nothing of it. An execute
+	// turn that gives it and no reply is run again once the wait is over.
+	RetryAfterMs *int64
 	// Notes name keys that look like a near miss of the contract (tool_calls for calls),
 	// which the runtime does not read.
 	Notes []string
@@ -97,7 +101,14 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 		out.Reply, out.HasReply = s, isStr
 	}
 	out.Notes = nearMisses(m, requireReply)
-	if requireReply && !out.HasReply && len(problems) == 0 {
+	if r, ok := m["retry_after_ms"]; ok && r != nil {
+		ms, err := parseMillis("retry_after_ms", r, maxRetryAfterMs)
+		if err != nil {
+			problems = append(problems, err)
+		}
+		out.RetryAfterMs = ms
+	}
+	if requireReply && !out.HasReply && out.RetryAfterMs == nil && len(problems) == 0 {
 		problems = append(problems, fmt.Errorf("stdout has no \"output\" (or \"agent_reply\"); execute must return the agent's answer: %s", quote(mustJSON(m))))
 	}
 	if c, ok := m["conversation"]; ok && c != nil {
@@ -201,12 +212,19 @@ func depth(v any) int {
 	return deepest
 }
 
-// maxLatencyMs bounds a reported latency: a day.
-const maxLatencyMs = 24 * 60 * 60 * 1000
+// maxLatencyMs bounds a reported latency: a day; maxRetryAfterMs a requested wait: an hour.
+const (
+	maxLatencyMs    = 24 * 60 * 60 * 1000
+	maxRetryAfterMs = 60 * 60 * 1000
+)
 
 // parseLatency reads latency_ms: milliseconds, a non-negative number (a fraction is
 // rounded) up to a day.
-func parseLatency(v any) (*int64, error) {
+func parseLatency(v any) (*int64, error) { return parseMillis("latency_ms", v, maxLatencyMs) }
+
+// parseMillis reads key's milliseconds: a non-negative number (a fraction is rounded) up
+// to most.
+func parseMillis(key string, v any, most float64) (*int64, error) {
 	var f float64
 	switch n := v.(type) {
 	case int64:
@@ -214,10 +232,10 @@ func parseLatency(v any) (*int64, error) {
 	case float64:
 		f = n
 	default:
-		return nil, fmt.Errorf("\"latency_ms\" must be a number of milliseconds, got %s", quote(mustJSON(v)))
+		return nil, fmt.Errorf("%q must be a number of milliseconds, got %s", key, quote(mustJSON(v)))
 	}
-	if f < 0 || f > maxLatencyMs || math.IsNaN(f) {
-		return nil, fmt.Errorf("\"latency_ms\" must be from 0 to %d milliseconds, got %s", maxLatencyMs, quote(mustJSON(v)))
+	if f < 0 || f > most || math.IsNaN(f) {
+		return nil, fmt.Errorf("%q must be from 0 to %d milliseconds, got %s", key, int64(most), quote(mustJSON(v)))
 	}
 	ms := int64(math.Round(f))
 	return &ms, nil

@@ -68,8 +68,15 @@ func (j *Judge) post(ctx context.Context, body []byte, log *[]exchange) (*comple
 				return nil, fmt.Errorf("%w (after %d tries; the last: %v)", err, try, last)
 			}
 		}
+		if _, err := j.cfg.Limit.Wait(ctx); err != nil {
+			return nil, fmt.Errorf("waiting for the judge's rate (-rook.judge-rate): %w", err)
+		}
 		ex := exchange{Request: body}
 		c, status, raw, err := j.once(ctx, url, body)
+		var ra *retryAfter
+		if errors.As(err, &ra) {
+			j.cfg.Limit.Pause(ra.after) // every request waits, not only this one
+		}
 		ex.Status, ex.Response = status, jsonOrString(raw)
 		if err != nil {
 			ex.Error = err.Error()

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -50,6 +51,9 @@ type Config struct {
 	// sent (a scenario's goal is not hook output, and may hold one), and every answer before
 	// it is kept in the cache.
 	Redact func(string) string
+	// Limit bounds how often requests start (-rook.judge-rate); a 429's Retry-After holds
+	// every request it bounds. nil: no bound.
+	Limit *ratelimit.Limiter
 }
 
 // Defaults fills in what a Config leaves zero.

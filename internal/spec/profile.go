@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"gopkg.in/yaml.v3"
 )
@@ -27,6 +28,9 @@ type Profile struct {
 	HookEnv map[string]string
 	// Capabilities decide which scenarios are runnable.
 	Capabilities Capabilities
+	// Rate is how often the agent's API takes a turn (rate: 60/m), over every CI shard;
+	// zero for no bound.
+	Rate ratelimit.Rate
 	// Pricing is the price table the run's tokens are priced by; nil without one.
 	Pricing *record.Pricing
 	// Concurrency is how many scenarios are in flight at once (at least 1).
@@ -175,7 +179,7 @@ func (p *Profile) TimeoutFor(ph Phase) time.Duration {
 }
 
 var (
-	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing"}
+	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate"}
 	hookKeys    = []string{"script", "timeout_seconds", "delay_seconds", "command"}
 	envKeys     = []string{"variable", "purpose", "secret"}
 	capKeys     = []string{"multi_turn", "calls", "usage"}
@@ -230,6 +234,12 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 			}
 		case "pricing":
 			p.parsePricing(e, f)
+		case "rate":
+			r, err := ratelimit.Parse(str(e, f))
+			if err != nil {
+				e.at(f.v, "rate %v", err)
+			}
+			p.Rate = r
 		case "concurrency":
 			if n, ok := integer(e, f); ok {
 				if n < 1 {

@@ -201,10 +201,20 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 	if a.hooks.Phases.Execute != nil {
 		turns = a.hooks.Phases.Execute.Turns
 	}
+	waits := 0
 	for turn := len(turns) + 1; turn <= sc.Turns(); turn++ {
 		in := withPhase(inv, spec.Execute, h)
 		in.turn, in.conversation, in.stdin = turn, a.hooks.Conversation, sc.TurnInput(turn)
+		_, _ = r.cfg.Turns.Wait(ctx) // a context that ends stops the hook, which says so
 		rec, out, perr := a.phase(ctx, in)
+		if again := a.askedToWait(rec, out, &waits); again {
+			turn--
+			continue
+		}
+		if waits > 0 {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("run %d more time(s): the agent's API asked to wait (retry_after_ms) and gave no reply", waits))
+			waits = 0
+		}
 		if perr == nil && out.Conversation != "" {
 			a.hooks.Conversation = out.Conversation
 		}
@@ -234,6 +244,33 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 			return
 		}
 	}
+}
+
+// maxWaits is how many times one turn may ask to be run again after a wait.
+const maxWaits = 3
+
+// askedToWait holds every scenario's next turn while the agent's API asks (retry_after_ms),
+// and reports whether the turn gave no reply and is to be run again: at most maxWaits
+// times, after which it is a turn without a reply.
+func (a *attemptRun) askedToWait(rec *record.PhaseRecord, out *hook.Output, waits *int) bool {
+	if out == nil || out.RetryAfterMs == nil {
+		return false
+	}
+	d := time.Duration(*out.RetryAfterMs) * time.Millisecond
+	a.r.cfg.Turns.Pause(d)
+	if a.log != nil {
+		a.log(fmt.Sprintf("execute (turn %d): the agent's API asked to wait %s (retry_after_ms); no turn of any scenario starts before then", rec.Turn, d))
+	}
+	if out.HasReply {
+		return false
+	}
+	if *waits < maxWaits {
+		*waits++
+		return true
+	}
+	rec.OK = false
+	rec.Error = fmt.Sprintf("asked to wait (retry_after_ms) %d times and never replied; give the agent's API room (-rook.rate) or a later run", maxWaits+1)
+	return false
 }
 
 // phase waits out the hook's delay, marks it in flight, runs it and records its end.

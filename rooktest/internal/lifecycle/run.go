@@ -23,6 +23,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
@@ -64,6 +65,10 @@ type Config struct {
 	// Quarantined are the suite's scenarios on the agent's quarantine list, as run.yaml
 	// shows them.
 	Quarantined []record.Entry
+	// Turns bounds how often execute turns start, over every scenario of the process
+	// (-rook.rate), and holds them all while the agent's API asks to be left alone
+	// (retry_after_ms); nil lets every turn start at once, and still honours such waits.
+	Turns *ratelimit.Limiter
 }
 
 // Run is one run: one profile, one record folder.
@@ -162,6 +167,9 @@ func makeRunDir(base, id string, now time.Time) (string, string, error) {
 }
 
 func newRun(cfg Config, id, dir string, now time.Time) *Run {
+	if cfg.Turns == nil {
+		cfg.Turns = ratelimit.New(ratelimit.Rate{}) // still holds turns when an agent asks to wait
+	}
 	return &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
 		PrepareStateDir: filepath.Join(dir, "prepare", "hook-state"), phasesRun: map[spec.Phase]bool{}}
 }

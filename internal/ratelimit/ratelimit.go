@@ -1,0 +1,111 @@
+// Package ratelimit bounds how often something starts: at most N starts in any window of
+// a period (a sliding window over the last N starts, so that "60 a minute" holds for
+// every 60 seconds, not only on the minute), and a pause that an API's Retry-After
+// imposes on every start until it ends.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Rate is N starts per period.
+type Rate struct {
+	N   int
+	Per time.Duration
+}
+
+func (r Rate) String() string {
+	unit := map[time.Duration]string{time.Second: "s", time.Minute: "m", time.Hour: "h"}[r.Per]
+	if unit == "" {
+		return fmt.Sprintf("%d per %s", r.N, r.Per)
+	}
+	return fmt.Sprintf("%d/%s", r.N, unit)
+}
+
+// Parse reads "R/s", "R/m" or "R/h" with R a whole number above 0.
+func Parse(s string) (Rate, error) {
+	ns, unit, ok := strings.Cut(strings.TrimSpace(s), "/")
+	n, err := strconv.Atoi(strings.TrimSpace(ns))
+	per, known := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[strings.TrimSpace(unit)]
+	if !ok || err != nil || n < 1 || !known {
+		return Rate{}, fmt.Errorf("%q: want R/s, R/m or R/h with R a whole number above 0, for example 60/m", s)
+	}
+	return Rate{N: n, Per: per}, nil
+}
+
+// Share is a shard's part of the rate over shards: N/shards in the same period, or, when
+// that is less than one, one start in a period that many times longer.
+func (r Rate) Share(shards int) Rate {
+	if shards <= 1 {
+		return r
+	}
+	if r.N >= shards {
+		return Rate{N: r.N / shards, Per: r.Per}
+	}
+	return Rate{N: 1, Per: r.Per * time.Duration(shards) / time.Duration(r.N)}
+}
+
+// Limiter lets at most Rate.N starts through in any window of Rate.Per, and none while
+// paused. The zero Rate lets everything through, pauses aside.
+type Limiter struct {
+	rate   Rate
+	mu     sync.Mutex
+	starts []time.Time // the last N starts, oldest first
+	until  time.Time   // no start before it
+}
+
+// New is a limiter of rate r.
+func New(r Rate) *Limiter { return &Limiter{rate: r} }
+
+// Wait blocks until a start is allowed, counts it, and returns when it counted it; it
+// gives up when ctx ends.
+func (l *Limiter) Wait(ctx context.Context) (time.Time, error) {
+	if l == nil {
+		return time.Now(), nil
+	}
+	for {
+		l.mu.Lock()
+		now := time.Now()
+		next := l.until
+		if l.rate.N > 0 && len(l.starts) == l.rate.N {
+			if free := l.starts[0].Add(l.rate.Per); free.After(next) {
+				next = free
+			}
+		}
+		if !next.After(now) {
+			if l.rate.N > 0 {
+				if len(l.starts) == l.rate.N {
+					l.starts = l.starts[1:]
+				}
+				l.starts = append(l.starts, now)
+			}
+			l.mu.Unlock()
+			return now, nil
+		}
+		l.mu.Unlock()
+		t := time.NewTimer(next.Sub(now))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return time.Time{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Pause holds every start for d from now (a later pause already set stands).
+func (l *Limiter) Pause(d time.Duration) {
+	if l == nil || d <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if until := time.Now().Add(d); until.After(l.until) {
+		l.until = until
+	}
+}
