@@ -68,7 +68,7 @@ func (j *Judge) post(ctx context.Context, body []byte, log *[]exchange) (*comple
 				return nil, fmt.Errorf("%w (after %d tries; the last: %v)", err, try, last)
 			}
 		}
-		if _, err := j.cfg.Limit.Wait(ctx); err != nil {
+		if _, err := j.cfg.Limit.Wait(ctx); err != nil { // counted from here: the request follows at once
 			return nil, fmt.Errorf("waiting for the judge's rate (-rook.judge-rate): %w", err)
 		}
 		ex := exchange{Request: body}

@@ -52,51 +52,79 @@ func (r Rate) Share(shards int) Rate {
 
 // Limiter lets at most Rate.N starts through in any window of Rate.Per, and none while
 // paused. The zero Rate lets everything through, pauses aside.
+//
+// A start is counted from when it was let through, and, once the caller says when the
+// thing it let through actually began (Started: a process takes some milliseconds to
+// start), from then; and each window is kept a margin longer than Per (a twentieth of it,
+// at most 250 ms), so that what the API sees, a little later still, keeps the rate too.
 type Limiter struct {
 	rate   Rate
 	mu     sync.Mutex
-	starts []time.Time // the last N starts, oldest first
-	until  time.Time   // no start before it
+	starts []*Ticket // the last N starts, oldest first
+	until  time.Time // no start before it
 }
+
+// Ticket is one start the limiter let through.
+type Ticket struct{ at time.Time }
 
 // New is a limiter of rate r.
 func New(r Rate) *Limiter { return &Limiter{rate: r} }
 
-// Wait blocks until a start is allowed, counts it, and returns when it counted it; it
-// gives up when ctx ends.
-func (l *Limiter) Wait(ctx context.Context) (time.Time, error) {
+// margin is how much longer than Per each window is kept.
+func (l *Limiter) margin() time.Duration { return min(l.rate.Per/20, 250*time.Millisecond) }
+
+// Wait blocks until a start is allowed, counts it, and returns its ticket; it gives up
+// when ctx ends.
+func (l *Limiter) Wait(ctx context.Context) (*Ticket, error) {
 	if l == nil {
-		return time.Now(), nil
+		return &Ticket{at: time.Now()}, nil
 	}
 	for {
 		l.mu.Lock()
 		now := time.Now()
 		next := l.until
 		if l.rate.N > 0 && len(l.starts) == l.rate.N {
-			if free := l.starts[0].Add(l.rate.Per); free.After(next) {
+			if free := l.starts[0].at.Add(l.rate.Per + l.margin()); free.After(next) {
 				next = free
 			}
 		}
 		if !next.After(now) {
+			t := &Ticket{at: now}
 			if l.rate.N > 0 {
 				if len(l.starts) == l.rate.N {
 					l.starts = l.starts[1:]
 				}
-				l.starts = append(l.starts, now)
+				l.starts = append(l.starts, t)
 			}
 			l.mu.Unlock()
-			return now, nil
+			return t, nil
 		}
 		l.mu.Unlock()
-		t := time.NewTimer(next.Sub(now))
+		timer := time.NewTimer(next.Sub(now))
 		select {
 		case <-ctx.Done():
-			t.Stop()
-			return time.Time{}, ctx.Err()
-		case <-t.C:
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-timer.C:
 		}
 	}
 }
+
+// Started says when what the ticket let through began; the limiter counts the start from
+// then when it is later.
+func (l *Limiter) Started(t *Ticket, at time.Time) {
+	if l == nil || t == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if at.After(t.at) {
+		t.at = at
+	}
+}
+
+// At is when the ticket's start counts from.
+func (t *Ticket) At() time.Time { return t.at }
 
 // Pause holds every start for d from now (a later pause already set stands).
 func (l *Limiter) Pause(d time.Duration) {

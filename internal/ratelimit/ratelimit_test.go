@@ -54,10 +54,10 @@ func TestLimiterHoldsEveryWindow(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				at, err := l.Wait(context.Background())
+				tk, err := l.Wait(context.Background())
 				require.NoError(t, err)
 				mu.Lock()
-				starts = append(starts, at)
+				starts = append(starts, tk.At())
 				mu.Unlock()
 			}
 		}()
@@ -68,6 +68,20 @@ func TestLimiterHoldsEveryWindow(t *testing.T) {
 	assert.Len(t, starts, 40)
 	assert.LessOrEqual(t, maxInWindow(starts, 200*time.Millisecond), 10)
 	assert.GreaterOrEqual(t, took, 600*time.Millisecond, "40 starts at 10 a 200 ms take three full windows")
+	assert.Less(t, took, 900*time.Millisecond, "and not much more: three windows and their margins")
+}
+
+// A start counts from when what it let through began, when the caller says that was later.
+func TestStartedMovesTheStart(t *testing.T) {
+	l := New(Rate{N: 1, Per: 100 * time.Millisecond})
+	tk, err := l.Wait(context.Background())
+	require.NoError(t, err)
+	l.Started(tk, tk.At().Add(200*time.Millisecond)) // the process began 200 ms later
+	l.Started(tk, tk.At().Add(-time.Second))         // an earlier time moves nothing
+	next, err := l.Wait(context.Background())
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, next.At().Sub(tk.At()), 105*time.Millisecond, "a window and its margin after the start as it began")
+	assert.GreaterOrEqual(t, time.Since(tk.At().Add(-200*time.Millisecond)), 300*time.Millisecond)
 }
 
 func TestPauseHoldsEveryStart(t *testing.T) {

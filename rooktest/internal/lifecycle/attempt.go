@@ -205,8 +205,9 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 	for turn := len(turns) + 1; turn <= sc.Turns(); turn++ {
 		in := withPhase(inv, spec.Execute, h)
 		in.turn, in.conversation, in.stdin = turn, a.hooks.Conversation, sc.TurnInput(turn)
-		_, _ = r.cfg.Turns.Wait(ctx) // a context that ends stops the hook, which says so
+		ticket, _ := r.cfg.Turns.Wait(ctx) // a context that ends stops the hook, which says so
 		rec, out, perr := a.phase(ctx, in)
+		r.cfg.Turns.Started(ticket, rec.At) // the turn counts from when its hook began
 		if again := a.askedToWait(rec, out, &waits); again {
 			turn--
 			continue
