@@ -216,6 +216,9 @@ func (r *Run) criterion(t tb, row record.Row) {
 	}
 	body := fmt.Sprintf("    criterion:  %s\n    expected:   %s\n    achieved:   %s\n    evidence:   %s\n    confidence: %s",
 		oneLine(row.Criterion), row.Expected, row.Achieved, row.Evidence, oneLine(row.Confidence))
+	if row.Turn != "" {
+		body += "\n    turn:       " + row.Turn
+	}
 	if len(row.QuotesFrom) > 0 {
 		body += "\n    quoted from: " + oneLine(strings.Join(row.QuotesFrom, "; "))
 	}

@@ -27,6 +27,23 @@ type Evidence struct {
 	NoCollect string
 	// AgentRan is false when no turn produced a reply (execute failed or never ran).
 	AgentRan bool
+
+	// turn is the scenario's turn number of Turns[0] less one, and scoped is set, in
+	// OnlyTurn's view of one turn: it says "turn 2", not "turn 1", of it.
+	turn   int
+	scoped bool
+}
+
+// OnlyTurn is the evidence of turn n alone (1-based), for a criterion about that turn: its
+// reply, calls, usage and time, and nothing of collect's, which reports the whole
+// session and cannot be put in a turn. why says, when there is none, that the turn never
+// replied.
+func (e *Evidence) OnlyTurn(n int) (view *Evidence, why string) {
+	if n < 1 || n > len(e.Turns) {
+		return nil, fmt.Sprintf("turn %d never replied (%d turn(s) did), so there is nothing of it to judge", n, len(e.Turns))
+	}
+	return &Evidence{Turns: e.Turns[n-1 : n], NoCalls: e.NoCalls, AgentRan: true, turn: n - 1, scoped: true,
+		NoCollect: fmt.Sprintf("collect reports the whole session, not turn %d", n)}, ""
 }
 
 // Turn is one execute call and what its hook reported.
@@ -90,10 +107,13 @@ func (e *Evidence) ObservedCalls() (calls []record.Call, ok bool, why string) {
 	var missing []string
 	for i, t := range e.Turns {
 		if !t.CallsObserved {
-			missing = append(missing, fmt.Sprint(i+1))
+			missing = append(missing, fmt.Sprint(e.turn+i+1))
 			continue
 		}
 		calls = append(calls, t.Calls...)
+	}
+	if len(missing) > 0 && e.scoped {
+		return nil, false, fmt.Sprintf("turn %s reported no \"calls\"; collect's calls are the whole session's and cannot be put in a turn", missing[0])
 	}
 	switch {
 	case len(missing) == len(e.Turns): // no turn at all, too
@@ -127,7 +147,7 @@ func (e *Evidence) TokenUsage() (u record.Usage, why map[string]string) {
 				n = get(t.Usage)
 			}
 			if n == nil {
-				missing = append(missing, fmt.Sprint(i+1))
+				missing = append(missing, fmt.Sprint(e.turn+i+1))
 				continue
 			}
 			sum += *n

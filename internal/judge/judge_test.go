@@ -81,7 +81,7 @@ func TestChecks(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprintf("%02d_%s", i, tc.reason), func(t *testing.T) {
-			row := judge.Evaluate([]spec.Criterion{criterion(t, tc.criterion)}, evidence())[0]
+			row := judge.Evaluate([]spec.Criterion{criterion(t, tc.criterion)}, evidence(), 1)[0]
 			assert.Equal(t, tc.want, row.Status, "%s\nexpected: %s\nachieved: %s", tc.reason, row.Expected, row.Achieved)
 			assert.NotEmpty(t, row.Expected)
 			assert.NotEmpty(t, row.Achieved)
@@ -103,25 +103,25 @@ func TestObservability(t *testing.T) {
 		`{statement: s, check: usage, params: {total_max: 1}}`,
 		`{statement: s, check: json_path, params: {in: collect, path: '$.a', exists: true}}`,
 	} {
-		row := judge.Evaluate([]spec.Criterion{criterion(t, c)}, ev)[0]
+		row := judge.Evaluate([]spec.Criterion{criterion(t, c)}, ev, 1)[0]
 		assert.Equal(t, record.UnableToVerify, row.Status, c)
 		assert.Equal(t, record.NotObservable, row.Reason, c)
 	}
 	// calls: [] is positive evidence that nothing was called.
 	ev.Session = &check.Session{CallsObserved: true}
-	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev)[0]
+	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev, 1)[0]
 	assert.Equal(t, record.Pass, row.Status)
 }
 
 func TestAgentNeverRan(t *testing.T) {
 	ev := &check.Evidence{}
-	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev)[0]
+	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev, 1)[0]
 	assert.Equal(t, record.UnableToVerify, row.Status, "no reply is no pass, even for a negative check")
 	assert.Equal(t, record.AgentNeverRan, row.Reason)
 }
 
 func TestFailQuotesWhatTheAgentDid(t *testing.T) {
-	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, evidence())[0]
+	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, evidence(), 1)[0]
 	assert.Equal(t, record.Fail, row.Status)
 	assert.Equal(t, "issue_refund is never called", row.Expected)
 	assert.Contains(t, row.Evidence, `"name":"issue_refund"`)

@@ -27,7 +27,7 @@ func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ev := reply(text)
-			rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev)
+			rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev, 1)
 			assert.Equal(t, record.Pass, rows[0].Status)
 			assert.Contains(t, rows[0].Evidence, "hello", "the quote shows the match")
 			hits := judge.Forbidden([]string{"Hello"}, ev)
@@ -37,9 +37,9 @@ func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
 		})
 	}
 	// Case folding reaches beyond ASCII: the Kelvin sign is a K.
-	rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"))
+	rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"), 1)
 	assert.Equal(t, record.Fail, rows[0].Status, "no 'ok' here")
-	rows = judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"))
+	rows = judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"), 1)
 	assert.Equal(t, record.Pass, rows[0].Status)
 	assert.Contains(t, rows[0].Evidence, "O\u212a")
 }
@@ -61,7 +61,7 @@ func FuzzJudge(f *testing.F) {
 			{ID: "C2", Kind: "not_contains", Check: &check.Contains{Text: needle, In: "transcript", Negate: true}},
 			{ID: "C3", Kind: "equals", Check: &check.Equals{Value: needle}},
 		}
-		for _, r := range judge.Evaluate(criteria, ev) {
+		for _, r := range judge.Evaluate(criteria, ev, 1) {
 			assert.True(t, utf8.ValidString(r.Evidence), "%q", r.Evidence)
 			assert.NotEqual(t, record.UnableToVerify, r.Status)
 		}

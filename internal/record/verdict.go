@@ -61,6 +61,8 @@ type Row struct {
 	Status      Status `yaml:"status" json:"status"`
 	Reason      string `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
 	Evidence    string `yaml:"evidence" json:"evidence"`
+	// Turn is the turn the criterion is about ("2", "last (3)"), when it names one.
+	Turn string `yaml:"turn,omitempty" json:"turn,omitempty"`
 	// QuotesFrom says where each quote of a judged row's evidence was found: "turn 2
 	// reply", "CALL-01 issue_refund result", "evidence file ...".
 	QuotesFrom []string `yaml:"quotes_from,omitempty" json:"quotes_from,omitempty"`

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -20,6 +21,9 @@ type Criterion struct {
 	Check check.Check
 	// Params are the check's parameters as written (kept for records).
 	Params map[string]any
+	// Turn is the turn the criterion is about (turn: 2): its checks read only that turn's
+	// observations. 0 is every turn (turns: all, the default); LastTurn the scenario's last.
+	Turn int
 
 	// Line and Column locate the criterion in its file.
 	Line, Column int
@@ -33,7 +37,38 @@ func (c *Criterion) Expected() string {
 	return c.Statement
 }
 
-var criterionKeys = []string{"id", "statement", "check", "params"}
+var criterionKeys = []string{"id", "statement", "check", "params", "turn", "turns"}
+
+// LastTurn is Criterion.Turn for turn: last.
+const LastTurn = -1
+
+// turnScoped are the checks a criterion may scope to one turn: those that read the
+// turns' replies, calls, usage and times. A judge model reads the whole record; its
+// statement says which turn it means.
+var turnScoped = map[string]bool{"contains": true, "not_contains": true, "regex": true, "not_regex": true, "equals": true,
+	"not_equals": true, "json_path": true, "called": true, "not_called": true, "call_sequence": true, "usage": true, "latency": true}
+
+// turnOf reads a criterion's turn (a turn number from 1, or last) and turns (all).
+func turnOf(e *errs, c *Criterion, where string, turn, turns *yaml.Node) {
+	switch {
+	case turn != nil && turns != nil:
+		e.at(turns, "%s: give turn (one turn) or turns: all, not both", where)
+	case turns != nil && turns.Value != "all":
+		e.at(turns, "%s.turns must be all (the default); for one turn, give turn: 2 or turn: last", where)
+	case turn != nil && turn.Value == "last":
+		c.Turn = LastTurn
+	case turn != nil:
+		n, err := strconv.Atoi(turn.Value)
+		if err != nil || n < 1 {
+			e.at(turn, "%s.turn must be a turn number from 1, or last; got %q", where, turn.Value)
+			return
+		}
+		c.Turn = n
+	}
+	if c.Turn != 0 && !turnScoped[c.Kind] {
+		e.at(turn, "%s: turn is for the checks that read turns (text, calls, usage, latency, json_path); %s reads the whole record, so say the turn in its statement", where, c.Kind)
+	}
+}
 
 func parseCriteria(e *errs, f field) []Criterion {
 	if isNull(f.v) {
@@ -48,7 +83,7 @@ func parseCriteria(e *errs, f field) []Criterion {
 		c := Criterion{Line: item.Line, Column: item.Column}
 		where := fmt.Sprintf("acceptance_criteria[%d]", i)
 		var params *yaml.Node
-		var checkNode *yaml.Node
+		var checkNode, turn, turns *yaml.Node
 		for _, k := range fields(e, item, where, criterionKeys, true) {
 			switch k.key {
 			case "id":
@@ -64,6 +99,10 @@ func parseCriteria(e *errs, f field) []Criterion {
 				if !isNull(k.v) {
 					params = k.v
 				}
+			case "turn":
+				turn = k.v
+			case "turns":
+				turns = k.v
 			}
 		}
 		if item.Kind != yaml.MappingNode {
@@ -75,6 +114,7 @@ func parseCriteria(e *errs, f field) []Criterion {
 		if c.Statement == "" && c.Kind == "llm_judge" {
 			e.at(item, "%s needs a statement for the judge to decide", where)
 		}
+		turnOf(e, &c, where, turn, turns)
 		if params != nil {
 			c.Params, _ = value(e, field{key: where + ".params", v: params}).(map[string]any)
 		}

@@ -143,6 +143,12 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 	}
 	s.Criteria = append(s.Criteria, p.calls...)
 	p.criterionIDs()
+	for _, c := range s.Criteria {
+		if c.Turn > s.Turns() {
+			e.list = append(e.list, &PosError{File: e.file, Line: c.Line, Column: c.Column,
+				Msg: fmt.Sprintf("criterion %s is about turn %d, and the scenario has %d turn(s)", c.ID, c.Turn, s.Turns())})
+		}
+	}
 	if err := e.err(); err != nil {
 		return nil, err
 	}
