@@ -219,6 +219,9 @@ func (r *Run) criterion(t tb, row record.Row) {
 	if row.Turn != "" {
 		body += "\n    turn:       " + row.Turn
 	}
+	if row.Tier != "" {
+		body += "\n    tier:       " + row.Tier
+	}
 	if len(row.QuotesFrom) > 0 {
 		body += "\n    quoted from: " + oneLine(strings.Join(row.QuotesFrom, "; "))
 	}

@@ -36,7 +36,7 @@ const (
 	WrongControl   = "wrong-control"    // real criteria as grounded-pass, but statements about a quoted phrase the wrong way round
 	QuoteGoal      = "quote-goal"       // Pass, quoting the scenario's goal (the tester's words)
 	QuoteCriterion = "quote-criterion"  // Pass, quoting the criterion it decides
-	QuoteLabel     = "quote-label"      // Pass, quoting the record's own heading "turn 1: agent"
+	QuoteLabel     = "quote-label"      // Pass, quoting the record's own heading "turn 1: agent [said]"
 	// "samples:Pass,Pass,Fail" answers the request's choices (n of them, or one when
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
@@ -104,7 +104,7 @@ var (
 	criterionRE = regexp.MustCompile(`(?m)^- ([A-Za-z0-9_-]+): (.*)$`)
 	phraseRE    = regexp.MustCompile(`turn (\d+)|("(?:[^"\\]|\\.)*")`)
 	goalRE      = regexp.MustCompile(`(?m)^Goal \(the final user turn\): (.*)$`)
-	replyRE     = regexp.MustCompile(`(?s)turn \d+: agent:\n(.*?)\n(?:turn \d+: user:|tool call|tool calls|token usage|latency|collect data|evidence file|\z)`)
+	replyRE     = regexp.MustCompile(`(?s)turn \d+: agent \[said\]:\n(.*?)\n(?:turn \d+: user:|tool call|tool calls|token usage|latency|collect data|evidence file|\z)`)
 )
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -229,7 +229,7 @@ func (s *Server) content(script, prompt string) string {
 		case QuoteCriterion:
 			rows = append(rows, row(id, string(record.Pass), []string{statements[i]}))
 		case QuoteLabel:
-			rows = append(rows, row(id, string(record.Pass), []string{"turn 1: agent"}))
+			rows = append(rows, row(id, string(record.Pass), []string{"turn 1: agent [said]"}))
 		case MissingAnswer:
 		case Unsure:
 			r := row(id, string(record.Pass), []string{quote})

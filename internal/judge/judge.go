@@ -17,9 +17,12 @@ func Evaluate(criteria []spec.Criterion, ev *check.Evidence, turns int) []record
 	rows := make([]record.Row, 0, len(criteria))
 	for i := range criteria {
 		c := &criteria[i]
-		res, turn := decide(c, ev, turns)
+		res, turn, tier := decide(c, ev, turns)
 		r := record.Row{CriterionID: c.ID, Criterion: c.Statement, Check: c.Kind, Subtest: c.Subtest(), Expected: c.Expected(),
 			Achieved: res.Achieved, Status: res.Status, Reason: res.Reason, Evidence: res.Evidence, Confidence: res.Confidence, Turn: turn}
+		if r.Status != record.UnableToVerify {
+			r.Tier = tier
+		}
 		if r.Criterion == "" {
 			r.Criterion = c.Kind
 		}
@@ -31,9 +34,9 @@ func Evaluate(criteria []spec.Criterion, ev *check.Evidence, turns int) []record
 // decide judges one criterion: on the turn it is about, when it names one (turns is the
 // scenario's number of turns, for turn: last), else on every turn. turn says which, ""
 // for every turn.
-func decide(c *spec.Criterion, ev *check.Evidence, turns int) (check.Result, string) {
+func decide(c *spec.Criterion, ev *check.Evidence, turns int) (check.Result, string, string) {
 	if c.Turn == 0 {
-		return check.Decide(c.Check, ev), ""
+		return check.Decide(c.Check, ev), "", check.TierOf(c.Check, ev)
 	}
 	n, turn := c.Turn, strconv.Itoa(c.Turn)
 	if n == spec.LastTurn {
@@ -41,9 +44,41 @@ func decide(c *spec.Criterion, ev *check.Evidence, turns int) (check.Result, str
 	}
 	view, why := ev.OnlyTurn(n)
 	if view == nil {
-		return check.Result{Status: record.UnableToVerify, Reason: record.AgentNeverRan, Achieved: why, Confidence: "High"}, turn
+		return check.Result{Status: record.UnableToVerify, Reason: record.AgentNeverRan, Achieved: why, Confidence: "High"}, turn, ""
 	}
-	return check.Decide(c.Check, view), turn
+	return check.Decide(c.Check, view), turn, check.TierOf(c.Check, view)
+}
+
+// Require turns each decided row whose evidence is weaker than its criterion requires
+// (evidence: collected) into Unable to Verify, saying what would make it checkable. It
+// runs once every row is decided, the judge model's included.
+func Require(criteria []spec.Criterion, rows []record.Row) {
+	need := map[string]string{}
+	for _, c := range criteria {
+		if c.Requires != "" {
+			need[c.ID] = c.Requires
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		want := need[r.CriterionID]
+		if want == "" || r.Status == record.UnableToVerify || check.TierRank(r.Tier) >= check.TierRank(want) {
+			continue
+		}
+		had := r.Tier
+		if had == "" {
+			had = "no"
+		}
+		r.Achieved = fmt.Sprintf("it was decided %s on %s evidence, and the criterion requires %s evidence (%s): %s",
+			r.Status, had, want, remedy[want], r.Achieved)
+		r.Status, r.Reason = record.UnableToVerify, record.NotObservable
+	}
+}
+
+// remedy says how a profile provides each tier.
+var remedy = map[string]string{
+	check.TierReported:  `execute or collect returns "calls" and "usage" from the agent's own log`,
+	check.TierCollected: "a collect hook that reads the state of the system the agent acted on, or names an evidence file from it",
 }
 
 // Forbidden returns every forbidden text that appears in an agent turn (case-insensitive).

@@ -68,6 +68,7 @@ var system = strings.NewReplacer("{PASS}", string(record.Pass), "{FAIL}", string
 Rules:
 - Decide each criterion independently, from the record below and nothing else.
 - Before you decide, quote the evidence: every entry of "evidence" is a verbatim quote copied from what the agent or its tools produced (at least 8 characters): the agent's replies ("turn N: agent"), tool calls' arguments and outputs, collect data, evidence files. Do not paraphrase in quotes. Never quote the user's turns, the goal, a criterion, or the record's headings and notes in parentheses: those are the test's own words, not evidence.
+- Each heading says how strong its evidence is: [said] is the agent's own words, [reported] the agent's own log of what it did (its tool calls, its usage), [collected] what was read afterwards from the system the agent acted on. The agent saying it did something is not proof that it did.
 - "{PASS}": the record shows the criterion is met. "{FAIL}": the record shows it is not met. "{UTV}": the record does not show either way.
 - A Pass or a Fail without a verbatim quote of the agent or its tools is not accepted.
 - Answer with one JSON object only, of this form:
@@ -108,7 +109,11 @@ func recordText(c Case) (full string, sections []section) {
 	add := func(title, body string) { sections = append(sections, section{title, body}) }
 	for i, t := range ev.Turns {
 		add(fmt.Sprintf("turn %d: user", i+1), t.Input)
-		add(fmt.Sprintf("turn %d: agent", i+1), t.Output)
+		add(fmt.Sprintf("turn %d: agent [said]", i+1), t.Output)
+	}
+	callsTier := "[reported]"
+	if ev.Session != nil && ev.Session.CallsObserved {
+		callsTier = "[collected]"
 	}
 	if !ev.AgentRan {
 		add("agent", "(the agent never replied)")
@@ -121,7 +126,7 @@ func recordText(c Case) (full string, sections []section) {
 		add("tool calls", "(none: the hooks observed that no tool was called)")
 	default:
 		for i, call := range calls {
-			add(fmt.Sprintf("tool call %d: %s", i+1, call.Name), "arguments: "+jsonText(call.Arguments)+"\noutput: "+jsonText(call.Output))
+			add(fmt.Sprintf("tool call %d: %s %s", i+1, call.Name, callsTier), "arguments: "+jsonText(call.Arguments)+"\noutput: "+jsonText(call.Output))
 		}
 	}
 	if u := ev.Usage(); u != nil {
@@ -130,10 +135,10 @@ func recordText(c Case) (full string, sections []section) {
 	// Latency is not sent: it changes on every run, so a prompt holding it could never be
 	// answered from the cache; timing criteria belong to the latency check.
 	if ev.Collect != nil {
-		add("collect data", jsonText(ev.Collect))
+		add("collect data [collected]", jsonText(ev.Collect))
 	}
 	for _, f := range c.Files {
-		add("evidence file "+f.label(), f.Text)
+		add("evidence file "+f.label()+" [collected]", f.Text)
 	}
 	var b strings.Builder
 	for _, s := range sections {

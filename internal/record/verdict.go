@@ -61,6 +61,10 @@ type Row struct {
 	Status      Status `yaml:"status" json:"status"`
 	Reason      string `yaml:"unverifiable_reason,omitempty" json:"unverifiable_reason,omitempty"`
 	Evidence    string `yaml:"evidence" json:"evidence"`
+	// Tier is how strong the evidence the row was decided on is: said (the agent's reply),
+	// reported (its own call log or usage), collected (read by collect, or measured by the
+	// harness); "" when it was decided on none.
+	Tier string `yaml:"tier,omitempty" json:"tier,omitempty"`
 	// Turn is the turn the criterion is about ("2", "last (3)"), when it names one.
 	Turn string `yaml:"turn,omitempty" json:"turn,omitempty"`
 	// QuotesFrom says where each quote of a judged row's evidence was found: "turn 2

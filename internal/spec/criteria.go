@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -21,6 +23,10 @@ type Criterion struct {
 	Check check.Check
 	// Params are the check's parameters as written (kept for records).
 	Params map[string]any
+	// Requires is the weakest tier of evidence that may decide the criterion (its params'
+	// evidence: said, reported or collected; collected for call criteria when Rook's
+	// verification_requires names an mcp server); "" for any.
+	Requires string
 	// Turn is the turn the criterion is about (turn: 2): its checks read only that turn's
 	// observations. 0 is every turn (turns: all, the default); LastTurn the scenario's last.
 	Turn int
@@ -121,7 +127,13 @@ func parseCriteria(e *errs, f field) []Criterion {
 		kind, known := check.Lookup(c.Kind)
 		switch {
 		case known:
-			c.Check = kind.Parse(newParamReader(e, item, params, where, kind))
+			pr := newParamReader(e, item, params, where, kind)
+			c.Check = kind.Parse(pr)
+			c.Requires = pr.String(evidenceParam)
+			if c.Requires != "" && check.TierRank(c.Requires) == 0 {
+				e.at(pr.got[evidenceParam].v, "%s.params.evidence must be %s, got %q", where, strings.Join(check.Tiers, ", "), c.Requires)
+				c.Requires = ""
+			}
 		case checkNode != nil && nearest(c.Kind, check.Names()) != "":
 			e.at(checkNode, "%s: unknown check %q; did you mean %q?", where, c.Kind, nearest(c.Kind, check.Names()))
 		default:
@@ -151,10 +163,14 @@ func newParamReader(e *errs, item, params *yaml.Node, where string, kind *check.
 }
 
 // paramFields reads params' keys, refusing those kind does not take.
+// evidenceParam is the param every check takes: the weakest tier of evidence that may
+// decide it.
+const evidenceParam = "evidence"
+
 func paramFields(e *errs, params *yaml.Node, where string, kind *check.Kind) map[string]field {
 	got := map[string]field{}
 	if params != nil {
-		for _, f := range fields(e, params, where, kind.Params, true) {
+		for _, f := range fields(e, params, where, append(slices.Clone(kind.Params), evidenceParam), true) {
 			got[f.key] = f
 		}
 	}

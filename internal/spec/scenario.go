@@ -142,6 +142,13 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		e.at(p.minPassNode, "min_pass %d is more than repeat %d: at most %d attempts can pass", s.MinPass, s.Repeat, s.Repeat)
 	}
 	s.Criteria = append(s.Criteria, p.calls...)
+	if p.requiresMCP {
+		for i := range s.Criteria {
+			if c := &s.Criteria[i]; c.Requires == "" && c.Check != nil && c.Check.Observes().Has(check.ObservesCalls) {
+				c.Requires = check.TierCollected
+			}
+		}
+	}
 	p.criterionIDs()
 	for _, c := range s.Criteria {
 		if c.Turn > s.Turns() {
@@ -163,6 +170,9 @@ type scenarioParse struct {
 	idNode, goalNode *yaml.Node
 	minPassNode      *yaml.Node
 	calls            []Criterion
+	// requiresMCP is set when verification_requires names an mcp server: the scenario's
+	// call criteria are then to be decided on collected evidence.
+	requiresMCP bool
 }
 
 // unknown keeps a key outside Rook's schema as a warning, or as a typo when it reads like
@@ -255,7 +265,8 @@ func (p *scenarioParse) selector(f field) {
 	case "skip_reason":
 		s.SkipReason = str(e, f)
 	case "verification_requires":
-		s.RequiresUsage = requiresUsage(value(e, f))
+		v := value(e, f)
+		s.RequiresUsage, p.requiresMCP = requiresUsage(v), requiresMCP(v)
 	case "sources":
 		s.Sources = texts(value(e, f))
 	case "exercises":
@@ -329,6 +340,18 @@ func texts(v any) []string {
 		}
 	}
 	return out
+}
+
+// requiresMCP reports whether verification_requires names an mcp server ({type: mcp,
+// server: billing, op: issue_refund}): what the agent did must be read from that system.
+func requiresMCP(v any) bool {
+	list, _ := v.([]any)
+	for _, item := range list {
+		if m, _ := item.(map[string]any); m["type"] == "mcp" {
+			return true
+		}
+	}
+	return false
 }
 
 func requiresUsage(v any) bool {

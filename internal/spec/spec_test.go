@@ -262,6 +262,8 @@ func TestScenarioErrors(t *testing.T) {
 			[]string{`unknown key "times" in calls[0]`}},
 		{"calls shorthand negative times", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, times: -1}]\n",
 			[]string{"SC-1.yaml:3:26: times must not be negative"}},
+		{"evidence of no tier", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a, evidence: proven}}\n",
+			[]string{`SC-1.yaml:4:65: acceptance_criteria[0].params.evidence must be said, reported, collected, got "proven"`}},
 		{"turn past the last", "SC-1.yaml", "id: SC-1\ngoal: g\nsetup_messages: [hi]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a}, turn: 3}\n",
 			[]string{"SC-1.yaml:5:5: criterion C1 is about turn 3, and the scenario has 2 turn(s)"}},
 		{"turn of a judge", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, turn: 1}\n",
@@ -338,4 +340,24 @@ func TestYAMLErrorsNameTheOffendingLine(t *testing.T) {
 	_, err = spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - statement: s\n     check: contains\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "SC-1.yaml:5:")
+}
+
+// Rook's verification_requires naming an mcp server makes the scenario's call criteria,
+// and only those, require collected evidence; a criterion's own evidence param stands.
+func TestVerificationRequiresMCP(t *testing.T) {
+	s, err := spec.ParseScenario("SC-1.yaml", []byte(`id: SC-1
+goal: g
+verification_requires: [{type: mcp, server: billing, op: issue_refund}]
+acceptance_criteria:
+  - {statement: s, check: called, params: {name: issue_refund}}
+  - {statement: s, check: not_called, params: {name: escalate, evidence: reported}}
+  - {statement: s, check: contains, params: {text: done}}
+calls: [{tool: transfer, expect: not_called}]
+`))
+	require.NoError(t, err)
+	var got []string
+	for _, c := range s.Criteria {
+		got = append(got, c.ID+"="+c.Requires)
+	}
+	assert.Equal(t, []string{"C1=collected", "C2=reported", "C3=", "CALL-01=collected"}, got)
 }

@@ -60,6 +60,12 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 		row.Status, row.Reason, row.Achieved, row.Evidence, row.Confidence, row.Judge, row.Unanswered =
 			res.Status, res.Reason, res.Achieved, res.Evidence, res.Confidence, model, res.Unanswered
 		row.QuotesFrom, row.Agreement = res.Found, res.Agreement
+		row.Tier = ""
+		for _, from := range res.Found {
+			if t := check.QuoteTier(from); check.TierRank(t) > check.TierRank(row.Tier) {
+				row.Tier = t // the strongest evidence the judge quoted
+			}
+		}
 		if res.Expected != "" {
 			row.Expected = res.Expected
 		}

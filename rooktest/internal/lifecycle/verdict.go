@@ -30,6 +30,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	rows := judge.Evaluate(a.sc.Criteria, ev, a.sc.Turns())
 	info, err := a.askModel(ctx, rows, ev)
 	a.record(err)
+	judge.Require(a.sc.Criteria, rows)
 	hits := judge.Forbidden(a.sc.Forbidden, ev)
 	status, reason := judge.ScenarioStatus(rows, hits, len(a.sc.Forbidden) > 0 && ev.AgentRan)
 	fails, _ := a.failures()
