@@ -31,6 +31,7 @@ var (
 	flagBudget      = flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
 	flagRate        = flag.String("rook.rate", "", "start at most R execute turns a minute (R/m; R/s, R/h) in any window, over every shard (each takes its share; R/m/shard for one shard's own); overrides the profile's rate:")
 	flagJudgeRate   = flag.String("rook.judge-rate", "", "send the judge at most R requests a minute (R/m; R/s, R/h), over every shard (each takes its share; R/m/shard for one shard's own)")
+	flagTraces      = flag.Bool("rook.traces", false, "receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) as evidence, as the profile's traces: otlp does")
 	flagGate        = flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
 	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
 )
@@ -55,6 +56,7 @@ type options struct {
 	gate      gate
 	rate      rateFlag
 	judgeRate rateFlag
+	traces    bool
 }
 
 func loadOptions() (options, error) {
@@ -114,6 +116,9 @@ func loadOptions() (options, error) {
 		return o, err
 	}
 	if o.allowUndecided, err = boolFlag(set, "rook.allow-undecided", *flagUndecided); err != nil {
+		return o, err
+	}
+	if o.traces, err = boolFlag(set, "rook.traces", *flagTraces); err != nil {
 		return o, err
 	}
 	o.concurrency = *flagConcurrency

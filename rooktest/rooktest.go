@@ -15,6 +15,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -94,6 +95,8 @@ type scheduler struct {
 	concurrency int
 	// budget is -rook.budget's; nil without one.
 	budget *budget
+	// traces is the run's trace receiver; nil when traces are off.
+	traces *otlp.Receiver
 
 	// ahead says Start feeds the scheduler the scenarios go test -run selects (their
 	// plans say fed), so that their subtests need not run in parallel; byID finds their
@@ -172,6 +175,14 @@ func start(t tb, s Suite) (*Run, error) {
 	var rate string
 	if cfg.Turns, rate = limiter(c.opts.rate, c.prof.Rate, c.opts.shard.n); rate != "" {
 		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")
+	}
+	if c.prof.Traces || c.opts.traces {
+		if cfg.Traces, err = otlp.Start(); err != nil {
+			return nil, err
+		}
+		cfg.TracesQuiet = c.prof.TracesQuiet
+		r.traces = cfg.Traces
+		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT and TRACEPARENT are given to every hook)")
 	}
 	judgeLimit, judgeRate := limiter(c.opts.judgeRate, ratelimit.Rate{}, c.opts.shard.n)
 	if judgeRate != "" {

@@ -294,6 +294,9 @@ func (r *Run) finish() {
 			r.run.ID, why, r.continueCommand())
 	}
 	defer r.run.Close()
+	if r.traces != nil {
+		defer func() { _ = r.traces.Close() }() // once every attempt has settled its trace
+	}
 	rep, err := r.run.Finish(time.Now())
 	err = errors.Join(err, report.WriteHTML(r.run.Dir)) // the page, from the records Finish completed
 	if err != nil {

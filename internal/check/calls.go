@@ -11,8 +11,12 @@ import (
 // The checks on the tool calls the hooks reported. Without a reported calls list they are
 // Unable to Verify (not_observable), never a pass.
 func init() {
-	register(&Kind{Name: "called", Params: []string{"name", "arguments", "times", "min", "max"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "called", Params: []string{"name", "arguments", "times", "min", "max", "failed"}, Parse: func(p Params) Check {
 		c := &Called{Name: callName(p), Arguments: arguments(p), Times: p.Int("times"), Min: p.Int("min"), Max: p.Int("max")}
+		if p.Has("failed") {
+			f := p.Bool("failed")
+			c.Failed = &f
+		}
 		if c.Times != nil && (c.Min != nil || c.Max != nil) {
 			p.Errorf("", "params.times cannot be combined with min or max")
 		}
@@ -64,6 +68,9 @@ type Called struct {
 	Times     *int
 	Min, Max  *int
 	Never     bool
+	// Failed, when set, counts only the calls that failed (true) or did not (false), as
+	// their source said: a tool span's error status, a hook's "error".
+	Failed *bool
 }
 
 func (c *Called) Detail() string { return c.Name }
@@ -89,6 +96,11 @@ func (c *Called) Expected() string {
 	case c.Max != nil:
 		s += fmt.Sprintf(" at most %d time(s)", *c.Max)
 	}
+	if c.Failed != nil && *c.Failed {
+		s += ", and the call failed"
+	} else if c.Failed != nil {
+		s += ", and the call succeeded"
+	}
 	return s
 }
 
@@ -98,6 +110,9 @@ func (c *Called) Judge(ev *Evidence) Result {
 		return unable(record.NotObservable, why)
 	}
 	matched := matchCalls(calls, c.Name, c.Arguments)
+	if c.Failed != nil {
+		matched = slices.DeleteFunc(matched, func(m record.Call) bool { return (m.Error != "") != *c.Failed })
+	}
 	n := len(matched)
 	r := Result{Evidence: callsQuote(matched, calls),
 		Achieved: fmt.Sprintf("%s was called %d time(s) with matching arguments; observed calls: %s", c.Name, n, callNames(calls))}
@@ -111,7 +126,34 @@ func (c *Called) Judge(ev *Evidence) Result {
 		ok = (c.Min == nil || n >= *c.Min) && (c.Max == nil || n <= *c.Max)
 	}
 	r.Status = passIf(ok)
+	if why := ev.CallsIncomplete; why != "" && !c.decidedByAFloor(n) {
+		return unable(record.NotObservable, why+fmt.Sprintf("; it shows %s called %d time(s), and more calls could have been made", c.Name, n))
+	}
 	return r
+}
+
+// decidedByAFloor reports whether n calls seen in an incomplete record decide the
+// criterion whatever more calls there were: a call that must never happen happened, or
+// one that must happen (at least min times) did, or more than the most allowed did.
+func (c *Called) decidedByAFloor(n int) bool {
+	switch {
+	case c.Never:
+		return n > 0
+	case c.Times != nil:
+		return n > *c.Times
+	case c.Max != nil && n > *c.Max:
+		return true
+	case c.Max != nil:
+		return false
+	}
+	return n >= max(1, deref(c.Min))
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // CallSequence passes when the observed call names meet Names in Mode: strict (the same
@@ -134,6 +176,9 @@ func (c *CallSequence) Judge(ev *Evidence) Result {
 	calls, ok, why := ev.ObservedCalls()
 	if !ok {
 		return unable(record.NotObservable, why)
+	}
+	if why := ev.CallsIncomplete; why != "" {
+		return unable(record.NotObservable, why+"; a sequence needs every call")
 	}
 	names := make([]string, len(calls))
 	for i, cl := range calls {

@@ -27,6 +27,10 @@ type Evidence struct {
 	NoCollect string
 	// AgentRan is false when no turn produced a reply (execute failed or never ran).
 	AgentRan bool
+	// CallsIncomplete, when set, says why the observed calls are only a lower bound: some
+	// came from a trace that is not shown complete. A call seen is seen; that one was not
+	// made, or made only so often, is then not shown.
+	CallsIncomplete string
 
 	// turn is the scenario's turn number of Turns[0] less one, and scoped is set, in
 	// OnlyTurn's view of one turn: it says "turn 2", not "turn 1", of it.
@@ -42,7 +46,7 @@ func (e *Evidence) OnlyTurn(n int) (view *Evidence, why string) {
 	if n < 1 || n > len(e.Turns) {
 		return nil, fmt.Sprintf("turn %d never replied (%d turn(s) did), so there is nothing of it to judge", n, len(e.Turns))
 	}
-	return &Evidence{Turns: e.Turns[n-1 : n], NoCalls: e.NoCalls, AgentRan: true, turn: n - 1, scoped: true,
+	return &Evidence{Turns: e.Turns[n-1 : n], NoCalls: e.NoCalls, CallsIncomplete: e.CallsIncomplete, AgentRan: true, turn: n - 1, scoped: true,
 		NoCollect: fmt.Sprintf("collect reports the whole session, not turn %d", n)}, ""
 }
 

@@ -299,6 +299,10 @@ func parseCalls(v any) ([]record.Call, error) {
 			return nil, fmt.Errorf("\"calls[%d]\" has no \"name\": %s", i, quote(mustJSON(item)))
 		}
 		c := record.Call{Name: name, Output: m["output"]}
+		c.ID, _ = m["id"].(string)
+		if e, ok := m["error"]; ok && e != nil && e != false {
+			c.Error = fmt.Sprint(e)
+		}
 		if a, ok := m["arguments"].(map[string]any); ok {
 			c.Arguments = a
 		} else if s, ok := m["arguments"].(string); ok {

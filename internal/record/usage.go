@@ -30,7 +30,15 @@ func Count(n *int64) string {
 
 // Call is one observed tool call.
 type Call struct {
+	// ID is the tool call's id when its source gave one (gen_ai.tool.call.id): a call
+	// seen in a hook's calls and in a trace is one call.
+	ID        string         `json:"id,omitempty"`
 	Name      string         `json:"name"`
 	Arguments map[string]any `json:"arguments,omitempty"`
 	Output    any            `json:"output,omitempty"`
+	// Error says the call failed, and how, when its source said so (a tool span's error
+	// status, a hook's "error"); "" when it did not say.
+	Error string `json:"error,omitempty"`
+	// From says where the call was observed: "trace" for a span; "" for a hook's calls.
+	From string `json:"from,omitempty"`
 }

@@ -28,6 +28,10 @@ type Profile struct {
 	HookEnv map[string]string
 	// Capabilities decide which scenarios are runnable.
 	Capabilities Capabilities
+	// Traces turns on the run's OpenTelemetry trace receiver (traces: otlp); TracesQuiet is
+	// how long no span may arrive before an attempt's trace is taken as whole.
+	Traces      bool
+	TracesQuiet time.Duration
 	// Rate is how often the agent's API takes a turn (rate: 60/m), over every CI shard;
 	// zero for no bound.
 	Rate ratelimit.Rate
@@ -179,7 +183,7 @@ func (p *Profile) TimeoutFor(ph Phase) time.Duration {
 }
 
 var (
-	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate"}
+	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate", "traces", "traces_quiet_ms"}
 	hookKeys    = []string{"script", "timeout_seconds", "delay_seconds", "command"}
 	envKeys     = []string{"variable", "purpose", "secret"}
 	capKeys     = []string{"multi_turn", "calls", "usage"}
@@ -234,6 +238,18 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 			}
 		case "pricing":
 			p.parsePricing(e, f)
+		case "traces":
+			if v := str(e, f); v != "otlp" && v != "off" {
+				e.at(f.v, "traces must be otlp (receive the agent's OpenTelemetry spans) or off, got %q", v)
+			} else {
+				p.Traces = v == "otlp"
+			}
+		case "traces_quiet_ms":
+			if n, ok := integer(e, f); ok && n < 0 {
+				e.at(f.v, "traces_quiet_ms must not be negative, got %d", n)
+			} else if ok {
+				p.TracesQuiet = time.Duration(n) * time.Millisecond
+			}
 		case "rate":
 			r, err := ratelimit.Parse(str(e, f))
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -61,6 +62,8 @@ type attemptRun struct {
 	artsSet bool
 	skipped []record.SkippedFile
 	errs    []error
+	// sink receives the attempt's spans when traces are on.
+	sink *otlp.Sink
 }
 
 // attempt runs what the selection asks of attempt n and what its records have not done:
@@ -73,6 +76,10 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 		log = func(line string) { inner(fmt.Sprintf("attempt %d: %s", n, line)) }
 	}
 	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: record.Hooks{Version: 1}}
+	if r.cfg.Traces != nil {
+		a.sink = r.cfg.Traces.Attempt(r.cfg.Redactor.Text)
+		defer r.cfg.Traces.Release(a.sink)
+	}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
 	if err := a.load(); err != nil {
 		res.RecordErr, res.NotRun = err, err.Error()
@@ -119,6 +126,7 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 		case Stop:
 			return a.finish(res, step.Why)
 		case Judge:
+			a.settleTrace()
 			// The judge reads only what is recorded: the records as written.
 			if err := a.load(); err != nil {
 				res.RecordErr = err
@@ -288,6 +296,7 @@ func (a *attemptRun) phase(ctx context.Context, inv invocation) (*record.PhaseRe
 			return rec, nil, recordError(inv.phase, a.sc.ID, rec)
 		}
 	}
+	inv.trace = a.traceEnv(inv)
 	a.hooks.InFlight = &record.InFlight{Phase: string(inv.phase), Turn: inv.turn, At: time.Now().UTC()}
 	a.save()
 	rec, out, perr := a.r.invoke(ctx, inv, a.log)

@@ -53,7 +53,8 @@ func (a *attemptRun) evidence() (*check.Evidence, []record.Message, string) {
 	if _, ok := a.r.cfg.Profile.Hooks[spec.Collect]; !ok {
 		ev.NoCollect = fmt.Sprintf("profile %s has no collect hook, so there is no collect data", a.r.cfg.Profile.ID)
 	}
-	if !a.r.cfg.Profile.Capabilities.Calls {
+	traced := a.applyTrace(ev)
+	if !a.r.cfg.Profile.Capabilities.Calls && !traced {
 		// The profile says its hooks do not observe calls: whatever they print is not
 		// evidence of what was or was not called.
 		ev.NoCalls = fmt.Sprintf("profile %s declares capabilities.calls: false, so calls are not observed", a.r.cfg.Profile.ID)

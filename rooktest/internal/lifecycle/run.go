@@ -23,6 +23,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -69,6 +70,11 @@ type Config struct {
 	// (-rook.rate), and holds them all while the agent's API asks to be left alone
 	// (retry_after_ms); nil lets every turn start at once, and still honours such waits.
 	Turns *ratelimit.Limiter
+	// Traces receives the agent's OpenTelemetry spans, each attempt a trace of its own;
+	// nil when traces are off. TracesQuiet is how long no span may arrive before an
+	// attempt's trace is taken as whole (500 ms when zero).
+	Traces      *otlp.Receiver
+	TracesQuiet time.Duration
 }
 
 // Run is one run: one profile, one record folder.

@@ -1,0 +1,55 @@
+package fakehook
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// otelAgent acts as an agent instrumented with the OpenTelemetry Go SDK: it takes its
+// parent from TRACEPARENT, records an invoke_agent span, a chat span with usage, a tool
+// call that succeeds and one that fails, exports them with otlptracehttp to
+// OTEL_EXPORTER_OTLP_ENDPOINT, and replies without "calls". With noRoot, the invoke_agent
+// span is never ended, so its children name a parent that never arrives.
+func otelAgent(noRoot bool) int {
+	ctx := context.Background()
+	exp, err := otlptracehttp.New(ctx) // reads OTEL_EXPORTER_OTLP_ENDPOINT
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	carrier := propagation.MapCarrier{"traceparent": os.Getenv("TRACEPARENT")}
+	ctx = propagation.TraceContext{}.Extract(ctx, carrier)
+	tr := tp.Tracer("fake-agent")
+
+	ctx, agent := tr.Start(ctx, "invoke_agent support", trace.WithAttributes(attribute.String("gen_ai.operation.name", "invoke_agent")))
+	_, chat := tr.Start(ctx, "chat gpt-x", trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"),
+		attribute.Int64("gen_ai.usage.input_tokens", 120), attribute.Int64("gen_ai.usage.output_tokens", 30)))
+	chat.End()
+	_, lookup := tr.Start(ctx, "execute_tool lookup_order", trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", "lookup_order"), attribute.String("gen_ai.tool.call.id", "call-1"),
+		attribute.String("gen_ai.tool.call.arguments", `{"order": "ORD-7"}`), attribute.String("gen_ai.tool.call.result", `{"status": "shipped"}`)))
+	lookup.End()
+	_, charge := tr.Start(ctx, "execute_tool charge_card", trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", "charge_card"), attribute.String("gen_ai.tool.call.arguments", `{"amount": 40}`)))
+	charge.SetStatus(codes.Error, "card declined")
+	charge.End()
+	if !noRoot {
+		agent.End()
+	}
+	if err := tp.Shutdown(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	// The reply says nothing of calls or usage: the trace is their only channel.
+	fmt.Println(`{"output": "your order ORD-7 has shipped; I could not charge the card", "conversation": "conv-1"}`)
+	return 0
+}

@@ -1,0 +1,79 @@
+package lifecycle_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/otlp"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+const tracedCriteria = `goal: where is order 7, and charge the card
+acceptance_criteria:
+  - {id: LOOKED, statement: s, check: called, params: {name: lookup_order, arguments: {order: ORD-7}}}
+  - {id: ONCE, statement: s, check: called, params: {name: lookup_order, times: 1}}
+  - {id: NO-REFUND, statement: s, check: not_called, params: {name: issue_refund}}
+  - {id: CHARGE-FAILED, statement: s, check: called, params: {name: charge_card, failed: true}}
+  - {id: TOKENS, statement: s, check: usage, params: {total_max: 200}}
+`
+
+// tracedRun runs one scenario whose execute hook is an agent instrumented with the
+// OpenTelemetry Go SDK (fakehook's otel-agent), printing no calls and no usage, with the
+// run's trace receiver on.
+func tracedRun(t *testing.T, action string) (map[string]record.Row, otlp.Trace) {
+	t.Helper()
+	recv, err := otlp.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = recv.Close() })
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": action}, "hooks:\n  execute: {command: [BIN]}\n")
+	f.cfg.Traces, f.cfg.TracesQuiet = recv, 100_000_000 // 100 ms
+	f.restart(t, nil)
+	o := f.run.Scenario(context.Background(), scenario(t, tracedCriteria), f.logs.add)
+	require.NotNil(t, o.Verdict, "%v", o.Attempts[0].Failures)
+	rows := map[string]record.Row{}
+	for _, r := range o.Verdict.Criteria {
+		rows[r.CriterionID] = r
+	}
+	var tr otlp.Trace
+	data, err := os.ReadFile(filepath.Join(o.Dir, "evidence", "traces.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &tr))
+	return rows, tr
+}
+
+// The spans a real OpenTelemetry client exported decide calls, their absence, how many,
+// a failing tool and usage, where the hook printed none of them.
+func TestSpansFromTheGoSDKAreEvidence(t *testing.T) {
+	rows, tr := tracedRun(t, "otel-agent")
+	assert.Empty(t, tr.Incomplete)
+	assert.Len(t, tr.Spans, 4)
+	for id, want := range map[string]record.Status{"LOOKED": record.Pass, "ONCE": record.Pass, "NO-REFUND": record.Pass,
+		"CHARGE-FAILED": record.Pass, "TOKENS": record.Pass} {
+		assert.Equal(t, want, rows[id].Status, "%s: %s", id, rows[id].Achieved)
+	}
+	assert.Equal(t, "reported", rows["LOOKED"].Tier, "the agent's own trace is what it reported of itself")
+	for _, sp := range tr.Spans {
+		if sp.Name == "invoke_agent support" {
+			assert.Equal(t, "execute turn 1", sp.Under, "the agent's root carried the turn's TRACEPARENT")
+		}
+	}
+}
+
+// A trace whose root span never arrived cannot show that a tool was not called: the
+// absence is Unable to Verify, naming why; what the spans do show still decides.
+func TestAnIncompleteTraceShowsNoAbsence(t *testing.T) {
+	rows, tr := tracedRun(t, "otel-agent-no-root")
+	assert.Equal(t, "3 span(s) name a parent that never arrived; execute turn 1 exported no span", tr.Incomplete)
+	assert.Equal(t, record.UnableToVerify, rows["NO-REFUND"].Status)
+	assert.Equal(t, record.NotObservable, rows["NO-REFUND"].Reason)
+	assert.Contains(t, rows["NO-REFUND"].Achieved, "the trace is incomplete: 3 span(s) name a parent that never arrived")
+	assert.Equal(t, record.UnableToVerify, rows["ONCE"].Status, "exactly once needs every call")
+	assert.Equal(t, record.Pass, rows["LOOKED"].Status, "a call seen is seen")
+	assert.Equal(t, record.UnableToVerify, rows["TOKENS"].Status, "an incomplete trace would undercount usage")
+}
