@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,10 +29,16 @@ acceptance_criteria:
 // run's trace receiver on.
 func tracedRun(t *testing.T, action string) (map[string]record.Row, otlp.Trace) {
 	t.Helper()
+	return traced(t, map[string]string{"FAKEHOOK_EXECUTE": action}, "hooks:\n  execute: {command: [BIN]}\n")
+}
+
+// traced runs the traced scenario with the receiver on, through the hooks given.
+func traced(t *testing.T, env map[string]string, hooks string) (map[string]record.Row, otlp.Trace) {
+	t.Helper()
 	recv, err := otlp.Start()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = recv.Close() })
-	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": action}, "hooks:\n  execute: {command: [BIN]}\n")
+	f := newRun(t, env, hooks)
 	f.cfg.Traces, f.cfg.TracesQuiet = recv, 100_000_000 // 100 ms
 	f.restart(t, nil)
 	o := f.run.Scenario(context.Background(), scenario(t, tracedCriteria), f.logs.add)
@@ -76,4 +83,25 @@ func TestAnIncompleteTraceShowsNoAbsence(t *testing.T) {
 	assert.Equal(t, record.UnableToVerify, rows["ONCE"].Status, "exactly once needs every call")
 	assert.Equal(t, record.Pass, rows["LOOKED"].Status, "a call seen is seen")
 	assert.Equal(t, record.UnableToVerify, rows["TOKENS"].Status, "an incomplete trace would undercount usage")
+}
+
+// The same spans from a Node agent instrumented with the OpenTelemetry JS SDK from npm,
+// exported as OTLP JSON, decide the same criteria.
+func TestSpansFromTheJSSDKAreEvidence(t *testing.T) {
+	modules := os.Getenv("ROOK_OTEL_JS")
+	if modules == "" {
+		if os.Getenv("ROOK_REQUIRE_OTEL_JS") != "" {
+			t.Fatal("ROOK_REQUIRE_OTEL_JS is set but ROOK_OTEL_JS names no folder with the OpenTelemetry JS SDK")
+		}
+		t.Skip("set ROOK_OTEL_JS to a folder where npm installed @opentelemetry/api, sdk-trace-base, exporter-trace-otlp-http and core (.ci/run does)")
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "otel-agent.mjs"))
+	require.NoError(t, err)
+	rows, tr := traced(t, map[string]string{"OTEL_JS_MODULES": modules}, "hooks:\n  execute: {command: [node, "+strconv.Quote(script)+"]}\n")
+	assert.Empty(t, tr.Incomplete)
+	assert.Len(t, tr.Spans, 4)
+	for id, want := range map[string]record.Status{"LOOKED": record.Pass, "ONCE": record.Pass, "NO-REFUND": record.Pass,
+		"CHARGE-FAILED": record.Pass, "TOKENS": record.Pass} {
+		assert.Equal(t, want, rows[id].Status, "%s: %s", id, rows[id].Achieved)
+	}
 }
