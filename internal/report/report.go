@@ -171,6 +171,8 @@ type Detail struct {
 	Phases     []Phase
 	// Quotes are its criteria's quoted evidence, marked where they occur in its transcript.
 	Quotes []string
+	// Trace is the attempt's trace when traces were on; nil otherwise.
+	Trace *Trace
 }
 
 // Call is a tool call as the page shows it.
@@ -347,7 +349,7 @@ func wilson(k, n int) (float64, float64) {
 
 // detail reads what the page shows of a scenario: the transcript, calls and phases.
 func detail(dir string, v *record.Verdict) *Detail {
-	d := &Detail{Verdict: v, Quotes: quotes(v)}
+	d := &Detail{Verdict: v, Quotes: quotes(v), Trace: readTrace(dir)}
 	var resp record.Response
 	if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil && store.DecodeJSON(data, &resp) == nil {
 		d.Transcript = resp.Transcript
