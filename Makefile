@@ -44,6 +44,7 @@ junit:
 ## one run (about 5 minutes; needs node and sh)
 bench:
 	$(GO) test -run '^$$' -bench HookCall -benchtime 30x ./rooktest/internal/lifecycle
+	$(GO) test -run '^$$' -bench Traces -benchtime 4x ./rooktest/internal/lifecycle
 	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench 'Concurrency|Scale' -benchtime 1x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench Shards -benchtime 2x ./internal/shardplan

@@ -3,6 +3,7 @@ package lifecycle_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
@@ -112,4 +114,75 @@ func BenchmarkHookCall(b *testing.B) {
 	b.ReportMetric(float64(harness.Milliseconds())/float64(b.N), "harness-ms/op")
 	b.ReportMetric(float64(own)/float64(time.Millisecond)/float64(b.N*len(calls)), "own-ms/hook")
 	b.ReportMetric(float64(harness)/float64(bare), "ratio")
+}
+
+// BenchmarkTraces runs 50 scenarios whose execute hook is an agent instrumented with the
+// OpenTelemetry Go SDK (fakehook's otel-agent), once with the run's trace receiver on
+// (quiet period 100 ms) and once off, the agent exporting the same spans to an idle
+// receiver, alternating in every iteration, and reports the ratio of the two, the time
+// traces add per scenario, and what of it is not the quiet period's wait.
+func BenchmarkTraces(b *testing.B) {
+	const scenarios = 50
+	idle, err := otlp.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idle.Close()
+	recv, err := otlp.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer recv.Close()
+	dir := b.TempDir()
+	profile := fmt.Sprintf("id: bench\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: otel-agent}\ncapabilities: {calls: true}\n", os.Args[0])
+	p, err := spec.ParseProfile(filepath.Join(dir, "bench.yaml"), dir, []byte(profile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	suiteOf := make([]*spec.Scenario, scenarios)
+	for i := range suiteOf {
+		id := fmt.Sprintf("SC-%02d", i+1)
+		if suiteOf[i], err = spec.ParseScenario(id+".yaml", []byte("id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: issue_refund}}\n")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	newRun := func(traces *otlp.Receiver, env ...string) *lifecycle.Run {
+		r, err := lifecycle.New(lifecycle.Config{Workspace: dir, Agent: "bench", Profile: p, RecordsRoot: b.TempDir(),
+			Env: append(os.Environ(), env...), Redactor: store.NewRedactor(nil), Concurrency: 1,
+			Traces: traces, TracesQuiet: 100 * time.Millisecond}, time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}
+	suite := func(r *lifecycle.Run, want record.Status) time.Duration {
+		start := time.Now()
+		for _, sc := range suiteOf {
+			if o := r.Scenario(context.Background(), sc, nil); o.Verdict == nil || o.Verdict.Status != want {
+				b.Fatalf("the scenario did not decide %s: %+v", want, o)
+			}
+		}
+		return time.Since(start)
+	}
+	var on, off time.Duration
+	for i := 0; b.Loop(); i++ {
+		withTraces := newRun(recv)
+		without := newRun(nil, "OTEL_EXPORTER_OTLP_ENDPOINT="+idle.Endpoint(), "TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+		// The side that runs first alternates, so that the machine's noise falls on both.
+		if i%2 == 0 {
+			on += suite(withTraces, record.Pass)
+			off += suite(without, record.UnableToVerify) // without the trace, no calls are observed
+		} else {
+			off += suite(without, record.UnableToVerify)
+			on += suite(withTraces, record.Pass)
+		}
+		withTraces.Close()
+		without.Close()
+	}
+	n := time.Duration(b.N)
+	b.ReportMetric(float64(on)/float64(off), "on/off")
+	extra := float64((on-off)/n) / float64(time.Millisecond) / scenarios
+	b.ReportMetric(extra, "extra-ms/scenario")
+	b.ReportMetric(extra-100, "extra-beyond-quiet-ms/scenario") // the 100 ms quiet period is a wait the completeness rule asks for
+	b.ReportMetric(float64(off/n)/float64(time.Millisecond)/scenarios, "off-ms/scenario")
 }
