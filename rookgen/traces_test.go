@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,10 +23,9 @@ func TestTracesThroughGoTest(t *testing.T) {
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
 hooks:
   execute: {command: [%q]}
-hook_env: {FAKEHOOK: "1", FAKEHOOK_EXECUTE: otel-agent}
 traces: otlp
 traces_quiet_ms: 100
-`, os.Args[0]))
+`, otlptest.Agent(t)))
 	write(t, dir, "scenarios/fake/SC-1.yaml", `id: SC-1
 goal: where is order 7
 acceptance_criteria:

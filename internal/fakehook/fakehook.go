@@ -26,10 +26,6 @@
 //	forge-verdict     write a Pass verdict.yaml beside its ROOK_STATE_DIR, bound to the hooks.json
 //	                  there now (the best a hostile hook can do), then do the default
 //	sleep:<duration>  sleep, then do the default
-//	otel-agent        act as an agent instrumented with the OpenTelemetry Go SDK: export an
-//	                  invoke_agent span, a chat span with usage, a tool call that succeeds and
-//	                  one that fails to OTEL_EXPORTER_OTLP_ENDPOINT under TRACEPARENT, and
-//	                  reply without calls; otel-agent-no-root never ends the invoke_agent span
 //	wait-once:<ms>    the first call of the attempt prints {"retry_after_ms": ms} (an API's
 //	                  HTTP 429) and no reply; later calls do the default
 //	flood             print 16 MiB on stdout
@@ -208,10 +204,6 @@ func output(verb, arg string) (code int, done bool) {
 	case "json":
 		fmt.Println(arg)
 		return 0, true
-	case "otel-agent":
-		return otelAgent(false), true
-	case "otel-agent-no-root":
-		return otelAgent(true), true
 	case "wait-once":
 		// An API's HTTP 429: the first call of the attempt asks to wait, the next replies.
 		mark := filepath.Join(os.Getenv("ROOK_STATE_DIR"), "fakehook-waited")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/otlp"
+	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
@@ -117,7 +118,7 @@ func BenchmarkHookCall(b *testing.B) {
 }
 
 // BenchmarkTraces runs 50 scenarios whose execute hook is an agent instrumented with the
-// OpenTelemetry Go SDK (fakehook's otel-agent), once with the run's trace receiver on
+// OpenTelemetry Go SDK (otlptest's agent), once with the run's trace receiver on
 // (quiet period 100 ms) and once off, the agent exporting the same spans to an idle
 // receiver, alternating in every iteration, and reports the ratio of the two, the time
 // traces add per scenario, and what of it is not the quiet period's wait.
@@ -134,7 +135,7 @@ func BenchmarkTraces(b *testing.B) {
 	}
 	defer recv.Close()
 	dir := b.TempDir()
-	profile := fmt.Sprintf("id: bench\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: otel-agent}\ncapabilities: {calls: true}\n", os.Args[0])
+	profile := fmt.Sprintf("id: bench\nhooks:\n  execute: {command: [%q]}\ncapabilities: {calls: true}\n", otlptest.Agent(b))
 	p, err := spec.ParseProfile(filepath.Join(dir, "bench.yaml"), dir, []byte(profile))
 	if err != nil {
 		b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/otlp"
+	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -25,11 +26,15 @@ acceptance_criteria:
 `
 
 // tracedRun runs one scenario whose execute hook is an agent instrumented with the
-// OpenTelemetry Go SDK (fakehook's otel-agent), printing no calls and no usage, with the
-// run's trace receiver on.
-func tracedRun(t *testing.T, action string) (map[string]record.Row, otlp.Trace) {
+// OpenTelemetry Go SDK (otlptest's agent), printing no calls and no usage, with the run's
+// trace receiver on; noRoot has it never end its root span.
+func tracedRun(t *testing.T, noRoot bool) (map[string]record.Row, otlp.Trace) {
 	t.Helper()
-	return traced(t, map[string]string{"FAKEHOOK_EXECUTE": action}, "hooks:\n  execute: {command: [BIN]}\n")
+	env := map[string]string{}
+	if noRoot {
+		env["TESTAGENT_NO_ROOT"] = "1"
+	}
+	return traced(t, env, "hooks:\n  execute: {command: ["+strconv.Quote(otlptest.Agent(t))+"]}\n")
 }
 
 // traced runs the traced scenario with the receiver on, through the hooks given.
@@ -57,7 +62,7 @@ func traced(t *testing.T, env map[string]string, hooks string) (map[string]recor
 // The spans a real OpenTelemetry client exported decide calls, their absence, how many,
 // a failing tool and usage, where the hook printed none of them.
 func TestSpansFromTheGoSDKAreEvidence(t *testing.T) {
-	rows, tr := tracedRun(t, "otel-agent")
+	rows, tr := tracedRun(t, false)
 	assert.Empty(t, tr.Incomplete)
 	assert.Len(t, tr.Spans, 4)
 	for id, want := range map[string]record.Status{"LOOKED": record.Pass, "ONCE": record.Pass, "NO-REFUND": record.Pass,
@@ -75,7 +80,7 @@ func TestSpansFromTheGoSDKAreEvidence(t *testing.T) {
 // A trace whose root span never arrived cannot show that a tool was not called: the
 // absence is Unable to Verify, naming why; what the spans do show still decides.
 func TestAnIncompleteTraceShowsNoAbsence(t *testing.T) {
-	rows, tr := tracedRun(t, "otel-agent-no-root")
+	rows, tr := tracedRun(t, true)
 	assert.Equal(t, "3 span(s) name a parent that never arrived; execute turn 1 exported no span", tr.Incomplete)
 	assert.Equal(t, record.UnableToVerify, rows["NO-REFUND"].Status)
 	assert.Equal(t, record.NotObservable, rows["NO-REFUND"].Reason)

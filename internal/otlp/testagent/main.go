@@ -1,4 +1,12 @@
-package fakehook
+// Command testagent is an agent instrumented with the OpenTelemetry Go SDK, for the tests
+// of the run's trace receiver: run as an execute hook, it takes its parent from
+// TRACEPARENT, records an invoke_agent span, a chat span with usage, a tool call that
+// succeeds and one that fails, exports them with otlptracehttp to
+// OTEL_EXPORTER_OTLP_ENDPOINT, and replies without calls or usage. With
+// TESTAGENT_NO_ROOT=1 it never ends the invoke_agent span, so that its children name a
+// parent that never arrives. It is a program of its own, so that no other test's hook
+// carries the SDK.
+package main
 
 import (
 	"context"
@@ -13,12 +21,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// otelAgent acts as an agent instrumented with the OpenTelemetry Go SDK: it takes its
-// parent from TRACEPARENT, records an invoke_agent span, a chat span with usage, a tool
-// call that succeeds and one that fails, exports them with otlptracehttp to
-// OTEL_EXPORTER_OTLP_ENDPOINT, and replies without "calls". With noRoot, the invoke_agent
-// span is never ended, so its children name a parent that never arrives.
-func otelAgent(noRoot bool) int {
+func main() { os.Exit(run(os.Getenv("TESTAGENT_NO_ROOT") == "1")) }
+
+func run(noRoot bool) int {
 	ctx := context.Background()
 	exp, err := otlptracehttp.New(ctx) // reads OTEL_EXPORTER_OTLP_ENDPOINT
 	if err != nil {
