@@ -509,6 +509,21 @@ func testBinary(t *testing.T, dir, agent string) string {
 	return bin
 }
 
+// runBinary runs a test binary testBinary built, as go test -json runs it: in its
+// package's folder (scenarios/<agent> of the module at dir), its output read by test2json.
+// A test that runs one suite many times builds it once and runs it so, rather than have go
+// test link it again each time.
+func runBinary(t *testing.T, bin, dir, agent string, env []string, args ...string) (results, error) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"tool", "test2json", "-t", "-p", "example.com/agents/scenarios/" + agent, bin, "-test.v=test2json"}, args...)...)
+	cmd.Dir = filepath.Join(dir, "scenarios", agent)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return parseEvents(&stdout, stderr.String()), err
+}
+
 // waitOrKill waits for a started test binary, killing it and failing the test when it has
 // not ended within 30 seconds; output is what it printed.
 func waitOrKill(t *testing.T, cmd *exec.Cmd, output *bytes.Buffer) error {

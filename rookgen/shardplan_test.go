@@ -35,11 +35,12 @@ concurrency: 4
 		helloScenario(t, dir, fmt.Sprintf("SC-%02d", i))
 	}
 	rookgen(t, dir)
+	bin := testBinary(t, dir, "fake")
 	whole := filepath.Join(t.TempDir(), "runs")
 	// Three scenarios are slow in the run the plan is made from (the hooks inherit the
 	// variables), and only there: the shards run quickly.
 	slowly := []string{goflags, "FAKEHOOK_EXECUTE_SC_01=sleep:1200ms", "FAKEHOOK_EXECUTE_SC_02=sleep:1100ms", "FAKEHOOK_EXECUTE_SC_03=sleep:1000ms"}
-	res, err := goTest(t, dir, slowly, "./scenarios/fake", "-rook.dir="+whole, "-rook.run-id=whole")
+	res, err := runBinary(t, bin, dir, "fake", slowly, "-rook.dir="+whole, "-rook.run-id=whole")
 	require.NoError(t, err, res.all)
 
 	var out, errOut bytes.Buffer
@@ -72,7 +73,7 @@ concurrency: 4
 			wg.Go(func() {
 				env := append([]string{goflags, "ROOKTEST_RUN_ID=" + engine.name}, engine.env(i)...)
 				records := filepath.Join(artifacts, fmt.Sprint(i), "runs")
-				results[i], errs[i] = goTest(t, dir, env, "./scenarios/fake", "-rook.dir="+records, "-rook.shard="+engine.flag, "-rook.shard-plan=.rook/shards.json")
+				results[i], errs[i] = runBinary(t, bin, dir, "fake", env, "-rook.dir="+records, "-rook.shard="+engine.flag, "-rook.shard-plan=.rook/shards.json")
 			})
 		}
 		wg.Wait()
@@ -100,11 +101,11 @@ concurrency: 4
 	// A shard that split by the id hash does not merge with a shard of the plan.
 	artifacts := t.TempDir()
 	for _, k := range []int{1, 3} {
-		args := []string{"./scenarios/fake", "-rook.dir=" + filepath.Join(artifacts, fmt.Sprint(k), "runs"), "-rook.run-id=mixed", fmt.Sprintf("-rook.shard=%d/3", k)}
+		args := []string{"-rook.dir=" + filepath.Join(artifacts, fmt.Sprint(k), "runs"), "-rook.run-id=mixed", fmt.Sprintf("-rook.shard=%d/3", k)}
 		if k == 1 {
 			args = append(args, "-rook.shard-plan=.rook/shards.json")
 		}
-		_, err := goTest(t, dir, []string{goflags}, args...)
+		_, err := runBinary(t, bin, dir, "fake", nil, args...)
 		require.NoError(t, err)
 	}
 	errOut.Reset()

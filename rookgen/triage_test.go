@@ -104,8 +104,9 @@ pricing:
 		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello\nfeature_id: F-"+id[3:]+"\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
 	}
 	rookgen(t, dir)
+	bin := testBinary(t, dir, "fake")
 	records := t.TempDir()
-	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.budget=$0.01", "-rook.concurrency=1")
+	res, err := runBinary(t, bin, dir, "fake", nil, "-rook.dir="+records, "-rook.budget=$0.01", "-rook.concurrency=1")
 	require.Error(t, err, "a run cut short by its budget is not whole")
 	assert.Contains(t, res.all, "2 scenario(s) were not started because the run's budget of USD 0.0100 was spent (USD 0.0200)")
 	assert.Contains(t, res.all, "not run: the run's budget of USD 0.0100 is spent (USD 0.0200 by the scenarios that ran)")
@@ -113,7 +114,7 @@ pricing:
 	runs, _ := filepath.Glob(filepath.Join(records, "fake", "*"))
 	require.Len(t, runs, 1)
 	id := filepath.Base(runs[0])
-	res, err = goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.run="+id)
+	res, err = runBinary(t, bin, dir, "fake", nil, "-rook.dir="+records, "-rook.run="+id)
 	require.NoError(t, err, "the continuation runs the rest: %s", res.all)
 
 	var out, errOut strings.Builder
@@ -148,11 +149,12 @@ func TestGateFlag(t *testing.T) {
 		helloScenario(t, dir, id)
 	}
 	rookgen(t, dir)
+	bin := testBinary(t, dir, "fake")
 	records := t.TempDir()
 	n := 0
 	test := func(env ...string) (results, error) {
 		n++ // runs named r1, r2...: each newer than the last
-		return goTest(t, dir, append([]string{goflags}, env...), "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.gate=on", fmt.Sprintf("-rook.run-id=r%d", n))
+		return runBinary(t, bin, dir, "fake", env, "-rook.dir="+records, "-rook.gate=on", fmt.Sprintf("-rook.run-id=r%d", n))
 	}
 	res, err := test()
 	require.NoError(t, err, res.all)
@@ -165,7 +167,7 @@ func TestGateFlag(t *testing.T) {
 	assert.Contains(t, res.all, "paired over 6 scenario(s) decided in both runs: 1 pass→fail, 0 fail→pass; McNemar's exact test p = 1; the gate (more than 0 regression(s), more than fixes, p < 0.05) passes")
 
 	// Against r1, where all six passed, six flips one way are not noise.
-	res, err = goTest(t, dir, append([]string{goflags}, ids...), "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.gate=base=r1", "-rook.run-id=r3")
+	res, err = runBinary(t, bin, dir, "fake", ids, "-rook.dir="+records, "-rook.gate=base=r1", "-rook.run-id=r3")
 	require.Error(t, err)
 	assert.Contains(t, res.all, "rook gate: run r3 against r1, paired over 6 scenario(s) decided in both runs: 6 pass→fail, 0 fail→pass; McNemar's exact test p = 0.03125; the gate (more than 0 regression(s), more than fixes, p < 0.05) fails: a significant regression")
 }
