@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,16 +67,15 @@ hook_env:
 	assert.Contains(t, out.String(), "- SC-HELD: quarantined until "+until+": the sandbox is down (AG-7)")
 	assert.Contains(t, out.String(), "- SC-KOFN: 2 of 3 passed (min_pass 2)")
 
-	res, err = goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+t.TempDir(), "-rook.only=SC-ALLOFN")
+	bin := testBinary(t, dir, "fake") // linked once for the two runs below
+	res, err = runBinary(t, bin, dir, "fake", nil, "-rook.dir="+t.TempDir(), "-rook.only=SC-ALLOFN")
 	require.Error(t, err, "min_pass 3 of 3 fails on one failed attempt")
 	assert.Equal(t, "fail", res.action["TestFake/SC-ALLOFN"])
 
 	write(t, dir, "profiles/fake/quarantine.yaml", "quarantine:\n  - scenario: SC-HELD\n    reason: the sandbox is down (AG-7)\n    expires: 2026-01-02\n")
-	cmd := exec.Command("go", "test", "-count=1", "./scenarios/fake", "-rook.dir="+t.TempDir())
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), goflags)
-	outb, err := cmd.CombinedOutput()
+	res, err = runBinary(t, bin, dir, "fake", nil, "-rook.dir="+t.TempDir())
 	require.Error(t, err)
-	assert.Contains(t, string(outb), "profiles/fake/quarantine.yaml:4:14: the quarantine of SC-HELD expired after 2026-01-02 (the sandbox is down (AG-7))")
+	assert.Contains(t, res.all, "profiles/fake/quarantine.yaml:4:14: the quarantine of SC-HELD expired after 2026-01-02 (the sandbox is down (AG-7))")
 }
 
 // A run with a price table shows each scenario's cost and the total in report.yaml, the
