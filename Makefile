@@ -5,7 +5,7 @@ export HELPDESK_API_KEY ?= helpdesk-demo-key
 GO ?= go
 JUNIT_PKGS ?= ./scenarios/...
 
-.PHONY: demo test test-race test-e2e lint generate junit bench
+.PHONY: demo test test-race test-e2e test-long lint generate junit bench
 
 ## demo: run the example agent's suite against its good profile (green)
 demo:
@@ -23,7 +23,14 @@ test-race:
 	$(GO) test -race -count=1 ./internal/... ./rooktest/...
 
 test-e2e:
-	$(GO) test -count=1 -parallel 4 ./rookgen/... ./schemas/...
+	$(GO) test -count=1 -parallel 4 -skip '$(LONG_TESTS)' ./rookgen/... ./schemas/...
+
+## test-long: the end-to-end tests that replay a whole adoption with real interpreters (the
+## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python
+## and Go, the README's adoption steps); CI runs them beside make test
+LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays)$$
+test-long:
+	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 
 ## lint: staticcheck, and errcheck on the non-test code (fmt's prints to a writer aside, as
 ## golangci-lint's defaults have it); CI runs it beside test
