@@ -21,6 +21,7 @@ import (
 // checks that every record it left parses, continues each run with -rook.run, and compares
 // the verdicts with those of a run that was never interrupted.
 func TestSIGKILLLosesNothing(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds a generated package and kills it")
 	}

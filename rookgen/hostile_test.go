@@ -21,6 +21,7 @@ import (
 // package's TestMain started in a session of its own runs through it all and ends with its
 // own exit status.
 func TestHostileSecretsAndDaemons(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}

@@ -98,6 +98,7 @@ func judgeServer(t *testing.T) (*fakejudge.Server, []string) {
 // TestModelJudgeEndToEnd runs every scripted judge answer through the whole path: hook
 // processes, the judge request, the records and go test's output.
 func TestModelJudgeEndToEnd(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	dir, _ := judgeModule(t)
 	fake, env := judgeServer(t)
 	res, err := goTest(t, dir, env, "./scenarios/fake")
@@ -158,6 +159,7 @@ func TestModelJudgeEndToEnd(t *testing.T) {
 // TestModelJudgeCacheAndRejudge judges a finished run after the fact, without calling any
 // hook, and answers an unchanged scenario from the cache.
 func TestModelJudgeCacheAndRejudge(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	dir, hookLog := judgeModule(t)
 	fake, env := judgeServer(t)
 	only := "-rook.only=SC-PASS,SC-FAIL"
@@ -203,6 +205,7 @@ func TestModelJudgeCacheAndRejudge(t *testing.T) {
 // TestModelJudgePreflight: a server that cannot answer the preflight question decides
 // nothing in the run, and the test log says so once, at the top.
 func TestModelJudgePreflight(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	dir, _ := judgeModule(t)
 	fake, env := judgeServer(t)
 	fake.Scripts["PREFLIGHT"] = fakejudge.Garbage

@@ -213,6 +213,7 @@ func TestRookShapedAgent(t *testing.T) {
 // TestContinuedRunKeepsItsPlan plans a run with -rook.only and continues it without: the
 // continuation runs what the run planned, nothing more.
 func TestContinuedRunKeepsItsPlan(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	dir, env, bank := bankModule(t)
 	res, err := goTest(t, dir, env, "./scenarios/bank", "-rook.only=SC-002", "-rook.phases=prepare,open,execute,close")
 	require.NoError(t, err, res.all)

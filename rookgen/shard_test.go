@@ -17,6 +17,7 @@ import (
 
 // TestShards: three shards in three go test processes run every scenario exactly once.
 func TestShards(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
@@ -72,6 +73,7 @@ func TestShards(t *testing.T) {
 // jobs have), merged with rookgen report -merge: the merged run has the same plan,
 // verdicts, totals and clusters as the whole one.
 func TestShardsMergeLikeOneRun(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package four times")
 	}

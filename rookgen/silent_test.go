@@ -15,6 +15,7 @@ import (
 // llm_judge and no judge is configured) fails its profile's test with one line saying why,
 // unless -rook.allow-undecided is given.
 func TestUndecidedRunFails(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
@@ -38,6 +39,7 @@ func TestUndecidedRunFails(t *testing.T) {
 // usage, gets a note naming "calls" for its tool_calls, and a profile declaring calls no
 // hook reports is warned about (a failure under -rook.strict).
 func TestNearMissesAndCapabilities(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
