@@ -71,18 +71,7 @@ func (r *Run) outcome(t tb, j *job) {
 		attr(t, "rook.carried_from", o.CarriedFrom)
 		logf(t, "carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)
 	}
-	if len(o.Attempts) == 1 {
-		r.attempt(t, o.Scenario, o.Attempts[0])
-	} else {
-		at := t
-		if v := o.Verdict; v != nil && v.MinPass > 0 && v.Status != record.Fail {
-			// The attempts that failed are those min_pass spares: the scenario did not fail.
-			at = &excused{tb: t, why: fmt.Sprintf("min_pass %d of %d: the scenario is %s", v.MinPass, len(o.Attempts), v.Status)}
-		}
-		for _, a := range o.Attempts {
-			at.Run(fmt.Sprintf("attempt_%d", a.N), func(t tb) { r.attempt(t, o.Scenario, a) })
-		}
-	}
+	r.attempts(t, o)
 	v := o.Verdict
 	if v == nil {
 		if !t.Failed() && !t.Skipped() {
@@ -95,24 +84,7 @@ func (r *Run) outcome(t tb, j *job) {
 	if v.UnverifiableReason != "" {
 		attr(t, "rook.reason", v.UnverifiableReason)
 	}
-	if n := len(o.Attempts); n > 1 {
-		passed := 0
-		for _, a := range o.Attempts {
-			if a.Verdict.Status == record.Pass {
-				passed++
-			}
-		}
-		flaky := ""
-		if v.Flaky {
-			flaky = "; flaky: the attempts disagree"
-			attr(t, "rook.flaky", "true")
-		}
-		if v.MinPass > 0 {
-			logf(t, "min_pass %d of %d: %d of %d attempts passed%s", v.MinPass, n, passed, n, flaky)
-		} else {
-			logf(t, "pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
-		}
-	}
+	repeats(t, o)
 	if v.Status == record.Pass {
 		logf(t, "%s: Pass", o.Scenario.ID)
 	} else {
@@ -120,6 +92,48 @@ func (r *Run) outcome(t tb, j *job) {
 	}
 	if v.Status == record.UnableToVerify && !t.Failed() {
 		skipf(t, "Unable to Verify (%s)", v.UnverifiableReason)
+	}
+}
+
+// attempts reports the scenario's one attempt on t, or each of its repeats as a subtest;
+// the attempts a min_pass scenario could spare are said and not counted.
+func (r *Run) attempts(t tb, o *lifecycle.Outcome) {
+	t.Helper()
+	if len(o.Attempts) == 1 {
+		r.attempt(t, o.Scenario, o.Attempts[0])
+		return
+	}
+	at := t
+	if v := o.Verdict; v != nil && v.MinPass > 0 && v.Status != record.Fail {
+		// The attempts that failed are those min_pass spares: the scenario did not fail.
+		at = &excused{tb: t, why: fmt.Sprintf("min_pass %d of %d: the scenario is %s", v.MinPass, len(o.Attempts), v.Status)}
+	}
+	for _, a := range o.Attempts {
+		at.Run(fmt.Sprintf("attempt_%d", a.N), func(t tb) { r.attempt(t, o.Scenario, a) })
+	}
+}
+
+// repeats says how a repeated scenario's attempts went: k of n, and whether they disagree.
+func repeats(t tb, o *lifecycle.Outcome) {
+	n, v := len(o.Attempts), o.Verdict
+	if n <= 1 {
+		return
+	}
+	passed := 0
+	for _, a := range o.Attempts {
+		if a.Verdict.Status == record.Pass {
+			passed++
+		}
+	}
+	flaky := ""
+	if v.Flaky {
+		flaky = "; flaky: the attempts disagree"
+		attr(t, "rook.flaky", "true")
+	}
+	if v.MinPass > 0 {
+		logf(t, "min_pass %d of %d: %d of %d attempts passed%s", v.MinPass, n, passed, n, flaky)
+	} else {
+		logf(t, "pass^%d: %d of %d attempts passed%s", n, passed, n, flaky)
 	}
 }
 

@@ -243,26 +243,33 @@ func read(dirs []string, suite func(agent string) ([]string, bool)) ([]shard, er
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("run %s is missing shard(s) %s: merge all %d, or its scenarios would look skipped", first.run.ID, strings.Join(missing, ", "), n)
 	}
-	// Each scenario is run by one shard: the one its id hashes to, or, for shards of a
-	// plan (which the merge does not hold), whichever ran it first and alone.
+	if err := oneOwner(shards, first.run.Shard.Plan != "", n); err != nil {
+		return nil, err
+	}
+	return shards, nil
+}
+
+// oneOwner checks that each scenario was run by one shard: the one its id hashes to, or,
+// for shards of a plan (which the merge does not hold), whichever ran it first and alone.
+func oneOwner(shards []shard, planned bool, n int) error {
 	ran := map[string]int{}
 	for _, s := range shards {
 		k := s.run.Shard.Index
 		for _, e := range s.run.Included {
 			owner := record.ShardOf(e.ScenarioID, n)
-			if first.run.Shard.Plan != "" {
+			if planned {
 				owner = k
 				if other, twice := ran[e.ScenarioID]; twice {
 					owner = other
 				}
 			}
 			if owner != k {
-				return nil, fmt.Errorf("shard %d/%d (%s) ran %s, which shard %d/%d runs", k, n, s.dir, e.ScenarioID, owner, n)
+				return fmt.Errorf("shard %d/%d (%s) ran %s, which shard %d/%d runs", k, n, s.dir, e.ScenarioID, owner, n)
 			}
 			ran[e.ScenarioID] = k
 		}
 	}
-	return shards, nil
+	return nil
 }
 
 // planName is a shard plan's hash as a refusal names it.

@@ -202,6 +202,33 @@ func LoadProfile(file, agentDir string) (*Profile, error) {
 	return ParseProfile(file, agentDir, data)
 }
 
+// runKey reads the keys that shape a run rather than reach the agent: its price table,
+// its trace receiver and its rate.
+func (p *Profile) runKey(e *errs, f field) {
+	switch f.key {
+	case "pricing":
+		p.parsePricing(e, f)
+	case "traces":
+		if v := str(e, f); v != "otlp" && v != "off" {
+			e.at(f.v, "traces must be otlp (receive the agent's OpenTelemetry spans) or off, got %q", v)
+		} else {
+			p.Traces = v == "otlp"
+		}
+	case "traces_quiet_ms":
+		if n, ok := integer(e, f); ok && n < 0 {
+			e.at(f.v, "traces_quiet_ms must not be negative, got %d", n)
+		} else if ok {
+			p.TracesQuiet = time.Duration(n) * time.Millisecond
+		}
+	case "rate":
+		r, err := ratelimit.Parse(str(e, f))
+		if err != nil {
+			e.at(f.v, "rate %v", err)
+		}
+		p.Rate = r
+	}
+}
+
 // ParseProfile is LoadProfile on bytes already read.
 func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 	e := &errs{file: file}
@@ -236,26 +263,8 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 					p.Capabilities.Usage = boolean(e, c)
 				}
 			}
-		case "pricing":
-			p.parsePricing(e, f)
-		case "traces":
-			if v := str(e, f); v != "otlp" && v != "off" {
-				e.at(f.v, "traces must be otlp (receive the agent's OpenTelemetry spans) or off, got %q", v)
-			} else {
-				p.Traces = v == "otlp"
-			}
-		case "traces_quiet_ms":
-			if n, ok := integer(e, f); ok && n < 0 {
-				e.at(f.v, "traces_quiet_ms must not be negative, got %d", n)
-			} else if ok {
-				p.TracesQuiet = time.Duration(n) * time.Millisecond
-			}
-		case "rate":
-			r, err := ratelimit.Parse(str(e, f))
-			if err != nil {
-				e.at(f.v, "rate %v", err)
-			}
-			p.Rate = r
+		case "pricing", "traces", "traces_quiet_ms", "rate":
+			p.runKey(e, f)
 		case "concurrency":
 			if n, ok := integer(e, f); ok {
 				if n < 1 {
