@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
@@ -221,21 +219,18 @@ func (h *History) Flaky(id string) bool {
 	return len(seen) == 2
 }
 
-// Title reads a scenario's title from its newest snapshot; "" when none reads.
-func (h *History) Title(id string) string {
+// Snapshot reads the head of a scenario's newest snapshot (its title and how it is
+// filed); ok is false when no run holds one that reads.
+func (h *History) Snapshot(id string) (head store.SnapshotHead, ok bool) {
 	for i, e := range h.Scenarios[id] {
 		if e.Status == NotIncluded {
 			continue
 		}
-		var head struct {
-			Title string `yaml:"title"`
-		}
-		data, err := os.ReadFile(filepath.Join(store.Store{Dir: h.Runs[i].Dir}.ScenarioDir(id), "snapshot.yaml"))
-		if err == nil && yaml.Unmarshal(data, &head) == nil {
-			return head.Title
+		if _, head, err := store.ReadSnapshot(store.Store{Dir: h.Runs[i].Dir}.ScenarioDir(id)); err == nil {
+			return head, true
 		}
 	}
-	return ""
+	return head, false
 }
 
 // PassedAnywhere says, of each of ids, whether it passed in any run of agent under root.

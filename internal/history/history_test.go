@@ -78,6 +78,8 @@ func TestLoad(t *testing.T) {
 	assert.Equal(t, owner.Agent, h.Owner("SC-1", 1))
 	assert.Equal(t, owner.Scenario, h.Owner("SC-2", 1), "SC-2 never passed")
 	assert.Equal(t, owner.Owner(""), h.Owner("SC-2", 0), "an untrusted verdict has no owner to name")
-	assert.Equal(t, "the SC-3", h.Title("SC-3"))
+	head, ok := h.Snapshot("SC-3")
+	assert.True(t, ok)
+	assert.Equal(t, "the SC-3", head.Title)
 	assert.Equal(t, map[string]bool{"SC-1": true}, PassedAnywhere(root, "fake", []string{"SC-1", "SC-2", "SC-9"}))
 }

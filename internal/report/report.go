@@ -17,8 +17,6 @@ import (
 	"slices"
 	"sort"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/owner"
@@ -269,13 +267,8 @@ func Build(dir, base string) (*Report, error) {
 func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 	sc := Scenario{ID: id, Status: "not run"}
 	sdir := st.ScenarioDir(id)
-	if snap, err := os.ReadFile(filepath.Join(sdir, "snapshot.yaml")); err == nil {
+	if snap, head, err := store.ReadSnapshot(sdir); err == nil {
 		sc.Snapshot = sha256.Sum256(snap)
-		var head struct {
-			Title   string `yaml:"title"`
-			Feature string `yaml:"feature_id"`
-		}
-		_ = yaml.Unmarshal(snap, &head) // a title is a nicety
 		sc.Title, sc.Feature = head.Title, head.Feature
 		sc.Status = "not judged"
 	}

@@ -202,24 +202,11 @@ func (s *Site) scenario(h *history.History, id string, sc *spec.Scenario) scenar
 
 // snapshot reads a scenario that is no longer in the module from its newest snapshot.
 func (s *Site) snapshot(h *history.History, id string) *spec.Scenario {
-	for i, e := range h.Scenarios[id] {
-		if e.Status == history.NotIncluded {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(store.Store{Dir: h.Runs[i].Dir}.ScenarioDir(id), "snapshot.yaml"))
-		if err != nil {
-			continue
-		}
-		var snap struct {
-			Title, Class, Category string
-			Feature                string   `yaml:"feature_id"`
-			Tags                   []string `yaml:"tags"`
-		}
-		if yaml.Unmarshal(data, &snap) == nil {
-			return &spec.Scenario{ID: id, Title: snap.Title, Class: snap.Class, Category: snap.Category, Feature: snap.Feature, Tags: snap.Tags}
-		}
+	snap, ok := h.Snapshot(id)
+	if !ok {
+		return nil
 	}
-	return nil
+	return &spec.Scenario{ID: id, Title: snap.Title, Class: snap.Class, Category: snap.Category, Feature: snap.Feature, Tags: snap.Tags}
 }
 
 // features are the agent's features: those its scenarios name (feature_id, and each tag),

@@ -12,8 +12,6 @@ import (
 	"sort"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -115,14 +113,8 @@ func clusters(judged []judgedScenario) []record.Cluster {
 	index := map[string]int{}
 	for _, j := range judged {
 		v := j.verdict
-		var snap struct {
-			Title     string `yaml:"title"`
-			FeatureID string `yaml:"feature_id"`
-		}
-		if data, err := os.ReadFile(filepath.Join(j.dir, "snapshot.yaml")); err == nil {
-			_ = yaml.Unmarshal(data, &snap) // a snapshot that does not parse leaves the title empty
-		}
-		kind, why, summary := clusterOf(v, snap.FeatureID)
+		_, snap, _ := store.ReadSnapshot(j.dir) // a snapshot that does not read leaves the title empty
+		kind, why, summary := clusterOf(v, snap.Feature)
 		if kind == "" {
 			continue
 		}
@@ -131,7 +123,7 @@ func clusters(judged []judgedScenario) []record.Cluster {
 		if !ok {
 			i = len(out)
 			index[key] = i
-			out = append(out, record.Cluster{ID: fmt.Sprintf("CL-%02d", i+1), Kind: kind, Why: why, FeatureID: snap.FeatureID})
+			out = append(out, record.Cluster{ID: fmt.Sprintf("CL-%02d", i+1), Kind: kind, Why: why, FeatureID: snap.Feature})
 		}
 		out[i].Scenarios = append(out[i].Scenarios, record.ClusterScenario{ScenarioID: v.ScenarioID, Title: snap.Title, Summary: summary})
 	}
