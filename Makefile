@@ -27,9 +27,10 @@ test-e2e:
 
 ## test-long: the end-to-end tests that replay a whole adoption with real interpreters (the
 ## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python
-## and Go, the README's adoption steps), and the two that measure concurrency by the clock,
-## which want a machine not running other tests beside them; CI runs them after make test
-LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable)$$
+## and Go, the README's adoption steps), the two that measure concurrency by the clock,
+## which want a machine not running other tests beside them, and the one that runs three CI
+## engines' shards; CI runs them after make test
+LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines)$$
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 
