@@ -402,5 +402,15 @@ func startSleeperWith(attr *syscall.SysProcAttr, out *os.File) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	return os.WriteFile(os.ExpandEnv(os.Getenv("FAKEHOOK_PIDFILE")), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+	return writePidfile(os.ExpandEnv(os.Getenv("FAKEHOOK_PIDFILE")), cmd.Process.Pid)
+}
+
+// writePidfile writes pid to path whole: to a file beside it, then renamed, so a test
+// that polls for path never reads it empty or half written.
+func writePidfile(path string, pid int) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(pid)), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
