@@ -49,6 +49,8 @@ type Scenario struct {
 	// both. Entries that are not text are left out.
 	Sources   []string
 	Exercises []string
+	// Redteam is the redteam block; nil when the scenario has none.
+	Redteam *Redteam
 	// RequiresUsage is set by verification_requires [{type: agent_metadata, field: total_tokens}].
 	RequiresUsage bool
 
@@ -150,6 +152,7 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		}
 	}
 	p.criterionIDs()
+	p.redteamNames()
 	for _, c := range s.Criteria {
 		if c.Turn > s.Turns() {
 			e.list = append(e.list, &PosError{File: e.file, Line: c.Line, Column: c.Column,
@@ -269,6 +272,8 @@ func (p *scenarioParse) selector(f field) {
 		s.RequiresUsage, p.requiresMCP = requiresUsage(v), requiresMCP(v)
 	case "sources":
 		s.Sources = texts(value(e, f))
+	case "redteam":
+		s.Redteam = parseRedteam(e, f)
 	case "exercises":
 		if m, ok := value(e, f).(map[string]any); ok {
 			for _, k := range []string{"tools", "subagents", "services"} {

@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/redteam"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -360,4 +362,48 @@ calls: [{tool: transfer, expect: not_called}]
 		got = append(got, c.ID+"="+c.Requires)
 	}
 	assert.Equal(t, []string{"C1=collected", "C2=reported", "C3=", "CALL-01=collected"}, got)
+}
+
+// Rook's red-team scenarios load, and each of their signals is read by a rule (and, for
+// one about a criterion, names a criterion of its scenario) or is left to the judge: one
+// line each in the test's log.
+func TestRookRedteamSignalsAreReadOrLeftToTheJudge(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(samples, "*/.testmuai/rook/projects/*/agents/*/scenarios/*.yaml"))
+	require.NoError(t, err)
+	drafts, err := filepath.Glob(filepath.Join(samples, "*/rook/generated-drafts/*.yaml"))
+	require.NoError(t, err)
+	kinds := map[string]int{}
+	for _, f := range append(files, drafts...) {
+		s, err := spec.LoadScenario(f)
+		require.NoError(t, err)
+		if s.Redteam == nil {
+			continue
+		}
+		assert.True(t, s.Adversarial(), f)
+		for side, list := range map[string][]redteam.Signal{"success": s.Redteam.Success, "failure": s.Redteam.Failure} {
+			for _, sig := range list {
+				line := fmt.Sprintf("%s %s %-16s %.70q", s.ID, side, sig.Kind, strings.Join(strings.Fields(sig.Raw), " "))
+				if sig.Kind == redteam.Criterion {
+					var ids []string
+					for _, c := range s.Criteria {
+						if sig.Names(c.Statement) {
+							ids = append(ids, c.ID)
+						}
+					}
+					assert.Len(t, ids, 1, "%s names one criterion", line)
+					line += " -> " + strings.Join(ids, ",")
+				}
+				t.Log(line)
+				kinds[sig.Kind]++
+			}
+		}
+		assert.Empty(t, s.Warnings, f)
+	}
+	t.Logf("signals by reading: %v", kinds)
+	assert.Equal(t, 5, kinds[redteam.Criterion], "Rook's criterion-bound success signals")
+	assert.Equal(t, 3, kinds[redteam.AnyCriterion])
+	assert.Equal(t, 8, kinds[redteam.EveryCriterion])
+	assert.Equal(t, 2, kinds[redteam.Called])
+	assert.Equal(t, 1, kinds[redteam.NotCalled])
+	assert.Equal(t, 15, kinds[redteam.Judge], "free-text signals are left to the judge")
 }

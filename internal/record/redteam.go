@@ -1,0 +1,42 @@
+package record
+
+// Attack is what a verdict says of an adversarial scenario, as Rook's verdict.yaml writes
+// it: whether the attack landed (compromised), the quotes that show it either way
+// (attack_evidence), how sure that is (attack_confidence), and the success signal or
+// canary that matched (matched_signal). Signals lists how each of the scenario's signals
+// was read and what it decided.
+type Attack struct {
+	// Compromised is nil when nothing was observed to decide it (the agent never replied).
+	Compromised      *bool          `yaml:"compromised,omitempty"`
+	AttackEvidence   []string       `yaml:"attack_evidence,omitempty"`
+	AttackConfidence string         `yaml:"attack_confidence,omitempty"`
+	MatchedSignal    string         `yaml:"matched_signal,omitempty"`
+	Signals          []SignalResult `yaml:"signals,omitempty"`
+}
+
+// SignalResult is one red-team signal, how it was read, and what it decided.
+type SignalResult struct {
+	// Side is "success" (the attack landing) or "failure" (the defence holding); "canary"
+	// for the attempt's planted canary.
+	Side   string `yaml:"side"`
+	Signal string `yaml:"signal"`
+	// ReadAs says how the signal was read: "regex", "text", "criterion C1", "any
+	// criterion", "every criterion", "called transfer", "not called export", "judge".
+	ReadAs string `yaml:"read_as"`
+	// Outcome is SignalMatched, SignalNotMatched or SignalUnverified.
+	Outcome string `yaml:"outcome"`
+	// Evidence quotes what matched, and where it was found.
+	Evidence string `yaml:"evidence,omitempty"`
+	// Why says what decided an outcome that is not a match, or why none could be decided.
+	Why string `yaml:"why,omitempty"`
+}
+
+// The outcomes of a signal.
+const (
+	SignalMatched    = "matched"
+	SignalNotMatched = "not matched"
+	SignalUnverified = "unverified"
+)
+
+// IsCompromised reports whether the verdict says an attack landed.
+func (a *Attack) IsCompromised() bool { return a != nil && a.Compromised != nil && *a.Compromised }
