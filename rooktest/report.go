@@ -179,6 +179,10 @@ func (r *Run) attempt(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
 	if len(sc.Forbidden) > 0 {
 		t.Run("forbidden", func(t tb) { r.forbidden(t, sc, a) })
 	}
+	if sc.Adversarial() {
+		t.Run("redteam", func(t tb) { r.redteam(t, a) })
+	}
+	r.evasion(t, a)
 }
 
 // nearMisses warns when a criterion could not be observed and the attempt's hooks printed a

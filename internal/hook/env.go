@@ -17,11 +17,13 @@ type Scope struct {
 	Scenario, Session string
 	Turn              int
 	Conversation      string
+	// Canary is the token planted for the scenario attempt (ROOK_CANARY); "" for none.
+	Canary string
 }
 
 // rookVars are the variables the hook contract sets; with them come no other ROOK_* values.
 var rookVars = []string{"ROOK_HOOK", "ROOK_WORKSPACE", "ROOK_PROJECT", "ROOK_AGENT", "ROOK_RUN_ID",
-	"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_TURN", "ROOK_CONVERSATION", "ROOK_STATE_DIR", "ROOK_RUN_STATE_DIR"}
+	"ROOK_SCENARIO_ID", "ROOK_SESSION", "ROOK_TURN", "ROOK_CONVERSATION", "ROOK_STATE_DIR", "ROOK_RUN_STATE_DIR", "ROOK_CANARY"}
 
 // isRookVar reports whether kv is of the ROOK_ prefix, which the runtime owns: an inherited
 // one is dropped, so that each of the contract's is set exactly in its scope and no other
@@ -61,6 +63,9 @@ func Environ(base []string, hookEnv map[string]string, s Scope) []string {
 	}
 	set("ROOK_SCENARIO_ID", s.Scenario)
 	set("ROOK_SESSION", s.Session)
+	if s.Canary != "" {
+		set("ROOK_CANARY", s.Canary)
+	}
 	if s.Phase == "execute" {
 		set("ROOK_TURN", strconv.Itoa(s.Turn))
 	}

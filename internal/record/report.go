@@ -98,12 +98,16 @@ type Totals struct {
 	Unjudged     int `yaml:"unjudged" json:"unjudged"`
 	// Untrusted counts the unjudged scenarios whose verdict.yaml did not match the records
 	// it claims (ReadVerdict): never counted as what they say.
-	Untrusted      int     `yaml:"untrusted,omitempty" json:"untrusted,omitempty"`
-	NotRun         int     `yaml:"not_run" json:"not_run"`
-	Unrunnable     int     `yaml:"unrunnable" json:"unrunnable"`
-	Decided        int     `yaml:"decided" json:"decided"`
-	PassRate       float64 `yaml:"pass_rate" json:"pass_rate"`
-	CarriedForward int     `yaml:"carried_forward" json:"carried_forward"`
+	Untrusted int `yaml:"untrusted,omitempty" json:"untrusted,omitempty"`
+	// Compromised counts the adversarial scenarios whose attack landed; PossibleEvasion
+	// those flagged possible_evasion. Both are among the counts above too.
+	Compromised     int     `yaml:"compromised,omitempty" json:"compromised,omitempty"`
+	PossibleEvasion int     `yaml:"possible_evasion,omitempty" json:"possible_evasion,omitempty"`
+	NotRun          int     `yaml:"not_run" json:"not_run"`
+	Unrunnable      int     `yaml:"unrunnable" json:"unrunnable"`
+	Decided         int     `yaml:"decided" json:"decided"`
+	PassRate        float64 `yaml:"pass_rate" json:"pass_rate"`
+	CarriedForward  int     `yaml:"carried_forward" json:"carried_forward"`
 }
 
 // Metrics are measured over the run.

@@ -9,6 +9,10 @@ type Hooks struct {
 	Version      int        `json:"version"`
 	Phases       HookPhases `json:"phases"`
 	Conversation string     `json:"conversation,omitempty"`
+	// Canary is the token planted for the attempt (ROOK_CANARY); CanaryUnplanted says which
+	// of the profile's canary fixtures did not hold it after open.
+	Canary          string `json:"canary,omitempty"`
+	CanaryUnplanted string `json:"canary_unplanted,omitempty"`
 	// InFlight names the hook running when the file was written: a file read back with it
 	// set was left by a process that died during that hook.
 	InFlight *InFlight `json:"in_flight,omitempty"`

@@ -12,8 +12,13 @@ import (
 // Input is what one attempt of an adversarial scenario is decided from.
 type Input struct {
 	Success, Failure []Signal
-	// Canary is the token planted for the attempt; "" when none was.
-	Canary string
+	// Canary is the token given to the attempt's hooks; "" when none was. Unplanted says
+	// why it cannot be relied on when it does not appear (a fixture did not hold it after
+	// open); Unchecked that the profile names no fixture it is planted in. Either way a
+	// canary that appears is a leak; one that does not decides nothing then.
+	Canary    string
+	Unplanted string
+	Unchecked bool
 	// Evidence is the attempt's evidence; Rows its verdict rows, forbidden text's included.
 	Evidence *check.Evidence
 	Rows     []record.Row
@@ -37,7 +42,17 @@ func Decide(in Input) record.Attack {
 		places = surfaces(ev)
 	}
 	if in.Canary != "" {
-		results = append(results, canary(in.Canary, places, ran))
+		r := canary(in.Canary, places, ran)
+		switch {
+		case r.Outcome == record.SignalMatched:
+		case in.Unplanted != "":
+			r.Outcome, r.Why = record.SignalUnverified, "the canary was not planted: "+in.Unplanted+" after open"
+		case in.Unchecked:
+			r.Outcome = "" // the profile plants it nowhere: only a leak says something
+		}
+		if r.Outcome != "" {
+			results = append(results, r)
+		}
 	}
 	for _, s := range in.Success {
 		results = append(results, in.decide("success", s, places, ran))

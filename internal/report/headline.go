@@ -21,6 +21,9 @@ func (r *Report) headline() string {
 		}
 	}
 	var parts []string
+	if c := r.compromisedHeadline(); c != "" {
+		parts = append(parts, c)
+	}
 	if failedN > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed%s", failedN, shared(r.Failed)))
 	}

@@ -35,6 +35,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	t := r.Totals
 	fmt.Fprintf(&b, "## rook run %s: %s / %s\n\n", r.RunID, r.Agent, r.Profile)
 	fmt.Fprintf(&b, "**%s**\n\n", md(r.Headline))
+	b.WriteString(r.attacksMarkdown())
 	b.WriteString("| planned | passed | failed | Unable to Verify | unrunnable | not run | pass rate (decided) |\n|---|---|---|---|---|---|---|\n")
 	rate := "n/a"
 	if t.Decided > 0 {

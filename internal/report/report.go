@@ -35,12 +35,16 @@ type Report struct {
 	Profile string `json:"profile" yaml:"profile"`
 	Dir     string `json:"dir" yaml:"dir"`
 	// Headline is the run in one line with the next step, from the records alone.
-	Headline  string         `json:"headline" yaml:"headline"`
-	Totals    record.Totals  `json:"totals" yaml:"totals"`
-	Metrics   record.Metrics `json:"metrics" yaml:"metrics"`
-	Unable    []Reason       `json:"unable_to_verify" yaml:"unable_to_verify"`
-	Failed    []Failure      `json:"failed_criteria" yaml:"failed_criteria"`
-	Scenarios []Scenario     `json:"scenarios" yaml:"scenarios"`
+	Headline string         `json:"headline" yaml:"headline"`
+	Totals   record.Totals  `json:"totals" yaml:"totals"`
+	Metrics  record.Metrics `json:"metrics" yaml:"metrics"`
+	// Compromised are the adversarial scenarios whose attack landed; Evasions those
+	// flagged possible_evasion.
+	Compromised []Compromise `json:"compromised,omitempty" yaml:"compromised,omitempty"`
+	Evasions    []Evasion    `json:"possible_evasion,omitempty" yaml:"possible_evasion,omitempty"`
+	Unable      []Reason     `json:"unable_to_verify" yaml:"unable_to_verify"`
+	Failed      []Failure    `json:"failed_criteria" yaml:"failed_criteria"`
+	Scenarios   []Scenario   `json:"scenarios" yaml:"scenarios"`
 	// Spend is what the run cost, by its profile's price table; nil without one.
 	Spend *Spend `json:"cost,omitempty" yaml:"cost,omitempty"`
 	// Owners count the scenarios that did not pass by who must act (owner.Of).
@@ -228,6 +232,7 @@ func Build(dir, base string) (*Report, error) {
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
 			}
+			r.attacks(sc, v)
 			for _, row := range v.Rows() {
 				if row.Status == record.Fail {
 					r.Failed = append(r.Failed, Failure{ScenarioID: sc.ID, CriterionID: row.CriterionID, Expected: row.Expected,

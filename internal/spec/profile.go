@@ -37,6 +37,12 @@ type Profile struct {
 	Rate ratelimit.Rate
 	// Pricing is the price table the run's tokens are priced by; nil without one.
 	Pricing *record.Pricing
+	// CanaryFixtures are the files (relative to the attempt's ROOK_STATE_DIR) open must
+	// have planted ROOK_CANARY in; WriteTools the tools that change something, for possible
+	// evasion (nil: told by their names); MCP the MCP servers mcp_probe criteria may call.
+	CanaryFixtures []string
+	WriteTools     []string
+	MCP            []MCPServer
 	// Concurrency is how many scenarios are in flight at once (at least 1).
 	Concurrency int
 
@@ -183,7 +189,7 @@ func (p *Profile) TimeoutFor(ph Phase) time.Duration {
 }
 
 var (
-	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate", "traces", "traces_quiet_ms"}
+	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate", "traces", "traces_quiet_ms", "canary", "write_tools", "mcp"}
 	hookKeys    = []string{"script", "timeout_seconds", "delay_seconds", "command"}
 	envKeys     = []string{"variable", "purpose", "secret"}
 	capKeys     = []string{"multi_turn", "calls", "usage"}
@@ -263,6 +269,8 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 					p.Capabilities.Usage = boolean(e, c)
 				}
 			}
+		case "canary", "write_tools", "mcp":
+			p.redteamKey(e, f)
 		case "pricing", "traces", "traces_quiet_ms", "rate":
 			p.runKey(e, f)
 		case "concurrency":

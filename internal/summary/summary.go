@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rookgo/rookgo/internal/record"
@@ -61,6 +62,12 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 		default:
 			t.Unjudged++
 		}
+		if v.Attack.IsCompromised() {
+			t.Compromised++
+		}
+		if v.PossibleEvasion {
+			t.PossibleEvasion++
+		}
 		if v.Status != record.Pass {
 			// Only what did not pass is clustered; a long run of passes is not held.
 			judged = append(judged, judgedScenario{dir: dir, verdict: v})
@@ -105,7 +112,7 @@ type judgedScenario struct {
 }
 
 // clusters groups the scenarios that did not pass by what they share, as Rook's reports
-// do: failed ones by feature and first failing criterion (or forbidden text, or the hook
+// do: compromised ones (first) by feature and whether the canary leaked, failed ones by feature and first failing criterion (or forbidden text, or the hook
 // that failed), Unable to Verify ones by reason. Clusters are numbered CL-01... in plan
 // order; the report always has the list, empty when every judged scenario passed.
 func clusters(judged []judgedScenario) []record.Cluster {
@@ -127,6 +134,11 @@ func clusters(judged []judgedScenario) []record.Cluster {
 		}
 		out[i].Scenarios = append(out[i].Scenarios, record.ClusterScenario{ScenarioID: v.ScenarioID, Title: snap.Title, Summary: summary})
 	}
+	// Compromised clusters lead, as in Rook's reports; each kind keeps plan order.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Kind == "compromised" && out[j].Kind != "compromised" })
+	for i := range out {
+		out[i].ID = fmt.Sprintf("CL-%02d", i+1)
+	}
 	return out
 }
 
@@ -135,6 +147,17 @@ func clusterOf(v record.Verdict, feature string) (kind, why, summary string) {
 	in := ""
 	if feature != "" {
 		in = " in " + feature
+	}
+	if v.Attack.IsCompromised() {
+		what := "a success signal matched"
+		if strings.HasPrefix(v.Attack.MatchedSignal, "canary ") {
+			what = "the planted canary leaked"
+		}
+		summary := ""
+		if len(v.Attack.AttackEvidence) > 0 {
+			summary = v.Attack.AttackEvidence[0]
+		}
+		return "compromised", "the attack landed" + in + ": " + what, summary
 	}
 	switch v.Status {
 	case record.Fail:

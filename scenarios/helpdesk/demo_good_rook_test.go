@@ -14,13 +14,14 @@ const _ = rooktest.SupportsGenVersion1
 
 var suiteDemoGood = rooktest.Suite{
 	Agent:   "helpdesk",
-	Profile: rooktest.File{Path: "profiles/helpdesk/demo-good.yaml", SHA256: "8d81f2287d264b83311fc534839370e9fa1a17e67af47942c80d01dedab130ec"},
+	Profile: rooktest.File{Path: "profiles/helpdesk/demo-good.yaml", SHA256: "6d522fefbe086a2e0d67732463ef656836c807110d83de32db12465e57f54577"},
 	Scenarios: []rooktest.Scenario{
 		{ID: "SC-001", File: rooktest.File{Path: "scenarios/helpdesk/SC-001.yaml", SHA256: "3f80fc4dbaecb3276b28f5d948b977f26e8ef1ddbd0b11c8706e863a7e3c521d"}},
 		{ID: "SC-002", File: rooktest.File{Path: "scenarios/helpdesk/SC-002.yaml", SHA256: "774026b683c22b4277392e37d88c7af824c2ad847270f5de12478032d1a239ed"}},
 		{ID: "SC-003", File: rooktest.File{Path: "scenarios/helpdesk/SC-003.yaml", SHA256: "c530d2bb297d5c09c46677003fda4c4cb2431bd10e6c02467620298a63e270ad"}},
 		{ID: "SC-004", File: rooktest.File{Path: "scenarios/helpdesk/SC-004.yaml", SHA256: "6490a31a566b5cea325234a6db8b3dce88a610db573127b49609ce9403cd6a3a"}},
 		{ID: "SC-005", File: rooktest.File{Path: "scenarios/helpdesk/SC-005.yaml", SHA256: "5282aaa7e4c095d1fdd61a872b745607b28d8be2477d8262337798eb5e5db17c"}},
+		{ID: "SC-006", File: rooktest.File{Path: "scenarios/helpdesk/SC-006.yaml", SHA256: "18d0b8713117501572bbb2c5acdb5b42b49e99741dfc1f134e5fbf895b6bc535"}},
 	},
 }
 
@@ -32,4 +33,5 @@ func TestDemoGood(t *testing.T) {
 	t.Run("SC-003_refund_over_the_limit_needs_approval", run.Scenario("SC-003"))
 	t.Run("SC-004_follow_up_question_keeps_the_order_in_context", run.Scenario("SC-004"))
 	t.Run("SC-005_never_disclose_a_customer_s_email_address", run.Scenario("SC-005"))
+	t.Run("SC-006_a_prompt_injection_cannot_read_out_the_staff_only_note", run.Scenario("SC-006"))
 }

@@ -113,7 +113,7 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 			fmt.Errorf("scenario %s went over its timeout_seconds budget of %s", sc.ID, sc.Timeout))
 		defer cancel()
 	}
-	inv := invocation{scenario: sc.ID, session: fmt.Sprintf("%s/%s/%d", r.ID, sc.ID, n), stateDir: a.stateDir()}
+	inv := invocation{scenario: sc.ID, session: fmt.Sprintf("%s/%s/%d", r.ID, sc.ID, n), stateDir: a.stateDir(), canary: a.hooks.Canary}
 	for {
 		step = Next(a.state(here), sel, r.ID)
 		if step.Action != RunPhase {
@@ -154,6 +154,9 @@ func (a *attemptRun) state(here Selection) State {
 func (a *attemptRun) begin() error {
 	r, sc := a.r, a.sc
 	a.hooks.InFlight = nil
+	if a.hooks.Canary == "" {
+		a.hooks.Canary = newCanary()
+	}
 	if a.fresh() {
 		r.mu.Lock()
 		a.lastEnd = r.prepareEnd
@@ -187,6 +190,9 @@ func (a *attemptRun) run(ctx, budget context.Context, inv invocation, ph spec.Ph
 		a.hooks.Phases.Open = rec
 		if out != nil && out.Conversation != "" && rec.OK {
 			a.hooks.Conversation = out.Conversation
+		}
+		if rec.OK {
+			a.hooks.CanaryUnplanted = a.unplanted()
 		}
 	case spec.Execute:
 		a.execute(budget, inv)

@@ -57,6 +57,7 @@ type invocation struct {
 	turn         int
 	conversation string
 	stdin        string
+	canary       string
 	// trace is the OpenTelemetry environment of the call when traces are on: where to
 	// export, and its TRACEPARENT.
 	trace []string
@@ -67,7 +68,7 @@ func (r *Run) env(inv invocation) []string {
 	return append(hook.Environ(r.cfg.Env, r.cfg.Profile.HookEnv, hook.Scope{Phase: string(inv.phase),
 		Workspace: r.cfg.Workspace, Project: r.cfg.Project, Agent: r.cfg.Agent, RunID: r.ID,
 		RunStateDir: r.RunStateDir, StateDir: inv.stateDir, Scenario: inv.scenario, Session: inv.session,
-		Turn: inv.turn, Conversation: inv.conversation}), inv.trace...)
+		Turn: inv.turn, Conversation: inv.conversation, Canary: inv.canary}), inv.trace...)
 }
 
 // invoke runs one hook and returns its record, its parsed output and, when it failed, the

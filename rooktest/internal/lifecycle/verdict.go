@@ -48,6 +48,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	}
 	v.Failure = strings.Join(msgs, "; ")
 	countRows(&v, rows)
+	a.attack(&v, ev)
 	res.Verdict = &v
 	a.record(a.r.cfg.Redactor.WriteVerdict(a.dir, &v))
 }
