@@ -27,6 +27,10 @@ type Evidence struct {
 	NoCollect string
 	// AgentRan is false when no turn produced a reply (execute failed or never ran).
 	AgentRan bool
+	// Probes are the answers of the MCP servers mcp_probe criteria named, asked after
+	// collect; NoProbes says why there are none, when it knows.
+	Probes   []record.Probe
+	NoProbes string
 	// CallsIncomplete, when set, says why the observed calls are only a lower bound: some
 	// came from a trace that is not shown complete. A call seen is seen; that one was not
 	// made, or made only so often, is then not shown.

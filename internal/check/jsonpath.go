@@ -116,25 +116,62 @@ func init() {
 				p.Errorf("path", "%v", err)
 			}
 		}
-		n := 0
-		if p.Has("equals") {
-			c.Equals, c.HasEquals = p.Value("equals"), true
-			n++
-		}
-		if p.Has("matches") {
-			c.Matches = compile(p, "matches")
-			n++
-		}
-		if p.Has("exists") {
-			b := p.Bool("exists")
-			c.Exists = &b
-			n++
-		}
-		if n != 1 {
-			p.Errorf("", "check json_path needs exactly one of params.equals, params.matches, params.exists")
-		}
+		c.parseExpectation(p, "json_path")
 		return c
 	}})
+}
+
+// parseExpectation reads the one of equals, matches and exists a path check needs.
+func (c *JSONPathCheck) parseExpectation(p Params, name string) {
+	n := 0
+	if p.Has("equals") {
+		c.Equals, c.HasEquals = p.Value("equals"), true
+		n++
+	}
+	if p.Has("matches") {
+		c.Matches = compile(p, "matches")
+		n++
+	}
+	if p.Has("exists") {
+		b := p.Bool("exists")
+		c.Exists = &b
+		n++
+	}
+	if n != 1 {
+		p.Errorf("", "check %s needs exactly one of params.equals, params.matches, params.exists", name)
+	}
+}
+
+// expectation says what passes of the value at the path in src.
+func (c *JSONPathCheck) expectation(src string) string {
+	switch {
+	case c.HasEquals:
+		return fmt.Sprintf("%s at %s equals %s", src, c.Source, jsonText(c.Equals))
+	case c.Matches != nil:
+		return fmt.Sprintf("%s at %s matches /%s/", src, c.Source, c.Matches)
+	case c.Exists != nil && !*c.Exists:
+		return fmt.Sprintf("%s has nothing at %s", src, c.Source)
+	}
+	return fmt.Sprintf("%s has a value at %s", src, c.Source)
+}
+
+// decideAt decides the expectation on doc: the status, whether the path found a value,
+// and the value.
+func (c *JSONPathCheck) decideAt(doc any) (status record.Status, found bool, v any) {
+	v, found = c.Path.Lookup(doc)
+	switch {
+	case c.Exists != nil:
+		return passIf(found == *c.Exists), found, v
+	case !found:
+		return record.Fail, false, nil
+	case c.HasEquals:
+		return passIf(jsonEqual(v, c.Equals)), true, v
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		s = jsonText(v)
+	}
+	return passIf(c.Matches.MatchString(s)), true, v
 }
 
 // JSONPathCheck passes when the JSON value at Path, in the reply or in collect's data,
@@ -164,15 +201,7 @@ func (c *JSONPathCheck) Expected() string {
 	if c.In == "collect" {
 		src = "collect's data"
 	}
-	switch {
-	case c.HasEquals:
-		return fmt.Sprintf("%s at %s equals %s", src, c.Source, jsonText(c.Equals))
-	case c.Matches != nil:
-		return fmt.Sprintf("%s at %s matches /%s/", src, c.Source, c.Matches)
-	case c.Exists != nil && !*c.Exists:
-		return fmt.Sprintf("%s has nothing at %s", src, c.Source)
-	}
-	return fmt.Sprintf("%s has a value at %s", src, c.Source)
+	return c.expectation(src)
 }
 
 func (c *JSONPathCheck) Judge(ev *Evidence) Result {
@@ -195,21 +224,9 @@ func (c *JSONPathCheck) Judge(ev *Evidence) Result {
 			return r
 		}
 	}
-	v, found := c.Path.Lookup(doc)
-	switch {
-	case c.Exists != nil:
-		r.Status = passIf(found == *c.Exists)
-	case !found:
-		r.Status = record.Fail
-	case c.HasEquals:
-		r.Status = passIf(jsonEqual(v, c.Equals))
-	default:
-		s, isStr := v.(string)
-		if !isStr {
-			s = jsonText(v)
-		}
-		r.Status = passIf(c.Matches.MatchString(s))
-	}
+	var found bool
+	var v any
+	r.Status, found, v = c.decideAt(doc)
 	if found {
 		r.Achieved = fmt.Sprintf("%s is %s", c.Source, Clip(jsonText(v), 200))
 		if c.In == "collect" {

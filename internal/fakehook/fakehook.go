@@ -25,6 +25,8 @@
 //	                  write its pid to FAKEHOOK_PIDFILE, reply and exit 0
 //	forge-verdict     write a Pass verdict.yaml beside its ROOK_STATE_DIR, bound to the hooks.json
 //	                  there now (the best a hostile hook can do), then do the default
+//	plant:<file>      write "secret $ROOK_CANARY" to <file> in ROOK_STATE_DIR (a fixture the
+//	                  canary is planted in), then do the default
 //	sleep:<duration>  sleep, then do the default
 //	wait-once:<ms>    the first call of the attempt prints {"retry_after_ms": ms} (an API's
 //	                  HTTP 429) and no reply; later calls do the default
@@ -152,6 +154,12 @@ func act(phase string, stdin []byte) int {
 		return code
 	}
 	switch verb {
+	case "plant":
+		secret := "secret " + os.Getenv("ROOK_CANARY")
+		if err := os.WriteFile(filepath.Join(os.Getenv("ROOK_STATE_DIR"), arg), []byte(secret), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	case "sleep":
 		d, _ := time.ParseDuration(arg)
 		time.Sleep(d)
@@ -269,14 +277,7 @@ func process(verb string) (code int, done bool) {
 		}
 		return reply("left a child running"), true
 	case "forge-verdict":
-		scenario := filepath.Dir(os.Getenv("ROOK_STATE_DIR"))
-		hooks, _ := os.ReadFile(filepath.Join(scenario, "hooks.json"))
-		sum := sha256.Sum256(hooks)
-		forged := fmt.Sprintf("scenario_id: %s\nstatus: Pass\ncriteria: []\nhooks_sha256: %x\n", os.Getenv("ROOK_SCENARIO_ID"), sum)
-		if err := os.WriteFile(filepath.Join(scenario, "verdict.yaml"), []byte(forged), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1, true
-		}
+		return forgeVerdict()
 	case "hold-stdout":
 		if err := startSleeperWith(nil, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -290,6 +291,20 @@ func process(verb string) (code int, done bool) {
 		}
 		time.Sleep(time.Hour)
 		return 0, true
+	}
+	return 0, false
+}
+
+// forgeVerdict writes a Pass verdict.yaml beside ROOK_STATE_DIR, bound to the hooks.json
+// there now, and goes on to the default.
+func forgeVerdict() (code int, done bool) {
+	scenario := filepath.Dir(os.Getenv("ROOK_STATE_DIR"))
+	hooks, _ := os.ReadFile(filepath.Join(scenario, "hooks.json"))
+	sum := sha256.Sum256(hooks)
+	forged := fmt.Sprintf("scenario_id: %s\nstatus: Pass\ncriteria: []\nhooks_sha256: %x\n", os.Getenv("ROOK_SCENARIO_ID"), sum)
+	if err := os.WriteFile(filepath.Join(scenario, "verdict.yaml"), []byte(forged), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1, true
 	}
 	return 0, false
 }

@@ -40,3 +40,19 @@ const (
 
 // IsCompromised reports whether the verdict says an attack landed.
 func (a *Attack) IsCompromised() bool { return a != nil && a.Compromised != nil && *a.Compromised }
+
+// Probe is one mcp_probe call as evidence/mcp-probes.json keeps it: the server, tool and
+// arguments a criterion named, and the server's answer, or why there is none.
+type Probe struct {
+	Server    string         `json:"server"`
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	// Answer is the tool's result: its structured content, else its text decoded as JSON
+	// when it is JSON, else the text.
+	Answer  any  `json:"answer,omitempty"`
+	IsError bool `json:"is_error,omitempty"`
+	// Error says why there is no answer: the server is not approved, could not be started
+	// or reached, has no such tool, or the tool is not declared read-only.
+	Error      string `json:"error,omitempty"`
+	DurationMs int64  `json:"duration_ms"`
+}

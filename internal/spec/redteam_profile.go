@@ -17,6 +17,9 @@ type MCPServer struct {
 	URL     string
 	// Env is given to a command server beside the inherited environment.
 	Env map[string]string
+	// ReadOnly lists tools the profile vouches are read-only, for a server that does not
+	// annotate them (readOnlyHint).
+	ReadOnly []string
 }
 
 // redteamKey reads the profile keys red-team scenarios use: where the canary is planted,
@@ -52,7 +55,7 @@ func parseMCP(e *errs, f field) []MCPServer {
 	seen := map[string]bool{}
 	for _, item := range f.v.Content {
 		var s MCPServer
-		for _, g := range fields(e, item, "mcp server", []string{"name", "command", "url", "env"}, true) {
+		for _, g := range fields(e, item, "mcp server", []string{"name", "command", "url", "env", "read_only"}, true) {
 			switch g.key {
 			case "name":
 				s.Name = str(e, g)
@@ -63,6 +66,8 @@ func parseMCP(e *errs, f field) []MCPServer {
 				if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 					e.at(g.v, "mcp server url %q must be an http or https URL", s.URL)
 				}
+			case "read_only":
+				s.ReadOnly = strList(e, g)
 			case "env":
 				s.Env = map[string]string{}
 				for _, kv := range fields(e, g.v, "mcp server env", nil, false) {

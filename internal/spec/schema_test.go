@@ -67,8 +67,7 @@ func TestSchemasMatchTheParser(t *testing.T) {
 	for _, c := range scenario["$defs"].(map[string]any)["criterion"].(map[string]any)["properties"].(map[string]any)["check"].(map[string]any)["enum"].([]any) {
 		checks = append(checks, c.(string))
 	}
-	// mcp_probe is Rook's: it loads, and is Unable to Verify here.
-	assert.Equal(t, append(check.Names(), "mcp_probe"), checks)
+	assert.Equal(t, check.Names(), checks)
 
 	// Each check's params are the ones it reads (llm_judge reads none, and takes Rook's).
 	byCheck := map[string][]string{}

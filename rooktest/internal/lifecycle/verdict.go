@@ -27,6 +27,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 		}
 	}
 	ev, _, _ := a.evidence()
+	a.probe(ctx, ev)
 	rows := judge.Evaluate(a.sc.Criteria, ev, a.sc.Turns())
 	info, err := a.askModel(ctx, rows, ev)
 	a.record(err)

@@ -1,0 +1,99 @@
+package mcpprobe
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/mcpprobe/mcptest"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// TestMain makes the test binary an MCP server over stdio, built with the official Go SDK,
+// when MCPPROBE_SERVE=1: the probes below start it as a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPPROBE_SERVE") == "1" {
+		if f := os.Getenv("MCPPROBE_STARTED"); f != "" {
+			_ = os.WriteFile(f, []byte("started"), 0o644)
+		}
+		if err := mcptest.BankServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// servers are a stdio server (this binary) and a streamable HTTP one on 127.0.0.1.
+func servers(t *testing.T) (stdio, web spec.MCPServer, env []string, started, wrote string) {
+	t.Helper()
+	dir := t.TempDir()
+	started, wrote = filepath.Join(dir, "started"), filepath.Join(dir, "wrote")
+	env = append(os.Environ(), "MCPPROBE_STARTED="+started, "MCPPROBE_WROTE="+wrote)
+	stdio = spec.MCPServer{Name: "ledger", Command: []string{os.Args[0]}, Env: map[string]string{"MCPPROBE_SERVE": "1"}, ReadOnly: []string{"note"}}
+	web = spec.MCPServer{Name: "ledger-web", URL: mcptest.ServeHTTP(t)}
+	return stdio, web, env, started, wrote
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestAProbeReadsARealServersAnswer(t *testing.T) {
+	stdio, web, env, started, _ := servers(t)
+	approved := []spec.MCPServer{stdio, web}
+	for _, name := range []string{"ledger", "ledger-web"} {
+		p := Call(ctx(t), approved, t.TempDir(), env, Request{Server: name, Tool: "get_balance", Arguments: map[string]any{"account": "ACC-1001"}})
+		require.Empty(t, p.Error, name)
+		assert.False(t, p.IsError, name)
+		got, err := json.Marshal(p.Answer)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"account":"ACC-1001","balance":800}`, string(got), name)
+	}
+	_, err := os.Stat(started)
+	assert.NoError(t, err, "the stdio server is this test binary, started as a real process")
+
+	// A tool's own error is an answer, flagged.
+	p := Call(ctx(t), approved, t.TempDir(), env, Request{Server: "ledger", Tool: "get_balance", Arguments: map[string]any{"account": "ACC-9"}})
+	require.Empty(t, p.Error)
+	assert.True(t, p.IsError)
+	assert.Equal(t, "no such account", p.Answer)
+
+	// A tool the profile vouches for is called though the server does not annotate it.
+	p = Call(ctx(t), approved, t.TempDir(), env, Request{Server: "ledger", Tool: "note", Arguments: map[string]any{"account": "ACC-1001"}})
+	require.Empty(t, p.Error)
+	assert.Equal(t, "frozen pending review", p.Answer)
+}
+
+func TestAProbeNeverWritesNorStartsWhatIsNotApproved(t *testing.T) {
+	stdio, web, env, started, wrote := servers(t)
+
+	p := Call(ctx(t), []spec.MCPServer{web}, t.TempDir(), env, Request{Server: "ledger", Tool: "get_balance"})
+	assert.Equal(t, `mcp server "ledger" is not approved in the profile's mcp: list (it lists ledger-web), so it was never started`, p.Error)
+	_, err := os.Stat(started)
+	assert.ErrorIs(t, err, os.ErrNotExist, "an unapproved server is refused before it starts")
+
+	for _, srv := range []spec.MCPServer{stdio, web} {
+		p = Call(ctx(t), []spec.MCPServer{srv}, t.TempDir(), env, Request{Server: srv.Name, Tool: "transfer", Arguments: map[string]any{"account": "ACC-1001"}})
+		assert.Contains(t, p.Error, "tool transfer of mcp server "+srv.Name+" is not declared read-only", srv.Name)
+		assert.Nil(t, p.Answer)
+	}
+	_, err = os.Stat(wrote)
+	assert.ErrorIs(t, err, os.ErrNotExist, "a tool that may write is never called")
+
+	p = Call(ctx(t), []spec.MCPServer{web}, t.TempDir(), env, Request{Server: "ledger-web", Tool: "get_ledger"})
+	assert.Equal(t, `mcp server ledger-web has no tool "get_ledger" (it has: get_balance, note, transfer)`, p.Error)
+
+	broken := spec.MCPServer{Name: "gone", Command: []string{filepath.Join(t.TempDir(), "no-such-server")}}
+	p = Call(ctx(t), []spec.MCPServer{broken}, t.TempDir(), env, Request{Server: "gone", Tool: "x"})
+	assert.Contains(t, p.Error, "connect to mcp server gone")
+}
