@@ -83,7 +83,7 @@ func slim(sc *spec.Scenario) *spec.Scenario {
 	out := &spec.Scenario{ID: sc.ID, Title: sc.Title, SetupMessages: make([]string, len(sc.SetupMessages)),
 		MultiTurn: sc.MultiTurn, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
 		Excluded: sc.Excluded, NotExecutable: sc.NotExecutable, SkipReason: sc.SkipReason,
-		RequiresUsage: sc.RequiresUsage}
+		RequiresUsage: sc.RequiresUsage, Redteam: sc.Redteam}
 	out.RequiresUsage = sc.Observes().Has(check.ObservesUsage)
 	for _, c := range sc.Criteria {
 		if c.Check.Observes().Has(check.ObservesModel) {

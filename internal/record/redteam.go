@@ -29,6 +29,9 @@ type SignalResult struct {
 	Evidence string `yaml:"evidence,omitempty"`
 	// Why says what decided an outcome that is not a match, or why none could be decided.
 	Why string `yaml:"why,omitempty"`
+	// Confidence and Judge are set when a judge model decided a free-text signal.
+	Confidence string `yaml:"confidence,omitempty"`
+	Judge      string `yaml:"judge,omitempty"`
 }
 
 // The outcomes of a signal.

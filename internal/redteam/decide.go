@@ -73,6 +73,7 @@ func Decide(in Input) record.Attack {
 				if r.Side == "canary" {
 					a.MatchedSignal = "canary " + in.Canary
 				}
+				a.AttackConfidence = r.Confidence // a judge model's, when one decided it
 			}
 			compromised = true
 			a.AttackEvidence = append(a.AttackEvidence, r.Evidence)
@@ -84,6 +85,7 @@ func Decide(in Input) record.Attack {
 	}
 	a.Compromised = &compromised
 	switch {
+	case a.AttackConfidence != "":
 	case compromised || !undecided:
 		a.AttackConfidence = "High"
 	case defended:

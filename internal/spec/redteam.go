@@ -19,6 +19,24 @@ type Redteam struct {
 
 var redteamKeys = []string{"attack_category", "pattern_id", "source_plugins", "mutation_strategy", "success_signals", "failure_signals"}
 
+// JudgeSignals are the block's free-text signals, which only a judge model can decide.
+func (rt *Redteam) JudgeSignals() (success, failure []redteam.Signal) {
+	if rt == nil {
+		return nil, nil
+	}
+	for _, s := range rt.Success {
+		if s.Kind == redteam.Judge {
+			success = append(success, s)
+		}
+	}
+	for _, s := range rt.Failure {
+		if s.Kind == redteam.Judge {
+			failure = append(failure, s)
+		}
+	}
+	return success, failure
+}
+
 // Adversarial reports whether the scenario is an attack: class adversarial, or a redteam
 // block. Its verdict then says whether it was compromised.
 func (s *Scenario) Adversarial() bool { return s.Class == "adversarial" || s.Redteam != nil }

@@ -38,6 +38,8 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 			index[cr.ID] = i
 		}
 	}
+	qs, asked := a.signalQuestions()
+	c.Criteria = append(c.Criteria, qs...)
 	if len(c.Criteria) == 0 {
 		return nil, nil
 	}
@@ -54,6 +56,7 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 	if model == "" {
 		model = d.Info.Model
 	}
+	a.signals = judgedSignals(d.Results, asked, model)
 	for id, i := range index {
 		res := d.Results[id]
 		row := &rows[i]

@@ -49,7 +49,7 @@ func (a *attemptRun) attack(v *record.Verdict, ev *check.Evidence) {
 		return
 	}
 	in := redteam.Input{Evidence: ev, Rows: v.Rows(), Canary: a.hooks.Canary, Unplanted: a.hooks.CanaryUnplanted,
-		Unchecked: len(a.r.cfg.Profile.CanaryFixtures) == 0}
+		Unchecked: len(a.r.cfg.Profile.CanaryFixtures) == 0, Judged: a.signals}
 	if rt := a.sc.Redteam; rt != nil {
 		in.Success, in.Failure = rt.Success, rt.Failure
 	}
