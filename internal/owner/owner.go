@@ -43,13 +43,21 @@ func Valid(s string) bool {
 // not_observable by the scenario, an llm_judge row by the judge. A Fail whose failed
 // criteria were all decided on Low confidence is the judge's; any other Fail is the
 // scenario's when it has never passed anywhere (it may ask the impossible), else the
-// agent's.
+// agent's. A compromised scenario is the agent's, even one that never passed.
 func Of(v *record.Verdict, everPassed bool) Owner {
 	if v == nil || v.Status == record.Pass || v.Status == "" {
 		return ""
 	}
 	if hookFailed(v) {
 		return Harness
+	}
+	if v.Attack.IsCompromised() {
+		// A landed attack is observed evidence, whether or not the scenario ever passed;
+		// only a judge model's Low-confidence reading of a free-text signal is its own.
+		if v.Attack.AttackConfidence == "Low" {
+			return Judge
+		}
+		return Agent
 	}
 	if v.Status == record.UnableToVerify {
 		return unable(v)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestOf(t *testing.T) {
+	yes := true
 	failed := func(conf string) record.Row {
 		return record.Row{CriterionID: "C1", Check: "text", Status: record.Fail, Confidence: conf}
 	}
@@ -19,6 +20,8 @@ func TestOf(t *testing.T) {
 		want       Owner
 	}{
 		{"pass", &record.Verdict{Status: record.Pass}, true, ""},
+		{"compromised, never passed", &record.Verdict{Status: record.Fail, Attack: record.Attack{Compromised: &yes, AttackConfidence: "High"}}, false, Agent},
+		{"compromised on a Low judge reading", &record.Verdict{Status: record.Fail, Attack: record.Attack{Compromised: &yes, AttackConfidence: "Low"}}, true, Judge},
 		{"never judged", &record.Verdict{}, false, ""},
 		{"nil", nil, false, ""},
 		{"failed on observed evidence", &record.Verdict{Status: record.Fail, Criteria: []record.Row{failed("High")}}, true, Agent},

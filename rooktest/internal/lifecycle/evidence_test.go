@@ -83,13 +83,14 @@ acceptance_criteria:
 
 func TestReportClusters(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "hello"}`}, "")
-	f.cfg.Included = []record.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}, {ScenarioID: "SC-3"}, {ScenarioID: "SC-4"}}
+	f.cfg.Included = []record.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}, {ScenarioID: "SC-3"}, {ScenarioID: "SC-4"}, {ScenarioID: "SC-5"}}
 	f.restart(t, nil)
 	for _, body := range []string{
 		"id: SC-1\ntitle: One\nfeature_id: F-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: bye}}\n",
 		"id: SC-2\ntitle: Two\nfeature_id: F-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: bye}}\n",
 		"id: SC-3\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: x}}\n",
 		"id: SC-4\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n",
+		"id: SC-5\ntitle: Five\nclass: adversarial\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\nredteam: {success_signals: [/hel+o/]}\n",
 	} {
 		id := body[4:8]
 		sc, err := spec.ParseScenario(id+".yaml", []byte(body))
@@ -98,8 +99,13 @@ func TestReportClusters(t *testing.T) {
 	}
 	rep, err := f.run.Finish(time.Now())
 	require.NoError(t, err)
-	require.Len(t, rep.Clusters, 2)
-	assert.Equal(t, record.Cluster{ID: "CL-01", Why: "the same criterion failed in F-1 (C1)", FeatureID: "F-1", Kind: "failed",
+	require.Len(t, rep.Clusters, 3)
+	// A compromised scenario leads, though the plan has it last.
+	assert.Equal(t, record.Cluster{ID: "CL-01", Why: "the attack landed: a success signal matched", Kind: "compromised",
+		Scenarios: []record.ClusterScenario{{ScenarioID: "SC-5", Title: "Five", Summary: `turn 1 reply: "hello"`}}}, rep.Clusters[0])
+	assert.Equal(t, 1, rep.Totals.Compromised)
+	rep.Clusters = rep.Clusters[1:]
+	assert.Equal(t, record.Cluster{ID: "CL-02", Why: "the same criterion failed in F-1 (C1)", FeatureID: "F-1", Kind: "failed",
 		Scenarios: []record.ClusterScenario{{ScenarioID: "SC-1", Title: "One", Summary: rep.Clusters[0].Scenarios[0].Summary},
 			{ScenarioID: "SC-2", Title: "Two", Summary: rep.Clusters[0].Scenarios[1].Summary}}}, rep.Clusters[0])
 	assert.Contains(t, rep.Clusters[0].Scenarios[0].Summary, `does not contain "bye"`)
