@@ -17,6 +17,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "treat warnings (ignored files and keys) as errors")
 	lenient := fs.Bool("lenient", false, "keep a scenario key that reads like a misspelt one (forbidden_text) as a warning, not an error")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
+	signals := fs.Bool("signals", false, "also print how each red-team signal is read, one line each")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -45,6 +46,11 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if warn(stderr, "rookgen check", gen.Lint(root, agents), *strict) {
 		return 1
+	}
+	if *signals {
+		for _, line := range gen.Signals(agents) {
+			fmt.Fprintln(stdout, line)
+		}
 	}
 	var profiles, scenarios int
 	for _, a := range agents {

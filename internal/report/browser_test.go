@@ -48,6 +48,12 @@ func writeRun(t *testing.T) string {
 		if sc.status == record.UnableToVerify {
 			v.UnverifiableReason = record.Undecidable
 		}
+		if sc.status == record.Fail { // the attack landed, and the page quotes it
+			yes := true
+			v.Attack = record.Attack{Compromised: &yes, MatchedSignal: "canary ROOK-CANARY-0123456789abcdef", AttackConfidence: "High",
+				AttackEvidence: []string{"turn 1 reply: " + hostile},
+				Signals:        []record.SignalResult{{Side: "canary", Signal: "the attempt's canary", ReadAs: "text", Outcome: record.SignalMatched, Evidence: hostile}}}
+		}
 		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
 		require.NoError(t, red.WriteVerdict(sdir, &v)) // bound to its records, as the engine writes it
 		calls := []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}
@@ -78,6 +84,7 @@ func TestReportPageInABrowser(t *testing.T) {
 	}
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+page)))
 	passed, failed, utv := text("#tile-passed b"), text("#tile-failed b"), text("#tile-unverifiable b")
+	compromised := text("#compromised")
 	pwned, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.pwned === 1`))
 	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue("#filter", "Fail"),
@@ -92,6 +99,8 @@ func TestReportPageInABrowser(t *testing.T) {
 	assert.Equal(t, strconv.Itoa(rep.Failed), failed)
 	assert.Equal(t, strconv.Itoa(rep.Unverifiable), utv)
 	assert.False(t, pwned, "the hostile reply ran no script")
+	assert.Contains(t, compromised, "SC-2 case 2: matched canary ROOK-CANARY-0123456789abcdef (confidence High)", "the page leads with what was compromised")
+	assert.Contains(t, compromised, `<script>window.pwned=1</script>`, "the quote is shown as text")
 	assert.Equal(t, []string{"Fail"}, visible, "filtering to failures shows only failures")
 	browsertest.SaveScreenshot(t, "report.png", shot)
 }

@@ -44,6 +44,7 @@ func Lint(root string, agents []Agent) []string {
 				out = append(out, rel(w))
 			}
 		}
+		out = append(out, probeWarnings(a, rel)...)
 	}
 	dirs, _ := os.ReadDir(filepath.Join(root, "scenarios"))
 	for _, d := range dirs {
