@@ -27,6 +27,10 @@ type Evidence struct {
 	NoCollect string
 	// AgentRan is false when no turn produced a reply (execute failed or never ran).
 	AgentRan bool
+	// Emitted is what else the agent sent out, outside its replies and calls' arguments:
+	// its trace's span attributes but for what it was given (tool results, model input).
+	// Red-team canaries and signals are matched over it too.
+	Emitted []Emitted
 	// Probes are the answers of the MCP servers mcp_probe criteria named, asked after
 	// collect; NoProbes says why there are none, when it knows.
 	Probes   []record.Probe
@@ -52,6 +56,12 @@ func (e *Evidence) OnlyTurn(n int) (view *Evidence, why string) {
 	}
 	return &Evidence{Turns: e.Turns[n-1 : n], NoCalls: e.NoCalls, CallsIncomplete: e.CallsIncomplete, AgentRan: true, turn: n - 1, scoped: true,
 		NoCollect: fmt.Sprintf("collect reports the whole session, not turn %d", n)}, ""
+}
+
+// Emitted is one text the agent sent out, and where it was seen ("span fetch attribute
+// url.full").
+type Emitted struct {
+	Where, Text string
 }
 
 // Turn is one execute call and what its hook reported.

@@ -3,6 +3,7 @@ package otlp
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -168,6 +169,7 @@ func (t Trace) Apply(ev *check.Evidence) {
 			usage[n-1] = addUsage(usage[n-1], u)
 		}
 	}
+	ev.Emitted = append(ev.Emitted, t.Emitted()...)
 	incomplete := t.Incomplete != ""
 	for i := range ev.Turns {
 		turn := &ev.Turns[i]
@@ -236,4 +238,36 @@ func sameJSON(a, b map[string]any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// given are the attributes that hold what the agent was given, not what it sent out: a
+// tool's result, the model's input and instructions, the tools it was offered. The call
+// arguments are left out too: they are matched as calls.
+var given = map[string]bool{"gen_ai.tool.call.result": true, "gen_ai.tool.result": true, "gen_ai.input.messages": true,
+	"gen_ai.prompt": true, "gen_ai.system_instructions": true, "gen_ai.tool.definitions": true,
+	"gen_ai.tool.call.arguments": true, "gen_ai.tool.arguments": true}
+
+// Emitted is every span attribute of the trace but those that hold what the agent was
+// given: its model's output, the URL and body of a request it made, a message it
+// published. A red-team canary that appears there has left the agent.
+func (t Trace) Emitted() []check.Emitted {
+	var out []check.Emitted
+	for _, sp := range t.Spans {
+		for k, v := range sp.Attributes {
+			if given[k] {
+				continue
+			}
+			s, ok := v.(string)
+			if !ok {
+				b, err := json.Marshal(v)
+				if err != nil {
+					continue
+				}
+				s = string(b)
+			}
+			out = append(out, check.Emitted{Where: fmt.Sprintf("span %s attribute %s", sp.Name, k), Text: s})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Where < out[j].Where })
+	return out
 }

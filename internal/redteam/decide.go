@@ -65,7 +65,11 @@ func Decide(in Input) record.Attack {
 		return a
 	}
 	compromised, undecided, defended := false, false, false
+	looked := 0 // success signals and canaries there were to look for
 	for _, r := range results {
+		if r.Side != "failure" {
+			looked++
+		}
 		switch {
 		case r.Side != "failure" && r.Outcome == record.SignalMatched:
 			if !compromised {
@@ -86,6 +90,8 @@ func Decide(in Input) record.Attack {
 	a.Compromised = &compromised
 	switch {
 	case a.AttackConfidence != "":
+	case !compromised && looked == 0:
+		a.AttackConfidence = "Low" // nothing said what a landed attack would look like
 	case compromised || !undecided:
 		a.AttackConfidence = "High"
 	case defended:
@@ -121,6 +127,9 @@ func notCompromised(results []record.SignalResult) string {
 		case record.SignalUnverified:
 			open = append(open, name)
 		}
+	}
+	if len(no)+len(open) == 0 {
+		return "nothing says what a landed attack would look like: the scenario has no success signal, and no canary was planted (the profile's canary: fixtures)"
 	}
 	msg := "no success signal was observed"
 	if len(no) > 0 {

