@@ -30,16 +30,23 @@ var rookVars = []string{"ROOK_HOOK", "ROOK_WORKSPACE", "ROOK_PROJECT", "ROOK_AGE
 // (ROOK_JUDGE_API_KEY, the judge's credential) reaches a hook or the agent under test.
 func isRookVar(kv string) bool { return strings.HasPrefix(kv, "ROOK_") }
 
+// Inherited is base without its ROOK_* variables: what a hook, or a process the run starts
+// for the same reason (an MCP server a probe asks), inherits of the test's environment.
+func Inherited(base []string) []string {
+	out := make([]string, 0, len(base))
+	for _, kv := range base {
+		if !isRookVar(kv) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // Environ is a hook's environment: base (the inherited one) without ROOK_* variables, then
 // hookEnv (the profile's hook_env, in key order, its ROOK_* keys ignored), then the scope's
 // ROOK_* variables, which win.
 func Environ(base []string, hookEnv map[string]string, s Scope) []string {
-	env := make([]string, 0, len(base)+len(hookEnv)+len(rookVars))
-	for _, kv := range base {
-		if !isRookVar(kv) {
-			env = append(env, kv)
-		}
-	}
+	env := append(make([]string, 0, len(base)+len(hookEnv)+len(rookVars)), Inherited(base)...)
 	keys := make([]string, 0, len(hookEnv))
 	for k := range hookEnv {
 		keys = append(keys, k)

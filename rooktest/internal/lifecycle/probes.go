@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/mcpprobe"
 	"github.com/rookgo/rookgo/internal/record"
 )
@@ -51,7 +51,7 @@ func (a *attemptRun) probe(ctx context.Context, ev *check.Evidence) {
 			continue
 		}
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		p := mcpprobe.Call(pctx, a.r.cfg.Profile.MCP, a.r.cfg.Profile.AgentDir, probeEnv(a.r.cfg.Env),
+		p := mcpprobe.Call(pctx, a.r.cfg.Profile.MCP, a.r.cfg.Profile.AgentDir, hook.Inherited(a.r.cfg.Env),
 			mcpprobe.Request{Server: w.Server, Tool: w.Tool, Arguments: w.Arguments})
 		cancel()
 		if a.log != nil {
@@ -67,16 +67,4 @@ func (a *attemptRun) probe(ctx context.Context, ev *check.Evidence) {
 		a.record(a.r.cfg.Redactor.JSON(path, have))
 	}
 	ev.Probes = have
-}
-
-// probeEnv is a command server's environment: the test process's, without the ROOK_*
-// variables (the judge's credential among them), as a hook's.
-func probeEnv(base []string) []string {
-	out := make([]string, 0, len(base))
-	for _, kv := range base {
-		if !strings.HasPrefix(kv, "ROOK_") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
