@@ -159,6 +159,7 @@ func BenchmarkScale(b *testing.B) {
 	type figures struct {
 		gen, compile, run         time.Duration
 		compileMB, rssMB, junitMB float64
+		oursMB                    float64
 		jsonBytes                 int
 	}
 	got := map[int]*figures{}
@@ -182,7 +183,9 @@ func BenchmarkScale(b *testing.B) {
 			res := runSuite(b, bin, filepath.Join(dir, "scenarios/tiny"), "-rook.dir="+b.TempDir(), "-test.v=test2json", "-test.timeout=0")
 			passed(b, res, n)
 			f.run, f.rssMB, f.jsonBytes = res.wall, float64(res.maxrssKB)/1024, len(res.out)
-			f.junitMB = junitFrom(b, dir, res.out)
+			events := eventsFile(b, res.out)
+			f.junitMB = junitFrom(b, dir, events)
+			f.oursMB = junitOurs(b, dir, events)
 		}
 	}
 	base := got[100]
@@ -196,6 +199,8 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(float64(f.jsonBytes)/float64(n), fmt.Sprintf("json-B/scenario@%d", n))
 		b.ReportMetric(f.junitMB, fmt.Sprintf("gotestsum-RSS-MB@%d", n))
 		b.ReportMetric(f.junitMB/f.rssMB, fmt.Sprintf("gotestsum-vs-run-RSS@%d", n))
+		b.ReportMetric(f.oursMB, fmt.Sprintf("rookgen-junit-RSS-MB@%d", n))
+		b.ReportMetric(f.oursMB/f.rssMB, fmt.Sprintf("rookgen-junit-vs-run-RSS@%d", n))
 		if n != 100 {
 			b.ReportMetric(f.rssMB/base.rssMB, fmt.Sprintf("RSS-vs-100@%d", n))
 			b.ReportMetric((float64(f.run)/float64(n))/(float64(base.run)/100), fmt.Sprintf("per-scenario-vs-100@%d", n))
@@ -203,29 +208,56 @@ func BenchmarkScale(b *testing.B) {
 	}
 }
 
-// junitFrom has gotestsum read a run's go test -json stream and write its JUnit, as CI
-// does, and returns gotestsum's peak RSS in MB (for a small run, where gotestsum uses less
-// than the launcher, the launcher's: an upper bound).
-func junitFrom(b *testing.B, dir, events string) float64 {
+// eventsFile writes a run's output as go test -json gives it: the run's output is the test
+// binary's (-test.v=test2json), and go test -json is it through test2json, done here,
+// outside what is measured.
+func eventsFile(b *testing.B, events string) string {
 	b.Helper()
-	bin, err := exec.Command("go", "tool", "-n", "gotestsum").Output()
-	if err != nil {
-		b.Fatalf("go tool -n gotestsum: %v", err)
-	}
-	// The run's output is the test binary's (-test.v=test2json); go test -json is it
-	// through test2json, done here, outside what is measured.
 	conv := exec.Command("go", "tool", "test2json", "-t", "-p", "example.com/agents/scenarios/tiny")
 	conv.Stdin = strings.NewReader(events)
 	stream, err := conv.Output()
 	if err != nil {
 		b.Fatalf("go tool test2json: %v", err)
 	}
-	tmp := b.TempDir()
-	jsonFile := filepath.Join(tmp, "events.json")
+	jsonFile := filepath.Join(b.TempDir(), "events.json")
 	if err := os.WriteFile(jsonFile, stream, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	junit := filepath.Join(tmp, "junit.xml")
+	return jsonFile
+}
+
+// junitOurs has rookgen junit read a run's go test -json stream and write its JUnit, and
+// returns its peak RSS in MB (the launcher's when it used less: an upper bound).
+func junitOurs(b *testing.B, dir, jsonFile string) float64 {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "rookgen")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build rookgen: %v\n%s", err, out)
+	}
+	junit := filepath.Join(b.TempDir(), "junit.xml")
+	res, err := measure(dir, nil, bin, "junit", "-o", junit, jsonFile)
+	if errors.Is(err, errBelowLauncher) {
+		err = nil // reported as the launcher's peak: an upper bound
+	}
+	if err != nil {
+		b.Fatalf("rookgen junit: %v\n%s", err, tail(res.out, 2000))
+	}
+	if info, err := os.Stat(junit); err != nil || info.Size() == 0 {
+		b.Fatalf("rookgen junit wrote no JUnit: %v", err)
+	}
+	return float64(res.maxrssKB) / 1024
+}
+
+// junitFrom has gotestsum read a run's go test -json stream and write its JUnit, as CI
+// does, and returns gotestsum's peak RSS in MB (for a small run, where gotestsum uses less
+// than the launcher, the launcher's: an upper bound).
+func junitFrom(b *testing.B, dir, jsonFile string) float64 {
+	b.Helper()
+	bin, err := exec.Command("go", "tool", "-n", "gotestsum").Output()
+	if err != nil {
+		b.Fatalf("go tool -n gotestsum: %v", err)
+	}
+	junit := filepath.Join(b.TempDir(), "junit.xml")
 	res, err := measure(dir, nil, strings.TrimSpace(string(bin)), "--junitfile", junit, "--format", "none", "--raw-command", "--", "cat", jsonFile)
 	if errors.Is(err, errBelowLauncher) {
 		err = nil // reported as the launcher's peak: an upper bound

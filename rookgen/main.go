@@ -42,7 +42,7 @@ func main() {
 var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"prune": prune, "report": reportCmd, "init": initCmd, "check": checkCmd, "probe": probeCmd,
 	"calibrate": calibrateCmd, "schema": schemaCmd, "judge-check": judgeCheckCmd, "gate": gateCmd,
-	"affected": affectedCmd, "ui": uiCmd, "shards": shardsCmd,
+	"affected": affectedCmd, "ui": uiCmd, "shards": shardsCmd, "junit": junitCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	watchFlag := fs.Bool("watch", false, "after generating, regenerate whenever a profile or scenario changes")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-lenient] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with {{goal}}>' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]\n       rookgen check [-strict] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE] | -site DIR\n       rookgen prune [-keep N] [-dir records] [-n]\n       rookgen calibrate -agent A [-target 0.9] [-dir records]\n       rookgen judge-check [-url URL] [-model M] [-min 0.8]\n       rookgen schema [-o DIR]\n       rookgen gate [-base ID] [-max-regressions N] [-alpha 0.05]\n       rookgen affected [-base REF] [-dir records]\n       rookgen ui [-addr 127.0.0.1:0] [-open] [-dir records]\n       rookgen shards -n N [-from RUN|latest] [-o FILE] [-dir records]")
+		fmt.Fprintln(stderr, "usage: rookgen [-check] [-strict] [-lenient] [-watch] [-root dir]\n       rookgen init <agent> --command '<command line with {{goal}}>' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with {{goal}}>' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]\n       rookgen check [-strict] [-signals] [-root dir]\n       rookgen probe <agent>/<profile> [-write] [-root dir]\n       rookgen report [-run ID | -agent A [-profile P]] [-base ID] [-format md|json|yaml|html] [-o FILE] | -site DIR\n       rookgen prune [-keep N] [-dir records] [-n]\n       rookgen calibrate -agent A [-target 0.9] [-dir records]\n       rookgen judge-check [-url URL] [-model M] [-min 0.8]\n       rookgen schema [-o DIR]\n       rookgen gate [-base ID] [-max-regressions N] [-alpha 0.05]\n       rookgen affected [-base REF] [-dir records]\n       rookgen ui [-addr 127.0.0.1:0] [-open] [-dir records]\n       rookgen shards -n N [-from RUN|latest] [-o FILE] [-dir records]\n       rookgen junit [-o junit.xml] [go-test-json-file]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
