@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/junit"
@@ -62,7 +63,7 @@ func writeJUnit(in io.Reader, path string, stdout io.Writer) (junit.Summary, err
 	if path == "-" {
 		return junit.Write(in, stdout, opts)
 	}
-	tmp, err := os.CreateTemp(dirOf(path), ".junit-*.xml")
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".junit-*.xml")
 	if err != nil {
 		return junit.Summary{}, err
 	}
@@ -75,13 +76,6 @@ func writeJUnit(in io.Reader, path string, stdout io.Writer) (junit.Summary, err
 		return sum, err
 	}
 	return sum, os.Rename(tmp.Name(), path)
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }
 
 // goVersion is the go.version property, as gotestsum gives it: GOVERSION, else what the

@@ -1,6 +1,7 @@
 package rooktest_test
 
 import (
+	"bytes"
 	"encoding/xml"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	rookjunit "github.com/rookgo/rookgo/internal/junit"
 )
 
 // junit is the part of gotestsum's JUnit report this test reads.
@@ -61,7 +64,8 @@ func TestDemoJUnit(t *testing.T) {
 	tmp := t.TempDir()
 	report := filepath.Join(tmp, "junit.xml")
 	const key = "demo-key-that-must-not-leak"
-	cmd := exec.Command("go", "tool", "gotestsum", "--junitfile", report, "--", "./scenarios/helpdesk", "-rook.dir="+filepath.Join(tmp, "runs"))
+	events := filepath.Join(tmp, "events.json")
+	cmd := exec.Command("go", "tool", "gotestsum", "--junitfile", report, "--jsonfile", events, "--", "./scenarios/helpdesk", "-rook.dir="+filepath.Join(tmp, "runs"))
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "HELPDESK_API_KEY="+key, "HELPDESK_DEMO_BROKEN=1")
 	out, err := cmd.CombinedOutput()
@@ -73,6 +77,7 @@ func TestDemoJUnit(t *testing.T) {
 
 	var j junit
 	require.NoError(t, xml.Unmarshal(data, &j))
+	sameAsRookgenJUnit(t, j, events)
 	type tc struct{ status, body, skip string }
 	cases := map[string]tc{}
 	props := map[string]map[string]string{}
@@ -194,4 +199,31 @@ func TestDemoCollectLater(t *testing.T) {
 	}
 	assert.Equal(t, 1, count("prepare.count"), "prepare ran once in all")
 	assert.Equal(t, 6, count("open.count"), "open ran once per scenario in all")
+}
+
+// sameAsRookgenJUnit has rookgen junit convert the go test -json events gotestsum read,
+// and checks that its report holds the same testcases as gotestsum's: names, statuses,
+// failure and skip bodies, properties.
+func sameAsRookgenJUnit(t *testing.T, want junit, events string) {
+	t.Helper()
+	f, err := os.Open(events)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }() // read only
+	var out bytes.Buffer
+	_, err = rookjunit.Write(f, &out, rookjunit.Options{GoVersion: "go", TempDir: t.TempDir()})
+	require.NoError(t, err)
+	var got junit
+	require.NoError(t, xml.Unmarshal(out.Bytes(), &got))
+	byName := func(j junit) map[string]any {
+		m := map[string]any{}
+		for _, s := range j.Suites {
+			for _, c := range s.Cases {
+				m[c.Name] = c
+			}
+		}
+		return m
+	}
+	w, g := byName(want), byName(got)
+	assert.Len(t, g, len(w))
+	assert.Equal(t, w, g, "rookgen junit and gotestsum agree on every testcase")
 }
