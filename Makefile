@@ -57,3 +57,4 @@ bench:
 	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench 'Concurrency|Scale' -benchtime 1x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench Shards -benchtime 2x ./internal/shardplan
+	$(GO) test -run '^$$' -bench Write -benchtime 3x ./internal/junit
