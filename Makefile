@@ -28,9 +28,10 @@ test-e2e:
 ## test-long: the end-to-end tests that replay a whole adoption with real interpreters (the
 ## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python
 ## and Go, the README's adoption steps), the two that measure concurrency by the clock,
-## which want a machine not running other tests beside them, and the one that runs three CI
-## engines' shards; CI runs them after make test
-LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines)$$
+## which want a machine not running other tests beside them, the one that runs three CI
+## engines' shards, and the three that run whole suites again under every way of selecting
+## and sharding them; CI runs them after make test
+LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages)$$
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 
