@@ -61,7 +61,9 @@ func encodeCase(w *bufio.Writer, tc xmlCase) error {
 	if err != nil {
 		return fmt.Errorf("encode testcase %s: %w", tc.Name, err)
 	}
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
 	return w.WriteByte('\n')
 }
 
