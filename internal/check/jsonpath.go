@@ -306,6 +306,10 @@ func exactNumber(v any) (*big.Rat, bool) {
 	return new(big.Rat).SetString(text)
 }
 
+// DecodeJSON decodes text that holds one JSON value, keeping every number's digits (a
+// json.Number), as the checks read JSON.
+func DecodeJSON(text string) (any, error) { return decodeJSON(text) }
+
 // decodeJSON decodes text keeping every number's digits (a json.Number).
 func decodeJSON(text string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))

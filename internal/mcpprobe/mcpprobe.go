@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -161,7 +161,7 @@ func answer(res *mcp.CallToolResult) (any, error) {
 		if len(b) > MaxAnswer {
 			return nil, fmt.Errorf("the tool's answer is larger than %d bytes", MaxAnswer)
 		}
-		return decode(b)
+		return check.DecodeJSON(string(b))
 	}
 	var texts []string
 	size := 0
@@ -175,23 +175,10 @@ func answer(res *mcp.CallToolResult) (any, error) {
 		return nil, fmt.Errorf("the tool's answer is larger than %d bytes", MaxAnswer)
 	}
 	text := strings.Join(texts, "\n")
-	if d, err := decode([]byte(text)); err == nil {
+	if d, err := check.DecodeJSON(text); err == nil {
 		return d, nil
 	}
 	v = text
-	return v, nil
-}
-
-func decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value")
-	}
 	return v, nil
 }
 
