@@ -156,7 +156,7 @@ func canary(token string, places []place, ran bool) record.SignalResult {
 			return r
 		}
 	}
-	r.Outcome, r.Why = record.SignalNotMatched, "it appears in no reply, call argument or collected data"
+	r.Outcome, r.Why = record.SignalNotMatched, "it appears in nothing the agent emitted (replies, call arguments, trace, collected data)"
 	return r
 }
 
@@ -198,7 +198,7 @@ func matchText(s Signal, places []place) (outcome, evidence, why string) {
 			return record.SignalMatched, fmt.Sprintf("%s: %s", p.where, check.Excerpt(p.text, at, end-at)), ""
 		}
 	}
-	return record.SignalNotMatched, "", "it appears in no reply, call argument or collected data"
+	return record.SignalNotMatched, "", "it appears in nothing the agent emitted (replies, call arguments, trace, collected data)"
 }
 
 var space = regexp.MustCompile(`\s+`)
