@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -31,6 +32,9 @@ const (
 	maxTools = 10000
 	// maxStderr bounds what of a command server's stderr is kept for an error.
 	maxStderr = 4 << 10
+	// maxBody bounds each HTTP response a URL server sends, as the SDK bounds each frame a
+	// command server prints (mcp.DefaultMaxLineLength).
+	maxBody = mcp.DefaultMaxLineLength
 )
 
 // Request is one probe: the server, by name, from the profile's approved list; the tool
@@ -108,7 +112,8 @@ func call(ctx context.Context, srv spec.MCPServer, dir string, env []string, p *
 // own that is killed with the probe's context, or a URL over streamable HTTP.
 func transport(ctx context.Context, srv spec.MCPServer, dir string, env []string, stderr *bytes.Buffer) (mcp.Transport, error) {
 	if srv.URL != "" {
-		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{}, MaxRetries: -1, DisableStandaloneSSE: true}, nil
+		client := &http.Client{Transport: bounded{http.DefaultTransport}}
+		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1, DisableStandaloneSSE: true}, nil
 	}
 	cmd := exec.CommandContext(ctx, srv.Command[0], srv.Command[1:]...)
 	cmd.Dir = dir
@@ -202,4 +207,33 @@ func (l *limited) Write(p []byte) (int, error) {
 		l.left -= n
 	}
 	return len(p), nil
+}
+
+// bounded is an HTTP transport whose response bodies end in an error past maxBody bytes.
+type bounded struct{ next http.RoundTripper }
+
+func (b bounded) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(req)
+	if err == nil {
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxBody}
+	}
+	return resp, err
+}
+
+// cappedBody reads at most left bytes of a body, then fails.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("the mcp server's response is larger than %d bytes", maxBody)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

@@ -3,8 +3,11 @@ package mcpprobe
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +99,28 @@ func TestAProbeNeverWritesNorStartsWhatIsNotApproved(t *testing.T) {
 	broken := spec.MCPServer{Name: "gone", Command: []string{filepath.Join(t.TempDir(), "no-such-server")}}
 	p = Call(ctx(t), []spec.MCPServer{broken}, t.TempDir(), env, Request{Server: "gone", Tool: "x"})
 	assert.Contains(t, p.Error, "connect to mcp server gone")
+}
+
+// A URL server that answers without end is cut off, and the probe says why; it never
+// becomes an answer.
+func TestAFloodingServerIsCutOff(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	flood := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat(" ", 1<<20))
+		for i := 0; i < 64; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})}
+	go func() { _ = flood.Serve(ln) }()
+	t.Cleanup(func() { _ = flood.Close() })
+	srv := spec.MCPServer{Name: "flood", URL: "http://" + ln.Addr().String()}
+	p := Call(ctx(t), []spec.MCPServer{srv}, t.TempDir(), nil, Request{Server: "flood", Tool: "x"})
+	require.NotEmpty(t, p.Error)
+	assert.Contains(t, p.Error, "connect to mcp server flood")
+	assert.Contains(t, p.Error, "the mcp server's response is larger than 16777216 bytes")
+	assert.Nil(t, p.Answer)
 }
