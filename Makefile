@@ -29,9 +29,9 @@ test-e2e:
 ## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python
 ## and Go, the README's adoption steps), the two that measure concurrency by the clock,
 ## which want a machine not running other tests beside them, the one that runs three CI
-## engines' shards, and the three that run whole suites again under every way of selecting
-## and sharding them; CI runs them after make test
-LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages)$$
+## engines' shards, and the four that run whole suites again under every way of selecting
+## and sharding them or across profiles; CI runs them after make test
+LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles)$$
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 

@@ -95,11 +95,12 @@ func subtree(pid int) []int {
 
 // commandLine is a process's arguments joined by spaces, cut at 200 bytes, or its name in
 // brackets when it has none (a kernel thread, or one that exited meanwhile). A process in
-// the middle of an exec has none for a moment: it is asked again, briefly.
+// the middle of an exec has none for a moment (its new name already set, on a loaded
+// machine for several milliseconds): it is asked again, for up to 50 ms.
 func commandLine(pid int) string {
 	var b []byte
 	var err error
-	for try := 0; try < 5; try++ {
+	for try := 0; try < 50; try++ {
 		if b, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err != nil || len(b) > 0 {
 			break
 		}
