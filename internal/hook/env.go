@@ -32,8 +32,11 @@ func isRookVar(kv string) bool { return strings.HasPrefix(kv, "ROOK_") }
 
 // Inherited is base without its ROOK_* variables: what a hook, or a process the run starts
 // for the same reason (an MCP server a probe asks), inherits of the test's environment.
-func Inherited(base []string) []string {
-	out := make([]string, 0, len(base))
+func Inherited(base []string) []string { return inherited(make([]string, 0, len(base)), base) }
+
+// inherited appends base's variables but ROOK_* ones to dst.
+func inherited(dst, base []string) []string {
+	out := dst
 	for _, kv := range base {
 		if !isRookVar(kv) {
 			out = append(out, kv)
@@ -46,7 +49,7 @@ func Inherited(base []string) []string {
 // hookEnv (the profile's hook_env, in key order, its ROOK_* keys ignored), then the scope's
 // ROOK_* variables, which win.
 func Environ(base []string, hookEnv map[string]string, s Scope) []string {
-	env := append(make([]string, 0, len(base)+len(hookEnv)+len(rookVars)), Inherited(base)...)
+	env := inherited(make([]string, 0, len(base)+len(hookEnv)+len(rookVars)), base)
 	keys := make([]string, 0, len(hookEnv))
 	for k := range hookEnv {
 		keys = append(keys, k)

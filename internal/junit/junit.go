@@ -9,6 +9,7 @@ package junit
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,7 +110,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return []byte(strings.TrimSpace(string(line))), err
+		return bytes.TrimSpace(line), err
 	}
 }
 

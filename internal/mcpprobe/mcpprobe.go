@@ -157,7 +157,6 @@ func findTool(ctx context.Context, cs *mcp.ClientSession, server, name string) (
 // content decoded as JSON when it is JSON, else the text; bounded by MaxAnswer. A tool's
 // error is said in its text, so an error answer is its text.
 func answer(res *mcp.CallToolResult) (any, error) {
-	var v any
 	if res.StructuredContent != nil && !res.IsError {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
@@ -183,8 +182,7 @@ func answer(res *mcp.CallToolResult) (any, error) {
 	if d, err := check.DecodeJSON(text); err == nil {
 		return d, nil
 	}
-	v = text
-	return v, nil
+	return text, nil
 }
 
 func stderrNote(b *bytes.Buffer) string {

@@ -37,6 +37,21 @@ func (rt *Redteam) JudgeSignals() (success, failure []redteam.Signal) {
 	return success, failure
 }
 
+// hasJudgeSignal reports whether the block has a free-text signal.
+func (rt *Redteam) hasJudgeSignal() bool {
+	if rt == nil {
+		return false
+	}
+	for _, list := range [][]redteam.Signal{rt.Success, rt.Failure} {
+		for _, s := range list {
+			if s.Kind == redteam.Judge {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Adversarial reports whether the scenario is an attack: class adversarial, or a redteam
 // block. Its verdict then says whether it was compromised.
 func (s *Scenario) Adversarial() bool { return s.Class == "adversarial" || s.Redteam != nil }

@@ -426,7 +426,7 @@ func (s *Scenario) Observes() check.Observations {
 	if s.RequiresUsage {
 		o |= check.ObservesUsage
 	}
-	if succ, fail := s.Redteam.JudgeSignals(); len(succ)+len(fail) > 0 {
+	if s.Redteam.hasJudgeSignal() {
 		o |= check.ObservesModel // a judge model decides its free-text signals
 	}
 	return o
