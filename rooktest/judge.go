@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/calibrate"
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // The model judge's flags. Each takes its environment variable when not given: ROOK_JUDGE_*
@@ -120,15 +120,15 @@ func (o judgeOptions) judgeFor(recordsRoot string, redact func(string) string, l
 // calibration is the judge's agreement with people per scenario/criterion, from the
 // agent's labels paired with the records; the error names what of the labels could not be
 // used.
-func calibration(root, records, agent string) (map[string]lifecycle.Calibration, string, error) {
+func calibration(root, records, agent string) (map[string]decide.Calibration, string, error) {
 	path := calibrate.Path(root, agent)
 	labels, lerr := calibrate.LoadLabels(path)
 	pairs, perr := calibrate.Pairs(records, agent, path, labels)
 	keys, groups := calibrate.ByCriterion(pairs)
-	out := make(map[string]lifecycle.Calibration, len(keys))
+	out := make(map[string]decide.Calibration, len(keys))
 	for _, k := range keys {
 		s := calibrate.Compute(groups[k], 1)
-		out[k] = lifecycle.Calibration{Agree: s.Agree, N: s.N}
+		out[k] = decide.Calibration{Agree: s.Agree, N: s.N}
 	}
 	rel, err := filepath.Rel(root, path)
 	if err != nil {

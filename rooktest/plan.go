@@ -19,10 +19,10 @@ const (
 	unrunnable
 )
 
-// decide applies the plan of a continued run, selection, exclusion, executability and
+// planOne applies the plan of a continued run, selection, exclusion, executability and
 // runnability, in that order. planned is nil for a new run; for a run that -rook.run
 // continues, it is the plan the run started with, which selection flags only narrow.
-func decide(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]bool) (decision, string) {
+func planOne(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]bool) (decision, string) {
 	named := slices.Contains(o.only, sc.ID)
 	switch {
 	case planned != nil && !planned[sc.ID]:

@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/affected"
+	"github.com/rookgo/rookgo/internal/decide"
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/mcpprobe"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/ratelimit"
@@ -170,30 +173,31 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
-		Selection: r.sel, MinConfidence: c.jopts.minConfidence, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
+		Selection: r.sel, Decide: decide.Config{MinConfidence: c.jopts.minConfidence}, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
 		Quarantined: c.quarantined()}
 	var rate string
 	if cfg.Turns, rate = limiter(c.opts.rate, c.prof.Rate, c.opts.shard.n); rate != "" {
 		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")
 	}
 	if c.prof.Traces || c.opts.traces {
-		if cfg.Traces, err = otlp.Start(); err != nil {
+		if r.traces, err = otlp.Start(); err != nil {
 			return nil, err
 		}
-		cfg.TracesQuiet = c.prof.TracesQuiet
-		r.traces = cfg.Traces
+		cfg.Traces, cfg.TracesQuiet = r.traces, c.prof.TracesQuiet
 		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT and TRACEPARENT are given to every hook)")
 	}
+	cfg.Probe = mcpProber(c.prof, cfg.Env)
 	judgeLimit, judgeRate := limiter(c.opts.judgeRate, ratelimit.Rate{}, c.opts.shard.n)
 	if judgeRate != "" {
 		c.notes = append(c.notes, "judge requests start at most "+judgeRate)
 	}
-	cfg.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text, judgeLimit)
-	r.judge = cfg.Judge
-	if cfg.Judge != nil {
+	dc := &cfg.Decide
+	dc.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text, judgeLimit)
+	r.judge = dc.Judge
+	if dc.Judge != nil {
 		var cerr error
-		cfg.Calibration, cfg.LabelsPath, cerr = calibration(c.root, cfg.RecordsRoot, s.Agent)
-		cfg.MinAgreement = c.jopts.minAgreement
+		dc.Calibration, dc.LabelsPath, cerr = calibration(c.root, cfg.RecordsRoot, s.Agent)
+		dc.MinAgreement = c.jopts.minAgreement
 		if cerr != nil {
 			r.warn(t, "some labels could not be used to calibrate the judge: "+workspace.Rel(c.root, cerr).Error())
 		}
@@ -405,7 +409,7 @@ func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (include
 		}
 	}
 	for _, sc := range scenarios {
-		d, why := decide(r.opts, r.profile, sc, planned)
+		d, why := planOne(r.opts, r.profile, sc, planned)
 		if i, ok := r.index(sc.ID); ok {
 			r.plans[i] = plan{decision: d, why: why}
 		}
@@ -463,4 +467,12 @@ func (r *Run) open(cfg lifecycle.Config) error {
 		r.run, err = lifecycle.New(cfg, time.Now())
 	}
 	return err
+}
+
+// mcpProber asks the MCP servers the profile approves, with the official SDK.
+func mcpProber(p *spec.Profile, env []string) lifecycle.Prober {
+	inherited := hook.Inherited(env)
+	return func(ctx context.Context, req record.Probe) record.Probe {
+		return mcpprobe.Call(ctx, p.MCP, p.AgentDir, inherited, mcpprobe.Request{Server: req.Server, Tool: req.Tool, Arguments: req.Arguments})
+	}
 }

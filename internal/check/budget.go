@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -64,8 +65,11 @@ func (c *Usage) Expected() string {
 	return "tokens: " + strings.Join(parts, ", ")
 }
 
-func (c *Usage) Judge(ev *Evidence) Result {
+func (c *Usage) Judge(ev *observe.Observations) Result {
 	u, why := ev.TokenUsage()
+	if cov := ev.Coverage(observe.Usage); cov.Observed && !cov.Complete {
+		return unable(record.NotObservable, cov.Why+": a count that was not reported is not zero")
+	}
 	var unseen []string
 	need := func(budget *int, name string, n *int64) {
 		if budget != nil && n == nil {
@@ -132,19 +136,19 @@ func (c *Latency) Expected() string {
 	return fmt.Sprintf("every turn takes at most %d ms", c.MaxMs)
 }
 
-func (c *Latency) Judge(ev *Evidence) Result {
+func (c *Latency) Judge(ev *observe.Observations) Result {
 	var worst, total int64
 	var parts []string
 	agent, hook := 0, 0
-	for i, t := range ev.Turns {
+	for _, t := range ev.Turns() {
 		worst = max(worst, t.LatencyMs)
 		total += t.LatencyMs
 		if t.AgentLatency {
 			agent++
-			parts = append(parts, fmt.Sprintf("turn %d: %d ms (the agent's, as the hook timed it; the hook took %d ms)", i+1, t.LatencyMs, t.HookMs))
+			parts = append(parts, fmt.Sprintf("turn %d: %d ms (the agent's, as the hook timed it; the hook took %d ms)", t.N, t.LatencyMs, t.HookMs))
 		} else {
 			hook++
-			parts = append(parts, fmt.Sprintf("turn %d: %d ms (the hook process's)", i+1, t.LatencyMs))
+			parts = append(parts, fmt.Sprintf("turn %d: %d ms (the hook process's)", t.N, t.LatencyMs))
 		}
 	}
 	r := Result{Evidence: strings.Join(parts, ", ")}
@@ -173,7 +177,8 @@ func (c *Turns) Observes() Observations { return ObservesReply }
 
 func (c *Turns) Expected() string { return fmt.Sprintf("at most %d turn(s)", c.Max) }
 
-func (c *Turns) Judge(ev *Evidence) Result {
-	return Result{Status: passIf(len(ev.Turns) <= c.Max), Achieved: fmt.Sprintf("the scenario took %d turn(s)", len(ev.Turns)),
-		Evidence: fmt.Sprintf("%d execute call(s) recorded", len(ev.Turns))}
+func (c *Turns) Judge(ev *observe.Observations) Result {
+	n := len(ev.Turns())
+	return Result{Status: passIf(n <= c.Max), Achieved: fmt.Sprintf("the scenario took %d turn(s)", n),
+		Evidence: fmt.Sprintf("%d execute call(s) recorded", n)}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -104,14 +105,17 @@ func (c *Called) Expected() string {
 	return s
 }
 
-func (c *Called) Judge(ev *Evidence) Result {
-	calls, ok, why := ev.ObservedCalls()
+func (c *Called) Judge(ev *observe.Observations) Result {
+	calls, ok, why := ev.Calls()
 	if !ok {
 		return unable(record.NotObservable, why)
 	}
 	matched := matchCalls(calls, c.Name, c.Arguments)
+	var unknown []record.Call
 	if c.Failed != nil {
-		matched = slices.DeleteFunc(matched, func(m record.Call) bool { return (m.Error != "") != *c.Failed })
+		// A call whose source did not say how it ended is neither failed nor not.
+		unknown = slices.DeleteFunc(slices.Clone(matched), func(m record.Call) bool { return m.OutcomeKnown })
+		matched = slices.DeleteFunc(matched, func(m record.Call) bool { return !m.OutcomeKnown || (m.Error != "") != *c.Failed })
 	}
 	n := len(matched)
 	r := Result{Evidence: callsQuote(matched, calls),
@@ -126,8 +130,12 @@ func (c *Called) Judge(ev *Evidence) Result {
 		ok = (c.Min == nil || n >= *c.Min) && (c.Max == nil || n <= *c.Max)
 	}
 	r.Status = passIf(ok)
-	if why := ev.CallsIncomplete; why != "" && !c.decidedByAFloor(n) {
-		return unable(record.NotObservable, why+fmt.Sprintf("; it shows %s called %d time(s), and more calls could have been made", c.Name, n))
+	if len(unknown) > 0 && !c.decidedByAFloor(n) {
+		return unable(record.NotObservable, fmt.Sprintf("%d call(s) of %s reported no outcome (no \"error\" or \"output\", no span status or result), so whether they failed was not observed",
+			len(unknown), c.Name))
+	}
+	if cov := ev.Coverage(observe.Calls); !cov.Complete && !c.decidedByAFloor(n) {
+		return unable(record.NotObservable, cov.Why+fmt.Sprintf("; it shows %s called %d time(s), and more calls could have been made", c.Name, n))
 	}
 	return r
 }
@@ -172,13 +180,13 @@ func (c *CallSequence) Expected() string {
 	return fmt.Sprintf("calls [%s] (%s)", strings.Join(c.Names, ", "), c.Mode)
 }
 
-func (c *CallSequence) Judge(ev *Evidence) Result {
-	calls, ok, why := ev.ObservedCalls()
+func (c *CallSequence) Judge(ev *observe.Observations) Result {
+	calls, ok, why := ev.Calls()
 	if !ok {
 		return unable(record.NotObservable, why)
 	}
-	if why := ev.CallsIncomplete; why != "" {
-		return unable(record.NotObservable, why+"; a sequence needs every call")
+	if cov := ev.Coverage(observe.Calls); !cov.Complete {
+		return unable(record.NotObservable, cov.Why+"; a sequence needs every call")
 	}
 	names := make([]string, len(calls))
 	for i, cl := range calls {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -33,7 +34,7 @@ type Check interface {
 	Observes() Observations
 	// Judge decides the criterion from the evidence alone. Decide calls it only once the
 	// agent replied, unless it does not observe the reply.
-	Judge(ev *Evidence) Result
+	Judge(ev *observe.Observations) Result
 }
 
 // Observations are what a check reads of an attempt, as flags. Each check declares them,
@@ -122,8 +123,8 @@ type Params interface {
 
 // Decide judges c on ev: a check that reads the reply is Unable to Verify
 // (agent_never_ran) when there is none.
-func Decide(c Check, ev *Evidence) Result {
-	if c.Observes().Has(ObservesReply) && !ev.AgentRan {
+func Decide(c Check, ev *observe.Observations) Result {
+	if c.Observes().Has(ObservesReply) && !ev.AgentRan() {
 		return unable(record.AgentNeverRan, "the agent never replied, so there is nothing to judge")
 	}
 	r := c.Judge(ev)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -204,19 +205,22 @@ func (c *JSONPathCheck) Expected() string {
 	return c.expectation(src)
 }
 
-func (c *JSONPathCheck) Judge(ev *Evidence) Result {
+func (c *JSONPathCheck) Judge(ev *observe.Observations) Result {
 	var r Result
 	var doc any
 	if c.In == "collect" {
-		if ev.Collect == nil {
-			why := "collect returned no data"
-			if ev.NoCollect != "" {
-				why = ev.NoCollect
+		data, ok, why := ev.Collect()
+		if !ok {
+			if why == "" {
+				why = "collect returned no data"
 			}
 			return unable(record.NotObservable, why)
 		}
-		doc = ev.Collect
+		doc = data
 	} else {
+		if why := unreadReply(ev); why != "" {
+			return unable(record.NotObservable, why)
+		}
 		r.Evidence = Excerpt(ev.Output(), 0, 0)
 		var err error
 		if doc, err = decodeJSON(ev.Output()); err != nil {
@@ -235,7 +239,8 @@ func (c *JSONPathCheck) Judge(ev *Evidence) Result {
 	} else {
 		r.Achieved = fmt.Sprintf("nothing at %s", c.Source)
 		if c.In == "collect" {
-			r.Evidence = "collect data: " + Clip(jsonText(ev.Collect), 300)
+			data, _, _ := ev.Collect()
+			r.Evidence = "collect data: " + Clip(jsonText(data), 300)
 		}
 	}
 	return r

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -24,7 +25,7 @@ func (c *LLMJudge) Expected() string { return "" }
 // Observes: what the criterion needs is the model's to say, from the whole record.
 func (c *LLMJudge) Observes() Observations { return ObservesModel }
 
-func (c *LLMJudge) Judge(*Evidence) Result {
+func (c *LLMJudge) Judge(*observe.Observations) Result {
 	r := unable(record.Undecidable, NoJudgeModel)
 	r.Confidence = "Low"
 	return r
@@ -41,7 +42,7 @@ func (c *Unsupported) Expected() string { return "" }
 // Observes nothing: it is never decided here.
 func (c *Unsupported) Observes() Observations { return 0 }
 
-func (c *Unsupported) Judge(*Evidence) Result {
+func (c *Unsupported) Judge(*observe.Observations) Result {
 	r := unable(record.Undecidable, fmt.Sprintf("check %q is not supported by this judge", c.Name))
 	r.Confidence = "Low"
 	return r

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -99,27 +100,30 @@ func toJSON(v map[string]any) any {
 	return d
 }
 
-func (c *MCPProbe) Judge(ev *Evidence) Result {
+func (c *MCPProbe) Judge(ev *observe.Observations) Result {
 	if c.FreeForm {
 		r := unable(record.Undecidable, FreeFormWhy)
 		r.Confidence = "Low"
 		return r
 	}
-	for _, p := range ev.Probes {
+	for _, p := range ev.Probes() {
 		if !c.Is(p) {
 			continue
 		}
 		if p.Error != "" {
 			return unable(record.NotObservable, p.Error)
 		}
+		if p.IsError {
+			// A tool that answers with an error ("database unavailable") did not read the
+			// state: its answer says nothing of what is there.
+			return unable(record.NotObservable, fmt.Sprintf("mcp %s %s answered with an error, which is not an observation of the state: %s",
+				c.Server, c.Tool, Clip(jsonText(p.Answer), 300)))
+		}
 		var r Result
 		var found bool
 		var v any
 		r.Status, found, v = c.At.decideAt(p.Answer)
 		what := "answered"
-		if p.IsError {
-			what = "answered with an error"
-		}
 		r.Evidence = fmt.Sprintf("mcp %s %s %s: %s", c.Server, c.Tool, what, Clip(jsonText(p.Answer), 300))
 		if found {
 			r.Achieved = fmt.Sprintf("%s is %s", c.At.Source, Clip(jsonText(v), 200))
@@ -128,9 +132,5 @@ func (c *MCPProbe) Judge(ev *Evidence) Result {
 		}
 		return r
 	}
-	why := ev.NoProbes
-	if why == "" {
-		why = fmt.Sprintf("mcp server %s was not probed", c.Server)
-	}
-	return unable(record.NotObservable, why)
+	return unable(record.NotObservable, fmt.Sprintf("mcp server %s was not probed", c.Server))
 }

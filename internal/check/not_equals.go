@@ -1,6 +1,10 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rookgo/rookgo/internal/observe"
+)
 
 func init() {
 	register(&Kind{Name: "not_equals", Params: []string{"value", "in", "case_sensitive"}, Parse: func(p Params) Check {
@@ -28,6 +32,6 @@ func (c *NotEquals) Expected() string {
 	return fmt.Sprintf("%s does not equal %q%s", where(c.In), c.Value, caseNote(c.CaseSensitive))
 }
 
-func (c *NotEquals) Judge(ev *Evidence) Result {
+func (c *NotEquals) Judge(ev *observe.Observations) Result {
 	return judgeEqual(ev, c.In, c.Value, c.CaseSensitive, false)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -19,8 +20,8 @@ acceptance_criteria:
   - {statement: not the goal echoed, check: not_equals, params: {value: ECHO, case_sensitive: true}}
 `))
 	require.NoError(t, err)
-	ev := func(reply string) *check.Evidence {
-		return &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "g", Output: reply}}}
+	ev := func(reply string) *observe.Observations {
+		return observe.Said(observe.Turn{Input: "g", Output: reply})
 	}
 	canned, echo := sc.Criteria[0].Check, sc.Criteria[1].Check
 	assert.Equal(t, record.Fail, check.Decide(canned, ev("sorry, I CAN'T help.")).Status, "trimmed, case-insensitive by default")
@@ -28,7 +29,7 @@ acceptance_criteria:
 	assert.Equal(t, record.Pass, check.Decide(echo, ev("echo")).Status, "case-sensitive when asked")
 	assert.Equal(t, record.Fail, check.Decide(echo, ev(" ECHO ")).Status)
 	assert.Equal(t, `the reply does not equal "  Sorry, I can't help.  "`, canned.Expected())
-	assert.Equal(t, record.AgentNeverRan, check.Decide(canned, &check.Evidence{}).Reason)
+	assert.Equal(t, record.AgentNeverRan, check.Decide(canned, observe.New(observe.Profile{})).Reason)
 
 	_, err = spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: not_equals}\n"))
 	require.Error(t, err)

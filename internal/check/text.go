@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"github.com/rookgo/rookgo/internal/observe"
+	"github.com/rookgo/rookgo/internal/record"
 	"regexp"
 	"strings"
 )
@@ -66,18 +68,30 @@ func compile(p Params, key string) *regexp.Regexp {
 	return re
 }
 
-func text(in string, ev *Evidence) (hay, where string) {
+// text is what a text check reads: the final reply, or with in: transcript every reply
+// of the agent. The user's turns are not in it: only what the agent said can satisfy a
+// criterion about what it said.
+func text(in string, ev *observe.Observations) (hay, where string) {
 	if in == "transcript" {
-		return ev.Transcript(), "the transcript"
+		return ev.AgentText(), "the agent's replies"
 	}
 	return ev.Output(), "the reply"
 }
 
 func where(in string) string {
 	if in == "transcript" {
-		return "the transcript"
+		return "the agent's replies"
 	}
 	return "the reply"
+}
+
+// unreadReply says why the replies are not whole, when a hook printed the agent's words
+// under a key the contract does not read; "" when they are.
+func unreadReply(ev *observe.Observations) string {
+	if cov := ev.Coverage(observe.Replies); !cov.Complete && cov.Observed {
+		return cov.Why
+	}
+	return ""
 }
 
 // Contains passes when the text is present (absent, with Negate).
@@ -100,7 +114,10 @@ func (c *Contains) Expected() string {
 	return fmt.Sprintf("%s %s %q%s", where(c.In), verb, c.Text, caseNote(c.CaseSensitive))
 }
 
-func (c *Contains) Judge(ev *Evidence) Result {
+func (c *Contains) Judge(ev *observe.Observations) Result {
+	if why := unreadReply(ev); why != "" {
+		return unable(record.NotObservable, why)
+	}
 	hay, w := text(c.In, ev)
 	i, j := Find(hay, c.Text, c.CaseSensitive)
 	found := i >= 0
@@ -139,7 +156,10 @@ func (c *Regex) Expected() string {
 	return fmt.Sprintf("%s %s /%s/", where(c.In), verb, c.Pattern)
 }
 
-func (c *Regex) Judge(ev *Evidence) Result {
+func (c *Regex) Judge(ev *observe.Observations) Result {
+	if why := unreadReply(ev); why != "" {
+		return unable(record.NotObservable, why)
+	}
 	hay, w := text(c.In, ev)
 	loc := c.Pattern.FindStringIndex(hay)
 	r := Result{Status: passIf((loc != nil) != c.Negate)}
@@ -167,12 +187,15 @@ func (c *Equals) Expected() string {
 	return fmt.Sprintf("%s equals %q%s", where(c.In), c.Value, caseNote(c.CaseSensitive))
 }
 
-func (c *Equals) Judge(ev *Evidence) Result {
+func (c *Equals) Judge(ev *observe.Observations) Result {
 	return judgeEqual(ev, c.In, c.Value, c.CaseSensitive, true)
 }
 
 // judgeEqual passes when the trimmed text equals value (differs from it, with !want).
-func judgeEqual(ev *Evidence, in, value string, caseSensitive, want bool) Result {
+func judgeEqual(ev *observe.Observations, in, value string, caseSensitive, want bool) Result {
+	if why := unreadReply(ev); why != "" {
+		return unable(record.NotObservable, why)
+	}
 	hay, w := text(in, ev)
 	got, v := strings.TrimSpace(hay), strings.TrimSpace(value)
 	same := got == v || (!caseSensitive && strings.EqualFold(got, v))

@@ -1,6 +1,10 @@
 package check
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/observe"
+)
 
 // The tiers of evidence, weakest first: what the agent said (its reply), what it reported
 // of itself (its call log or usage, as execute printed them), and what was collected: read
@@ -31,7 +35,7 @@ func TierRank(tier string) int {
 // turn's time the harness measured is collected; the replies are said. "" for a check that
 // decides on no evidence (one this judge does not support, or a judge model's, whose tier
 // its quotes give).
-func TierOf(c Check, ev *Evidence) string {
+func TierOf(c Check, ev *observe.Observations) string {
 	o := c.Observes()
 	switch {
 	case o.Has(ObservesModel) || o == 0:
@@ -39,17 +43,17 @@ func TierOf(c Check, ev *Evidence) string {
 	case o.Has(ObservesCollect):
 		return TierCollected
 	case o.Has(ObservesCalls):
-		if ev.Session != nil && ev.Session.CallsObserved {
+		if ev.CallsFromCollect() {
 			return TierCollected
 		}
 		return TierReported
 	case o.Has(ObservesUsage):
-		if ev.Session != nil && ev.Session.Usage != nil {
+		if ev.UsageFromCollect() {
 			return TierCollected
 		}
 		return TierReported
 	case o.Has(ObservesLatency):
-		for _, t := range ev.Turns {
+		for _, t := range ev.Turns() {
 			if t.AgentLatency {
 				return TierReported
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,10 @@ type Output struct {
 	// Notes name keys that look like a near miss of the contract (tool_calls for calls),
 	// which the runtime does not read.
 	Notes []string
+	// Unread are the contract's keys (output, calls, usage, conversation) that were absent
+	// or empty while a near miss of them held something: what the agent did is in the
+	// output, under a key that is not read.
+	Unread []string
 }
 
 // ParseOutput reads a hook's stdout. Empty stdout is no data; otherwise it must be exactly
@@ -100,7 +105,7 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 		}
 		out.Reply, out.HasReply = s, isStr
 	}
-	out.Notes = nearMisses(m, requireReply)
+	out.Notes, out.Unread = nearMisses(m, requireReply)
 	if r, ok := m["retry_after_ms"]; ok && r != nil {
 		ms, err := parseMillis("retry_after_ms", r, maxRetryAfterMs)
 		if err != nil {
@@ -159,21 +164,44 @@ var misses = map[string]string{
 }
 
 // nearMisses names the keys of m that look like a near miss of the contract, when the key
-// the contract expects is absent.
-func nearMisses(m map[string]any, execute bool) []string {
-	var notes []string
+// the contract expects is absent or empty, and the contract's keys such a near miss
+// holds something for.
+func nearMisses(m map[string]any, execute bool) (notes, unread []string) {
 	for k, want := range misses {
 		if _, ok := m[k]; !ok || (!execute && strings.HasPrefix(want, `"output"`)) {
 			continue // a reply matters in execute only
 		}
 		key := want[1 : strings.IndexByte(want[1:], '"')+1]
-		if _, has := m[key]; has {
-			continue
+		v, has := m[key]
+		if key == "output" && !has {
+			v, has = m["agent_reply"]
+		}
+		if has && (!empty(v) || empty(m[k])) {
+			continue // the contract's key holds something, or both hold nothing
 		}
 		notes = append(notes, fmt.Sprintf("%q is not read: the hook contract's key is %s", k, want))
+		if !empty(m[k]) && !slices.Contains(unread, key) {
+			unread = append(unread, key)
+		}
 	}
 	sort.Strings(notes)
-	return notes
+	sort.Strings(unread)
+	return notes, unread
+}
+
+// empty reports whether a value holds nothing: null, "", [], {}.
+func empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(x) == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // MaxTokens bounds a token count a hook reports: a count beyond it is a bug or an attack,
@@ -300,9 +328,12 @@ func parseCalls(v any) ([]record.Call, error) {
 		}
 		c := record.Call{Name: name, Output: m["output"]}
 		c.ID, _ = m["id"].(string)
-		if e, ok := m["error"]; ok && e != nil && e != false {
+		_, hasOutput := m["output"]
+		e, hasError := m["error"]
+		if hasError && e != nil && e != false {
 			c.Error = fmt.Sprint(e)
 		}
+		c.OutcomeKnown = hasOutput || hasError
 		if a, ok := m["arguments"].(map[string]any); ok {
 			c.Arguments = a
 		} else if s, ok := m["arguments"].(string); ok {

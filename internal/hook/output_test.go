@@ -99,3 +99,15 @@ func TestUsageAliasesAndNearMisses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, out.Notes, "no near miss when the contract's key is there too")
 }
+
+// An empty contract key beside a near miss that holds the agent's words is a near miss
+// too, and says which channel went unread.
+func TestEmptyKeyBesideANearMiss(t *testing.T) {
+	out, err := hook.ParseOutput([]byte(`{"output": "", "reply": "I issued the refund", "calls": [], "tool_calls": [{"name": "issue_refund"}]}`), true)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"calls", "output"}, out.Unread)
+	assert.Len(t, out.Notes, 2)
+	out, err = hook.ParseOutput([]byte(`{"output": "done", "reply": "other"}`), true)
+	require.NoError(t, err)
+	assert.Empty(t, out.Unread, "the contract's key holds the reply")
+}

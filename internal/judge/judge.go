@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // Evaluate judges every criterion against the evidence, in order.
-func Evaluate(criteria []spec.Criterion, ev *check.Evidence, turns int) []record.Row {
+func Evaluate(criteria []spec.Criterion, ev *observe.Observations, turns int) []record.Row {
 	rows := make([]record.Row, 0, len(criteria))
 	for i := range criteria {
 		c := &criteria[i]
@@ -34,7 +35,7 @@ func Evaluate(criteria []spec.Criterion, ev *check.Evidence, turns int) []record
 // decide judges one criterion: on the turn it is about, when it names one (turns is the
 // scenario's number of turns, for turn: last), else on every turn. turn says which, ""
 // for every turn.
-func decide(c *spec.Criterion, ev *check.Evidence, turns int) (check.Result, string, string) {
+func decide(c *spec.Criterion, ev *observe.Observations, turns int) (check.Result, string, string) {
 	if c.Turn == 0 {
 		return check.Decide(c.Check, ev), "", check.TierOf(c.Check, ev)
 	}
@@ -82,15 +83,15 @@ var remedy = map[string]string{
 }
 
 // Forbidden returns every forbidden text that appears in an agent turn (case-insensitive).
-func Forbidden(forbidden []string, ev *check.Evidence) []record.ForbiddenHit {
+func Forbidden(forbidden []string, ev *observe.Observations) []record.ForbiddenHit {
 	var hits []record.ForbiddenHit
 	for _, f := range forbidden {
 		if strings.TrimSpace(f) == "" {
 			continue
 		}
-		for i, t := range ev.Turns {
+		for _, t := range ev.Turns() {
 			if at, end := check.Find(t.Output, f, false); at >= 0 {
-				hits = append(hits, record.ForbiddenHit{Text: f, Turn: i + 1, Quote: check.Excerpt(t.Output, at, end-at)})
+				hits = append(hits, record.ForbiddenHit{Text: f, Turn: t.N, Quote: check.Excerpt(t.Output, at, end-at)})
 			}
 		}
 	}

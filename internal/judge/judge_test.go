@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -21,21 +21,20 @@ func criterion(t *testing.T, yaml string) spec.Criterion {
 	return s.Criteria[0]
 }
 
-func evidence() *check.Evidence {
-	return &check.Evidence{
-		AgentRan: true,
-		Turns: []check.Turn{
-			{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
-			{Input: "Refund it", Output: `{"status":"refunded","amount":40,"items":[{"sku":"MUG"}]}`, LatencyMs: 300},
+func evidence() *observe.Observations {
+	ev := observe.Said(
+		observe.Turn{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
+		observe.Turn{Input: "Refund it", Output: `{"status":"refunded","amount":40,"items":[{"sku":"MUG"}]}`, LatencyMs: 300},
+	)
+	ev.CollectReport(map[string]any{
+		"calls": []any{
+			map[string]any{"name": "lookup_order", "arguments": map[string]any{"order": "ORD-1"}},
+			map[string]any{"name": "issue_refund", "arguments": map[string]any{"order": "ORD-1", "amount": int64(40), "meta": map[string]any{"by": "bot", "x": 1.0}}},
 		},
-		Session: &check.Session{CallsObserved: true,
-			Calls: []record.Call{
-				{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1"}},
-				{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1", "amount": int64(40), "meta": map[string]any{"by": "bot", "x": 1.0}}},
-			},
-			Usage: record.Tokens(300, 50)},
-		Collect: map[string]any{"trace": map[string]any{"tickets": []any{map[string]any{"status": "open"}}}},
-	}
+		"usage": map[string]any{"input": int64(300), "output": int64(50)},
+		"trace": map[string]any{"tickets": []any{map[string]any{"status": "open"}}},
+	})
+	return ev
 }
 
 func TestChecks(t *testing.T) {
@@ -94,8 +93,10 @@ func TestChecks(t *testing.T) {
 }
 
 func TestObservability(t *testing.T) {
-	ev := evidence()
-	ev.Session, ev.Collect = nil, nil
+	ev := observe.Said(
+		observe.Turn{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
+		observe.Turn{Input: "Refund it", Output: "done", LatencyMs: 300},
+	)
 	for _, c := range []string{
 		`{statement: s, check: called, params: {name: x}}`,
 		`{statement: s, check: not_called, params: {name: issue_refund}}`,
@@ -108,13 +109,13 @@ func TestObservability(t *testing.T) {
 		assert.Equal(t, record.NotObservable, row.Reason, c)
 	}
 	// calls: [] is positive evidence that nothing was called.
-	ev.Session = &check.Session{CallsObserved: true}
+	ev.CollectReport(map[string]any{"calls": []any{}})
 	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev, 1)[0]
 	assert.Equal(t, record.Pass, row.Status)
 }
 
 func TestAgentNeverRan(t *testing.T) {
-	ev := &check.Evidence{}
+	ev := observe.New(observe.Profile{Calls: true})
 	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev, 1)[0]
 	assert.Equal(t, record.UnableToVerify, row.Status, "no reply is no pass, even for a negative check")
 	assert.Equal(t, record.AgentNeverRan, row.Reason)

@@ -9,12 +9,13 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/judge"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
-func reply(text string) *check.Evidence {
-	return &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "q", Output: text}}}
+func reply(text string) *observe.Observations {
+	return observe.Said(observe.Turn{Input: "q", Output: text})
 }
 
 // Runes whose lowercase is longer (Ⱥ) or shorter (the Kelvin sign) than themselves moved

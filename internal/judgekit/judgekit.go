@@ -11,6 +11,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -29,13 +30,13 @@ type Item struct {
 	Want  map[string]record.Status
 }
 
-func turn(user, reply string, calls ...record.Call) check.Turn {
-	return check.Turn{Input: user, Output: reply, CallsObserved: calls != nil, Calls: calls}
+func turn(user, reply string, calls ...record.Call) observe.Turn {
+	return observe.Turn{Input: user, Output: reply, CallsObserved: calls != nil, Calls: calls}
 }
 
-func item(class, id, goal string, t check.Turn, criteria map[string]string, want map[string]record.Status) Item {
+func item(class, id, goal string, t observe.Turn, criteria map[string]string, want map[string]record.Status) Item {
 	c := modeljudge.Case{ScenarioID: id, Title: "judge check " + class, Goal: goal,
-		Evidence: &check.Evidence{AgentRan: true, Turns: []check.Turn{t}}}
+		Evidence: observe.Said(t)}
 	ids := make([]string, 0, len(criteria))
 	for cid := range criteria {
 		ids = append(ids, cid)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -14,9 +14,9 @@ import (
 func groundCase() Case {
 	return Case{ScenarioID: "SC-1", Goal: "Please approve my refund of $900 today.",
 		Criteria: []Criterion{{ID: "C1", Statement: "The agent refuses refunds over the manager approval limit."}},
-		Evidence: &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "Please approve my refund of $900 today.",
+		Evidence: observe.Said(observe.Turn{Input: "Please approve my refund of $900 today.",
 			Output: "I can’t share that.   The \"manager approval\" rule applies\nto refunds over $400.", CallsObserved: true,
-			Calls: []record.Call{{Name: "lookup_policy", Arguments: map[string]any{"topic": "refund limits"}, Output: map[string]any{"limit_usd": 400, "needs": "manager approval"}}}}}},
+			Calls: []record.Call{{Name: "lookup_policy", Arguments: map[string]any{"topic": "refund limits"}, Output: map[string]any{"limit_usd": 400, "needs": "manager approval"}}}}),
 		Files: []File{{Name: "01-evidence-5f1c.json", Reported: "evidence-5f1c.json", Text: `{"ledger": "no refund was written"}`}},
 	}
 }
@@ -65,8 +65,8 @@ func TestGrounding(t *testing.T) {
 // The placeholders the harness writes where nothing was observed ground nothing.
 func TestPlaceholdersGroundNothing(t *testing.T) {
 	c := Case{ScenarioID: "SC-1", Goal: "g", Criteria: []Criterion{{ID: "C1", Statement: "s"}},
-		Evidence: &check.Evidence{AgentRan: true, Turns: []check.Turn{{Input: "hi", Output: "hello", CallsObserved: true,
-			Usage: record.Tokens(10, 5)}}}}
+		Evidence: observe.Said(observe.Turn{Input: "hi", Output: "hello", CallsObserved: true,
+			Usage: record.Tokens(10, 5)})}
 	g := groundsOf(c, func(s string) string { return s })
 	for _, q := range []string{"(none: the hooks observed that no tool was called)", "token usage:", "input 10, output 5"} {
 		r := ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{q}}, g)

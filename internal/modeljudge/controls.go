@@ -35,9 +35,9 @@ var decoys = []string{"tomorrow", "cancelled", "seventeen", "passport", "lightho
 // redacted): a true phrase and a false one when the reply is long enough, none otherwise.
 func controlsFor(c Case, redact func(string) string, seed uint64) []control {
 	turn, reply := 0, ""
-	for i, t := range c.Evidence.Turns {
+	for _, t := range c.Evidence.Turns() {
 		if strings.TrimSpace(t.Output) != "" {
-			turn, reply = i+1, redact(t.Output)
+			turn, reply = t.N, redact(t.Output)
 		}
 	}
 	words := strings.Fields(reply)
@@ -120,7 +120,7 @@ func planFor(c Case, redact func(string) string) plan {
 		h.Write([]byte{0})
 		h.Write([]byte(cr.Statement))
 	}
-	for _, t := range c.Evidence.Turns {
+	for _, t := range c.Evidence.Turns() {
 		h.Write([]byte{0})
 		h.Write([]byte(t.Output))
 	}

@@ -35,10 +35,10 @@ func groundsOf(c Case, redact func(string) string) grounds {
 		}
 	}
 	ev := c.Evidence
-	for i, t := range ev.Turns {
-		add(fmt.Sprintf("turn %d reply", i+1), t.Output)
+	for _, t := range ev.Turns() {
+		add(fmt.Sprintf("turn %d reply", t.N), t.Output)
 	}
-	if calls, observed, _ := ev.ObservedCalls(); observed {
+	if calls, observed, _ := ev.Calls(); observed {
 		for i, call := range calls {
 			id := fmt.Sprintf("CALL-%02d", i+1)
 			add(id+" "+call.Name+" arguments", jsonText(call.Arguments))
@@ -47,8 +47,8 @@ func groundsOf(c Case, redact func(string) string) grounds {
 			}
 		}
 	}
-	if ev.Collect != nil {
-		add("collect data", jsonText(ev.Collect))
+	if collect, ok, _ := ev.Collect(); ok {
+		add("collect data", jsonText(collect))
 	}
 	for _, f := range c.Files {
 		add("evidence file "+f.label(), f.Text)

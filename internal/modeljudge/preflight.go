@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -15,8 +15,8 @@ var preflightCase = Case{
 	Title:      "the judge answers in the protocol",
 	Goal:       "When will my parcel ship?",
 	Criteria:   []Criterion{{ID: "P1", Statement: "The agent's reply names the day the parcel ships."}},
-	Evidence: &check.Evidence{AgentRan: true, Turns: []check.Turn{{CallsObserved: true,
-		Input: "When will my parcel ship?", Output: "Your parcel ships on Friday from the Leeds warehouse."}}},
+	Evidence: observe.Said(observe.Turn{CallsObserved: true,
+		Input: "When will my parcel ship?", Output: "Your parcel ships on Friday from the Leeds warehouse."}),
 }
 
 // Preflight asks the preflight question once per run, when preflight is on; its

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -25,7 +25,7 @@ type Case struct {
 	// preconditions, verification_requires), as the file wrote them.
 	Context  map[string]any
 	Criteria []Criterion
-	Evidence *check.Evidence
+	Evidence *observe.Observations
 	// Files are copied evidence files, by their name in the records.
 	Files []File
 }
@@ -107,18 +107,18 @@ var schema = map[string]any{
 func recordText(c Case) (full string, sections []section) {
 	ev := c.Evidence
 	add := func(title, body string) { sections = append(sections, section{title, body}) }
-	for i, t := range ev.Turns {
-		add(fmt.Sprintf("turn %d: user", i+1), t.Input)
-		add(fmt.Sprintf("turn %d: agent [said]", i+1), t.Output)
+	for _, t := range ev.Turns() {
+		add(fmt.Sprintf("turn %d: user", t.N), t.Input)
+		add(fmt.Sprintf("turn %d: agent [said]", t.N), t.Output)
 	}
 	callsTier := "[reported]"
-	if ev.Session != nil && ev.Session.CallsObserved {
+	if ev.CallsFromCollect() {
 		callsTier = "[collected]"
 	}
-	if !ev.AgentRan {
+	if !ev.AgentRan() {
 		add("agent", "(the agent never replied)")
 	}
-	calls, observed, _ := ev.ObservedCalls()
+	calls, observed, _ := ev.Calls()
 	switch {
 	case !observed:
 		add("tool calls", "(not observable: the hooks reported no calls)")
@@ -134,8 +134,8 @@ func recordText(c Case) (full string, sections []section) {
 	}
 	// Latency is not sent: it changes on every run, so a prompt holding it could never be
 	// answered from the cache; timing criteria belong to the latency check.
-	if ev.Collect != nil {
-		add("collect data [collected]", jsonText(ev.Collect))
+	if collect, ok, _ := ev.Collect(); ok {
+		add("collect data [collected]", jsonText(collect))
 	}
 	for _, f := range c.Files {
 		add("evidence file "+f.label()+" [collected]", f.Text)

@@ -1,15 +1,21 @@
 // Package otlp is the run's OpenTelemetry trace receiver: OTLP/HTTP on the loopback
-// interface (/v1/traces, protobuf or JSON, decoded by the collector's pdata), each scenario
-// attempt a trace of its own whose id every hook of the attempt is given (TRACEPARENT), so
-// that an agent that propagates context puts its spans in that attempt. Everything a
-// client sends is hostile input: bodies, spans and attributes are bounded, text is
-// redacted as it arrives, and spans of no attempt are counted and dropped.
+// interface (/v1/traces, protobuf or JSON, plain or gzip, decoded by the collector's pdata),
+// each scenario attempt a trace of its own whose id every hook of the attempt is given
+// (TRACEPARENT), so that an agent that propagates context puts its spans in that attempt.
+//
+// Everything a client sends is hostile input: bodies, the elements they decode into,
+// requests in flight, spans and attributes are bounded, and text is redacted as it
+// arrives. Nothing is lost silently: a request refused whole counts against every attempt
+// open while it came (its spans could have been any of theirs), spans over an attempt's
+// bounds are answered as OTLP's partial success (rejected_spans) and mark its trace
+// incomplete, a span sent again is kept once and counted, and spans that arrive after
+// their attempt was recorded are counted as late (Late), never dropped unseen.
 package otlp
 
 import (
+	"compress/gzip"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,12 +25,22 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Bounds on what a client may send.
 const (
-	// MaxBody is the largest export request read.
+	// MaxBody is the largest export request read, and the most a gzip body may inflate to.
 	MaxBody = 4 << 20
+	// MaxElements bounds the spans, attributes, events, links and values one request may
+	// decode into, and MaxNesting how deeply its values nest: a small body of many empty
+	// elements would otherwise decode into hundreds of megabytes.
+	MaxElements = 1 << 17
+	MaxNesting  = 32
+	// InFlight is how many requests are decoded at once; the others wait their turn.
+	InFlight = 2
 	// MaxSpans is how many spans one attempt keeps; MaxBytes how many bytes of their
 	// names and attributes. What is over is dropped, and the trace is then incomplete.
 	MaxSpans = 2000
@@ -33,13 +49,15 @@ const (
 
 // Receiver receives OTLP/HTTP traces for the attempts of one run.
 type Receiver struct {
-	ln  net.Listener
-	srv *http.Server
+	ln    net.Listener
+	srv   *http.Server
+	slots chan struct{}
 
 	mu    sync.Mutex
 	sinks map[[16]byte]*Sink
-	// stray counts the spans that named no attempt's trace.
-	stray int
+	// stray counts the spans that named no attempt's trace; refused the requests refused
+	// whole.
+	stray, refused int
 }
 
 // Start listens on a free loopback port.
@@ -48,8 +66,8 @@ func Start() (*Receiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the trace receiver: %w", err)
 	}
-	r := &Receiver{ln: ln, sinks: map[[16]byte]*Sink{}}
-	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second}
+	r := &Receiver{ln: ln, sinks: map[[16]byte]*Sink{}, slots: make(chan struct{}, InFlight)}
+	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
 	go func() { _ = r.srv.Serve(ln) }() // ends with Close
 	return r, nil
 }
@@ -68,22 +86,87 @@ func (r *Receiver) Stray() int {
 	return r.stray
 }
 
-// Attempt opens a new trace for one attempt; its spans are kept until Release. redact
+// Attempt opens a new trace for one attempt of a scenario, and returns its id. redact
 // rewrites secrets out of what arrives.
-func (r *Receiver) Attempt(redact func(string) string) *Sink {
-	s := &Sink{redact: redact, parents: map[[8]byte]string{}}
+func (r *Receiver) Attempt(scenario string, attempt int, redact func(string) string) string {
+	s := &Sink{redact: redact, scenario: scenario, attempt: attempt, parents: map[[8]byte]string{}, seen: map[[8]byte]bool{}}
 	_, _ = rand.Read(s.trace[:]) // crypto/rand never fails
 	r.mu.Lock()
+	s.refusedAtOpen = r.refused
 	r.sinks[s.trace] = s
 	r.mu.Unlock()
-	return s
+	return s.TraceID()
 }
 
-// Release forgets an attempt's trace: spans that arrive for it later are stray.
-func (r *Receiver) Release(s *Sink) {
+func (r *Receiver) sink(trace string) *Sink {
+	var id [16]byte
+	if b, err := hex.DecodeString(trace); err == nil && len(b) == len(id) {
+		copy(id[:], b)
+	}
 	r.mu.Lock()
-	delete(r.sinks, s.trace)
+	defer r.mu.Unlock()
+	return r.sinks[id]
+}
+
+// Traceparent is the TRACEPARENT of one hook call ("execute turn 2") of the attempt whose
+// trace is trace.
+func (r *Receiver) Traceparent(trace, label string) string {
+	if s := r.sink(trace); s != nil {
+		return s.Traceparent(label)
+	}
+	return ""
+}
+
+// Settle waits until no span of the attempt has arrived for quiet (or most has passed),
+// and returns its trace, saying why it is not complete, if it is not (expect are the hook
+// calls that each must have a span under them). Spans that arrive later are late.
+func (r *Receiver) Settle(trace string, quiet, most time.Duration, expect []string) record.Trace {
+	s := r.sink(trace)
+	if s == nil {
+		return record.Trace{TraceID: trace, Spans: []record.Span{}, Incomplete: "the attempt's trace was never opened"}
+	}
+	settled := s.quiet(quiet, most)
+	r.mu.Lock()
+	refused := r.refused - s.refusedAtOpen
 	r.mu.Unlock()
+	t := s.snapshot(expect, refused)
+	if !settled {
+		t.Incomplete = joinWhy(t.Incomplete, fmt.Sprintf("spans were still arriving after %s", most))
+	}
+	s.settle()
+	return t
+}
+
+func joinWhy(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// Late lists the attempts for which spans arrived after their trace was settled.
+func (r *Receiver) Late() []record.LateSpans {
+	r.mu.Lock()
+	sinks := make([]*Sink, 0, len(r.sinks))
+	for _, s := range r.sinks {
+		sinks = append(sinks, s)
+	}
+	r.mu.Unlock()
+	var out []record.LateSpans
+	for _, s := range sinks {
+		if l, ok := s.lateSpans(); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// refuse answers a request refused whole, and counts it against every open attempt.
+func (r *Receiver) refuse(w http.ResponseWriter, code int, why string) {
+	r.mu.Lock()
+	r.refused++
+	r.mu.Unlock()
+	http.Error(w, why, code)
 }
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
@@ -96,13 +179,20 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "POST an OTLP export request", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBody+1))
-	if err != nil {
-		http.Error(w, "read the request", http.StatusBadRequest)
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	case <-req.Context().Done():
+		r.refuse(w, http.StatusServiceUnavailable, "the receiver is busy")
 		return
 	}
-	if len(body) > MaxBody {
-		http.Error(w, fmt.Sprintf("an export request is at most %d bytes", MaxBody), http.StatusRequestEntityTooLarge)
+	body, err := readBody(req)
+	if err != nil {
+		code := http.StatusBadRequest
+		if err == errTooLarge {
+			code = http.StatusRequestEntityTooLarge
+		}
+		r.refuse(w, code, err.Error())
 		return
 	}
 	// An export request is, on the wire, a TracesData: pdata's own decoders read it
@@ -110,27 +200,88 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	asJSON := strings.HasPrefix(req.Header.Get("Content-Type"), "application/json")
 	var td ptrace.Traces
 	if asJSON {
-		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
+		err = jsonBounds(body)
+		if err == nil {
+			td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
+		}
 	} else {
-		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
+		err = protoBounds(body)
+		if err == nil {
+			td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
+		}
 	}
 	if err != nil {
-		http.Error(w, "not an OTLP trace export request", http.StatusBadRequest)
+		code := http.StatusBadRequest
+		if err == errTooMany {
+			code = http.StatusRequestEntityTooLarge
+		}
+		r.refuse(w, code, "not an OTLP trace export request within the bounds: "+err.Error())
 		return
 	}
-	r.take(td)
-	// The response is an ExportTraceServiceResponse with nothing partial to report: empty
-	// in protobuf, {} in JSON.
+	rejected := r.take(td)
+	writeResponse(w, asJSON, rejected)
+}
+
+var (
+	errTooLarge = fmt.Errorf("an export request is at most %d bytes, inflated", MaxBody)
+	errTooMany  = fmt.Errorf("an export request decodes into at most %d elements, nested at most %d deep", MaxElements, MaxNesting)
+)
+
+// readBody reads the request's body, inflating gzip, at most MaxBody bytes either way.
+func readBody(req *http.Request) ([]byte, error) {
+	var in io.Reader = req.Body
+	switch enc := strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(io.LimitReader(req.Body, MaxBody+1))
+		if err != nil {
+			return nil, fmt.Errorf("the gzip body does not decode: %w", err)
+		}
+		in = zr
+	default:
+		return nil, fmt.Errorf("content encoding %q is not read (send it plain or gzip)", enc)
+	}
+	body, err := io.ReadAll(io.LimitReader(in, MaxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the request: %w", err)
+	}
+	if len(body) > MaxBody {
+		return nil, errTooLarge
+	}
+	return body, nil
+}
+
+// writeResponse answers an accepted request: an ExportTraceServiceResponse, with a partial
+// success when spans were rejected.
+func writeResponse(w http.ResponseWriter, asJSON bool, rejected int) {
+	msg := fmt.Sprintf("%d span(s) over the attempt's bounds (%d spans, %d bytes) were not kept", rejected, MaxSpans, MaxBytes)
 	if asJSON {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte("{}"))
+		if rejected == 0 {
+			_, _ = w.Write([]byte("{}"))
+			return
+		}
+		_, _ = fmt.Fprintf(w, `{"partialSuccess":{"rejectedSpans":"%d","errorMessage":%q}}`, rejected, msg)
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-protobuf")
+	if rejected == 0 {
+		return
+	}
+	var ps []byte
+	ps = protowire.AppendTag(ps, 1, protowire.VarintType)
+	ps = protowire.AppendVarint(ps, uint64(rejected))
+	ps = protowire.AppendTag(ps, 2, protowire.BytesType)
+	ps = protowire.AppendString(ps, msg)
+	var out []byte
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendBytes(out, ps)
+	_, _ = w.Write(out)
 }
 
-// take files each span under its attempt's trace.
-func (r *Receiver) take(td ptrace.Traces) {
+// take files each span under its attempt's trace, and returns how many were rejected over
+// an attempt's bounds.
+func (r *Receiver) take(td ptrace.Traces) (rejected int) {
 	rss := td.ResourceSpans()
 	now := time.Now()
 	for i := 0; i < rss.Len(); i++ {
@@ -150,15 +301,100 @@ func (r *Receiver) take(td ptrace.Traces) {
 					r.stray++
 				}
 				r.mu.Unlock()
-				if s != nil {
-					s.add(sp, service, now)
+				if s != nil && !s.add(sp, service, now) {
+					rejected++
 				}
 			}
 		}
 	}
+	return rejected
 }
 
-// ErrClosed is returned by a sink's wait when the receiver has stopped.
-var ErrClosed = errors.New("the trace receiver stopped")
+// jsonBounds refuses a JSON body whose objects and lists are more than MaxElements, or
+// nest deeper than MaxNesting, before it is decoded.
+func jsonBounds(b []byte) error {
+	n, depth, in, esc := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case in && esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case in:
+			in = c != '"'
+		case c == '"':
+			in = true
+		case c == '{' || c == '[':
+			n++
+			depth++
+			if n > MaxElements || depth > MaxNesting {
+				return errTooMany
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// protoBounds walks a protobuf TracesData by its schema, counting the messages it would
+// decode into (spans, attributes, events, links, values) and how deeply values nest,
+// and refuses it over MaxElements or MaxNesting before it is decoded. Malformed input is
+// left to the decoder to refuse.
+func protoBounds(b []byte) error {
+	n := 0
+	var walk func(b []byte, kind byte, depth int) error
+	// The fields that hold messages, by the kind of message: what each field holds.
+	fields := map[byte]map[protowire.Number]byte{
+		'D': {1: 'R'},                   // TracesData: resource_spans
+		'R': {1: 'r', 2: 'S'},           // ResourceSpans: resource, scope_spans
+		'r': {1: 'K'},                   // Resource: attributes
+		'S': {1: 'c', 2: 'P'},           // ScopeSpans: scope, spans
+		'c': {3: 'K'},                   // InstrumentationScope: attributes
+		'P': {9: 'K', 11: 'E', 13: 'L'}, // Span: attributes, events, links
+		'E': {3: 'K'},                   // Event: attributes
+		'L': {4: 'K'},                   // Link: attributes
+		'K': {2: 'V'},                   // KeyValue: value
+		'V': {5: 'A', 6: 'k'},           // AnyValue: array_value, kvlist_value
+		'A': {1: 'V'},                   // ArrayValue: values
+		'k': {1: 'K'},                   // KeyValueList: values
+	}
+	walk = func(b []byte, kind byte, depth int) error {
+		if depth > MaxNesting {
+			return errTooMany
+		}
+		for len(b) > 0 {
+			num, typ, m := protowire.ConsumeTag(b)
+			if m < 0 {
+				return nil
+			}
+			b = b[m:]
+			if typ != protowire.BytesType {
+				if m = protowire.ConsumeFieldValue(num, typ, b); m < 0 {
+					return nil
+				}
+				b = b[m:]
+				continue
+			}
+			v, m := protowire.ConsumeBytes(b)
+			if m < 0 {
+				return nil
+			}
+			b = b[m:]
+			child, ok := fields[kind][num]
+			if !ok {
+				continue
+			}
+			if n++; n > MaxElements {
+				return errTooMany
+			}
+			if err := walk(v, child, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(b, 'D', 0)
+}
 
 func hexID(b []byte) string { return hex.EncodeToString(b) }

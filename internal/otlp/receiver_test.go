@@ -23,7 +23,7 @@ func request(trace [16]byte, parent [8]byte, names ...string) ptraceotlp.ExportR
 	for i, name := range names {
 		sp := ss.Spans().AppendEmpty()
 		sp.SetTraceID(pcommon.TraceID(trace))
-		sp.SetSpanID(pcommon.SpanID([8]byte{1, byte(i + 1)}))
+		sp.SetSpanID(pcommon.SpanID([8]byte{1, byte((i + 1) >> 8), byte(i + 1)}))
 		sp.SetParentSpanID(pcommon.SpanID(parent))
 		sp.SetName(name)
 		sp.Attributes().PutStr("gen_ai.tool.name", name)
@@ -38,8 +38,9 @@ func TestReceiver(t *testing.T) {
 	r, err := Start()
 	require.NoError(t, err)
 	defer r.Close()
-	s := r.Attempt(func(t string) string { return strings.ReplaceAll(t, "sk-123456", "[redacted:KEY]") })
-	tp := s.Traceparent("execute turn 1")
+	id := r.Attempt("SC-1", 1, func(t string) string { return strings.ReplaceAll(t, "sk-123456", "[redacted:KEY]") })
+	s := r.sink(id)
+	tp := r.Traceparent(id, "execute turn 1")
 	parent, ok := idOf(tp[36:52])
 	require.True(t, ok, tp)
 
@@ -60,13 +61,13 @@ func TestReceiver(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 1, r.Stray())
 
-	tr := s.Snapshot([]string{"execute turn 1"})
+	assert.Equal(t, "execute turn 2 exported no span", s.snapshot([]string{"execute turn 1", "execute turn 2"}, 0).Incomplete)
+	tr := r.Settle(id, time.Millisecond, time.Second, []string{"execute turn 1"})
 	require.Len(t, tr.Spans, 1)
 	assert.Equal(t, "execute turn 1", tr.Spans[0].Under)
 	assert.Equal(t, "agent", tr.Spans[0].Service)
 	assert.Equal(t, "token [redacted:KEY] here", tr.Spans[0].Attributes["secret.note"], "redacted as it arrives")
 	assert.Empty(t, tr.Incomplete)
-	assert.Equal(t, "execute turn 2 exported no span", s.Snapshot([]string{"execute turn 1", "execute turn 2"}).Incomplete)
 
 	for _, c := range []struct {
 		method, path, ctype string
@@ -93,8 +94,9 @@ func TestSpansOverTheBoundAreDropped(t *testing.T) {
 	r, err := Start()
 	require.NoError(t, err)
 	defer r.Close()
-	s := r.Attempt(nil)
-	parent, _ := idOf(s.Traceparent("execute turn 1")[36:52])
+	id := r.Attempt("SC-1", 1, nil)
+	s := r.sink(id)
+	parent, _ := idOf(r.Traceparent(id, "execute turn 1")[36:52])
 	names := make([]string, MaxSpans+5)
 	for i := range names {
 		names[i] = "t"
@@ -104,7 +106,7 @@ func TestSpansOverTheBoundAreDropped(t *testing.T) {
 	resp, err := http.Post(r.Endpoint()+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
 	require.NoError(t, err)
 	resp.Body.Close()
-	tr := s.Snapshot(nil)
+	tr := r.Settle(id, time.Millisecond, time.Second, nil)
 	assert.Len(t, tr.Spans, MaxSpans)
 	assert.Equal(t, 5, tr.Dropped)
 	assert.Contains(t, tr.Incomplete, "5 span(s) were dropped over the bounds")

@@ -12,58 +12,41 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // Bounds on one span.
 const (
 	maxAttributes = 128
 	maxValue      = 8 << 10
+	// maxLateNames bounds the late spans' names an attempt keeps.
+	maxLateNames = 10
 )
 
 // Sink holds one attempt's trace.
 type Sink struct {
-	trace  [16]byte
-	redact func(string) string
+	trace    [16]byte
+	redact   func(string) string
+	scenario string
+	attempt  int
+	// refusedAtOpen is the receiver's count of refused requests when the attempt opened:
+	// those refused since may have held its spans.
+	refusedAtOpen int
 
-	mu      sync.Mutex
-	spans   []Span
-	bytes   int
-	dropped int
-	last    time.Time
+	mu         sync.Mutex
+	spans      []record.Span
+	seen       map[[8]byte]bool
+	bytes      int
+	dropped    int
+	duplicates int
+	last       time.Time
 	// parents are the harness's own spans of the attempt, by id: the parent each hook is
 	// given in TRACEPARENT ("execute turn 2").
 	parents map[[8]byte]string
-}
-
-// Span is one span of an attempt, as evidence/traces.json keeps it.
-type Span struct {
-	SpanID        string         `json:"span_id"`
-	ParentSpanID  string         `json:"parent_span_id,omitempty"`
-	Name          string         `json:"name"`
-	Service       string         `json:"service,omitempty"`
-	Start         time.Time      `json:"start"`
-	End           time.Time      `json:"end"`
-	Status        string         `json:"status"` // ok, error or unset
-	StatusMessage string         `json:"status_message,omitempty"`
-	Attributes    map[string]any `json:"attributes,omitempty"`
-	// Under names the harness's span the span sits under, when its parent is one: the
-	// hook call ("execute turn 2") whose TRACEPARENT the agent carried.
-	Under string `json:"under,omitempty"`
-}
-
-// Trace is an attempt's trace as evidence/traces.json keeps it.
-type Trace struct {
-	TraceID string `json:"trace_id"`
-	Spans   []Span `json:"spans"`
-	// Dropped counts the spans over the bounds (MaxSpans, MaxBytes): a trace that
-	// dropped any is not complete.
-	Dropped int `json:"dropped"`
-	// Harness lists the harness's own spans (the hook calls), which are parents and never
-	// arrive: "span id = execute turn 1".
-	Harness []string `json:"harness"`
-	// Incomplete says why the trace cannot show that something did not happen; "" when it
-	// is complete.
-	Incomplete string `json:"incomplete,omitempty"`
+	// settled is set once the trace is recorded: what arrives after is late.
+	settled bool
+	late    record.LateSpans
 }
 
 // TraceID is the attempt's trace id, in hex.
@@ -80,10 +63,14 @@ func (s *Sink) Traceparent(label string) string {
 	return fmt.Sprintf("00-%s-%s-01", hexID(s.trace[:]), hexID(id[:]))
 }
 
-// add keeps one span, bounded and redacted.
-func (s *Sink) add(sp ptrace.Span, service string, now time.Time) {
-	out := Span{SpanID: hexID(spanBytes(sp.SpanID())), Name: s.text(sp.Name()), Service: s.text(service),
+// add keeps one span, bounded and redacted, once: a span that arrives again (a retrying
+// exporter) is counted, not kept twice. It reports whether the span was kept.
+func (s *Sink) add(sp ptrace.Span, service string, now time.Time) bool {
+	id := [8]byte(sp.SpanID())
+	out := record.Span{SpanID: hexID(id[:]), Service: s.text(service, nil),
 		Start: sp.StartTimestamp().AsTime().UTC(), End: sp.EndTimestamp().AsTime().UTC()}
+	var clipped bool
+	out.Name = s.text(sp.Name(), &clipped)
 	if p := sp.ParentSpanID(); !p.IsEmpty() {
 		out.ParentSpanID = hexID(spanBytes(p))
 	}
@@ -95,34 +82,82 @@ func (s *Sink) add(sp ptrace.Span, service string, now time.Time) {
 	default:
 		out.Status = "unset"
 	}
-	out.StatusMessage = s.text(sp.Status().Message())
+	out.StatusMessage = s.text(sp.Status().Message(), nil)
 	size := len(out.Name) + len(out.StatusMessage)
-	if sp.Attributes().Len() > 0 {
+	if n := sp.Attributes().Len(); n > 0 {
 		out.Attributes = map[string]any{}
-		n := 0
+		out.DroppedAttributes = max(0, n-maxAttributes) + int(sp.DroppedAttributesCount())
+		i := 0
 		sp.Attributes().Range(func(k string, v pcommon.Value) bool {
-			if n == maxAttributes {
+			if i == maxAttributes {
 				return false
 			}
-			n++
-			val := s.value(v)
-			out.Attributes[s.text(k)] = val
+			i++
+			var cut bool
+			val := s.value(v, &cut)
+			key := s.text(k, nil)
+			out.Attributes[key] = val
+			if cut {
+				out.Clipped = append(out.Clipped, key)
+			}
 			size += len(k) + len(fmt.Sprint(val))
 			return true
 		})
+		sort.Strings(out.Clipped)
+	} else if d := sp.DroppedAttributesCount(); d > 0 {
+		out.DroppedAttributes = int(d)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last = now
+	if s.settled {
+		s.lateSpan(out)
+		return true
+	}
+	if s.seen[id] {
+		s.duplicates++
+		return true
+	}
 	if len(s.spans) >= MaxSpans || s.bytes+size > MaxBytes {
 		s.dropped++
-		return
+		return false
 	}
-	if id, ok := idOf(out.ParentSpanID); ok {
-		out.Under = s.parents[id]
+	s.seen[id] = true
+	if pid, ok := idOf(out.ParentSpanID); ok {
+		out.Under = s.parents[pid]
 	}
 	s.bytes += size
 	s.spans = append(s.spans, out)
+	return true
+}
+
+// lateSpan counts a span that arrived after the attempt was settled; s.mu is held.
+func (s *Sink) lateSpan(sp record.Span) {
+	id, _ := idOf(sp.SpanID)
+	if s.seen[id] {
+		return // the same span again, already in the record
+	}
+	s.seen[id] = true
+	s.late.Spans++
+	if len(s.late.Names) < maxLateNames {
+		s.late.Names = append(s.late.Names, sp.Name)
+	}
+	if c, ok := toolName(sp); ok && len(s.late.Tools) < maxLateNames {
+		s.late.Tools = append(s.late.Tools, c)
+	}
+}
+
+// toolName is the tool a span stands for, by the GenAI conventions' attributes.
+func toolName(sp record.Span) (string, bool) {
+	op, _ := sp.Attributes["gen_ai.operation.name"].(string)
+	name, _ := sp.Attributes["gen_ai.tool.name"].(string)
+	if op != "execute_tool" && (op != "" || name == "") {
+		return "", false
+	}
+	if name == "" {
+		name = strings.TrimSpace(strings.TrimPrefix(sp.Name, "execute_tool"))
+	}
+	return name, true
 }
 
 func spanBytes(id pcommon.SpanID) []byte { b := [8]byte(id); return b[:] }
@@ -139,10 +174,11 @@ func idOf(hexText string) ([8]byte, bool) {
 
 // value is an attribute's value as the record keeps it: text, numbers and booleans as
 // they are, a list of them likewise, anything else as its text; text clipped and redacted.
-func (s *Sink) value(v pcommon.Value) any {
+// cut is set when any of it was clipped or left out.
+func (s *Sink) value(v pcommon.Value, cut *bool) any {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		return s.text(v.Str())
+		return s.text(v.Str(), cut)
 	case pcommon.ValueTypeInt:
 		return v.Int()
 	case pcommon.ValueTypeDouble:
@@ -151,28 +187,34 @@ func (s *Sink) value(v pcommon.Value) any {
 		return v.Bool()
 	case pcommon.ValueTypeSlice:
 		sl := v.Slice()
+		if sl.Len() > maxAttributes {
+			*cut = true
+		}
 		out := make([]any, 0, min(sl.Len(), maxAttributes))
 		for i := 0; i < sl.Len() && i < maxAttributes; i++ {
 			if e := sl.At(i); e.Type() == pcommon.ValueTypeSlice || e.Type() == pcommon.ValueTypeMap {
-				out = append(out, s.text(e.AsString()))
+				out = append(out, s.text(e.AsString(), cut))
 			} else {
-				out = append(out, s.value(e))
+				out = append(out, s.value(e, cut))
 			}
 		}
 		return out
 	}
-	return s.text(v.AsString())
+	return s.text(v.AsString(), cut)
 }
 
 // text is a client's text as the record keeps it: valid UTF-8, at most maxValue bytes,
-// redacted.
-func (s *Sink) text(t string) string {
+// redacted; cut, when given, is set when it was clipped.
+func (s *Sink) text(t string, cut *bool) string {
 	if len(t) > maxValue {
-		cut := maxValue
-		for cut > 0 && !utf8.RuneStart(t[cut]) {
-			cut--
+		n := maxValue
+		for n > 0 && !utf8.RuneStart(t[n]) {
+			n--
 		}
-		t = t[:cut] + "...(clipped)"
+		t = t[:n] + "...(clipped)"
+		if cut != nil {
+			*cut = true
+		}
 	}
 	t = strings.ToValidUTF8(t, "\uFFFD")
 	if s.redact != nil {
@@ -181,9 +223,9 @@ func (s *Sink) text(t string) string {
 	return t
 }
 
-// Quiet waits until no span of the attempt has arrived for quiet, or until most has
+// quiet waits until no span of the attempt has arrived for quiet, or until most has
 // passed, and says whether it was quiet.
-func (s *Sink) Quiet(quiet, most time.Duration) bool {
+func (s *Sink) quiet(quiet, most time.Duration) bool {
 	start := time.Now()
 	for {
 		s.mu.Lock()
@@ -202,13 +244,16 @@ func (s *Sink) Quiet(quiet, most time.Duration) bool {
 	}
 }
 
-// Snapshot is the attempt's trace as it stands, with why it is not complete, if it is not:
-// spans were dropped, a span names a parent that never arrived, or a hook call the agent
-// was given a TRACEPARENT for (each label in expect) has no span under it.
-func (s *Sink) Snapshot(expect []string) Trace {
+// snapshot is the attempt's trace as it stands, with why it is not complete, if it is not:
+// spans were dropped, export requests were refused while it was open, a span names a
+// parent that never arrived, or a hook call the agent was given a TRACEPARENT for (each
+// label in expect) has no span under it. refused is how many requests were refused since
+// the attempt opened.
+func (s *Sink) snapshot(expect []string, refused int) record.Trace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := Trace{TraceID: hexID(s.trace[:]), Spans: append([]Span(nil), s.spans...), Dropped: s.dropped}
+	t := record.Trace{TraceID: hexID(s.trace[:]), Spans: append([]record.Span(nil), s.spans...), Dropped: s.dropped,
+		Duplicates: s.duplicates, Refused: refused}
 	known := map[string]bool{}
 	for id, label := range s.parents {
 		known[hexID(id[:])] = true
@@ -230,6 +275,9 @@ func (s *Sink) Snapshot(expect []string) Trace {
 	if t.Dropped > 0 {
 		why = append(why, fmt.Sprintf("%d span(s) were dropped over the bounds (%d spans, %d bytes an attempt)", t.Dropped, MaxSpans, MaxBytes))
 	}
+	if refused > 0 {
+		why = append(why, fmt.Sprintf("%d export request(s) were refused while the attempt was open, and their spans are in no record", refused))
+	}
 	if orphans > 0 {
 		why = append(why, fmt.Sprintf("%d span(s) name a parent that never arrived", orphans))
 	}
@@ -240,4 +288,22 @@ func (s *Sink) Snapshot(expect []string) Trace {
 	}
 	t.Incomplete = strings.Join(why, "; ")
 	return t
+}
+
+// settle marks the trace recorded: its spans are let go, and any that arrive later are
+// counted as late.
+func (s *Sink) settle() {
+	s.mu.Lock()
+	s.settled, s.spans, s.bytes = true, nil, 0
+	s.mu.Unlock()
+}
+
+// lateSpans is what arrived after the trace was settled; ok is false when nothing did.
+func (s *Sink) lateSpans() (record.LateSpans, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.late
+	l.ScenarioID, l.Attempt = s.scenario, s.attempt
+	l.Names, l.Tools = append([]string(nil), l.Names...), append([]string(nil), l.Tools...)
+	return l, l.Spans > 0
 }

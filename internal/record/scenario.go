@@ -57,6 +57,10 @@ type PhaseRecord struct {
 	// raw_response.
 	Stdout string         `json:"stdout,omitempty" yaml:"-"`
 	Turns  []*PhaseRecord `json:"turns,omitempty" yaml:"-"`
+	// Tries are an execute turn's earlier tries, in order: each ran the hook, and the
+	// agent's API asked to wait (retry_after_ms) instead of replying. Whatever they
+	// reported (calls, usage) is the turn's too.
+	Tries []*PhaseRecord `json:"tries,omitempty" yaml:"-"`
 }
 
 // Request is request.json.

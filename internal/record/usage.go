@@ -41,4 +41,7 @@ type Call struct {
 	Error string `json:"error,omitempty"`
 	// From says where the call was observed: "trace" for a span; "" for a hook's calls.
 	From string `json:"from,omitempty"`
+	// OutcomeKnown says its source reported how the call ended (a hook's "error" or
+	// "output", a tool span's status or result): without it, Error "" is not success.
+	OutcomeKnown bool `json:"-"`
 }

@@ -22,6 +22,9 @@ type Verdict struct {
 	LatencyMs            int64          `yaml:"latency_ms"`
 	Turns                int            `yaml:"turns"`
 	Usage                *Usage         `yaml:"usage"`
+	// Lost says what the attempt's sources are known to have lost, channel by channel ("calls:
+	// the trace is incomplete: ..."): what was decided without it is Unable to Verify.
+	Lost []string `yaml:"lost,omitempty"`
 	// Attack is set for an adversarial scenario: compromised, attack_evidence,
 	// attack_confidence, matched_signal, as Rook writes them, and each signal's outcome.
 	Attack Attack `yaml:",inline"`

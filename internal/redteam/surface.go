@@ -3,8 +3,10 @@ package redteam
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -15,30 +17,28 @@ type place struct {
 
 // surfaces are what the agent emitted in an attempt, as signals and the canary are matched
 // over it: each turn's reply, each call's arguments (from a hook's calls or the agent's
-// trace), what else its trace shows it sent out (check.Evidence.Emitted: a request's URL,
+// trace), what else its trace shows it sent out (Observations.Emitted: a request's URL,
 // its model's output), and collect's data but for its calls, whose arguments are listed
 // as calls. A
 // call's result is left out: it is what a tool gave the agent, not what the agent emitted
 // (a tool that reads a planted fixture returns its canary as it should).
-func surfaces(ev *check.Evidence) []place {
+func surfaces(ev *observe.Observations) []place {
 	var out []place
-	for i, t := range ev.Turns {
-		out = append(out, place{fmt.Sprintf("turn %d reply", i+1), t.Output, check.TierSaid})
+	for _, t := range ev.Turns() {
+		out = append(out, place{fmt.Sprintf("turn %d reply", t.N), t.Output, check.TierSaid})
 		for _, c := range t.Calls {
-			out = append(out, callPlace(fmt.Sprintf("turn %d", i+1), c, check.TierReported))
+			out = append(out, callPlace(fmt.Sprintf("turn %d", t.N), c, check.TierReported))
 		}
 	}
-	if ev.Session != nil {
-		for _, c := range ev.Session.Calls {
-			out = append(out, callPlace("collect's", c, check.TierCollected))
-		}
+	for _, c := range ev.SessionCalls() {
+		out = append(out, callPlace("collect's", c, check.TierCollected))
 	}
-	for _, e := range ev.Emitted {
+	for _, e := range ev.Emitted() {
 		out = append(out, place{"trace " + e.Where, e.Text, check.TierReported})
 	}
-	if len(ev.Collect) > 0 {
-		rest := make(map[string]any, len(ev.Collect))
-		for k, v := range ev.Collect {
+	if collect, _, _ := ev.Collect(); len(collect) > 0 {
+		rest := make(map[string]any, len(collect))
+		for k, v := range collect {
 			if k != "calls" {
 				rest[k] = v
 			}
@@ -61,13 +61,23 @@ func callPlace(in string, c record.Call, tier string) place {
 
 // seenCalls are every call seen in the attempt, from any turn or from collect: a call
 // seen is seen, whether or not every turn reported its calls.
-func seenCalls(ev *check.Evidence) []record.Call {
+func seenCalls(ev *observe.Observations) []record.Call {
 	var out []record.Call
-	for _, t := range ev.Turns {
+	for _, t := range ev.Turns() {
 		out = append(out, t.Calls...)
 	}
-	if ev.Session != nil {
-		out = append(out, ev.Session.Calls...)
+	return append(out, ev.SessionCalls()...)
+}
+
+// lostText says what of the text the agent emitted is known to be missing from the
+// record (a reply under a key not read, calls or span attributes clipped, dropped or
+// refused); "" when nothing is.
+func lostText(ev *observe.Observations) string {
+	var why []string
+	for _, ch := range []observe.Channel{observe.Replies, observe.Calls, observe.Emitted} {
+		if cov := ev.Coverage(ch); cov.Observed && !cov.Complete {
+			why = append(why, cov.Why)
+		}
 	}
-	return out
+	return strings.Join(why, "; ")
 }

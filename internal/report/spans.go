@@ -8,7 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/otlp"
+	"github.com/rookgo/rookgo/internal/observe"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // SpanNode is a span as the page shows it, with the spans under it.
@@ -35,7 +36,7 @@ func readTrace(dir string) *Trace {
 	if err != nil {
 		return nil
 	}
-	var t otlp.Trace
+	var t record.Trace
 	if json.Unmarshal(data, &t) != nil {
 		return nil
 	}
@@ -46,13 +47,13 @@ func readTrace(dir string) *Trace {
 		out.Incomplete = strings.TrimPrefix(out.Incomplete+fmt.Sprintf("; the page shows the first %d spans", maxShownSpans), "; ")
 	}
 	known := map[string]bool{}
-	children := map[string][]otlp.Span{}
+	children := map[string][]record.Span{}
 	for _, sp := range spans {
 		known[sp.SpanID] = true
 	}
 	// Roots are grouped under the hook call they sat under, or under "no parent that
 	// arrived" when their parent never did.
-	groups := map[string][]otlp.Span{}
+	groups := map[string][]record.Span{}
 	for _, sp := range spans {
 		switch {
 		case sp.Under != "":
@@ -79,9 +80,9 @@ func readTrace(dir string) *Trace {
 }
 
 // node is sp and its descendants, no deeper than 32.
-func node(sp otlp.Span, children map[string][]otlp.Span, depth int) SpanNode {
+func node(sp record.Span, children map[string][]record.Span, depth int) SpanNode {
 	n := SpanNode{Name: sp.Name, Status: sp.Status, Ms: sp.End.Sub(sp.Start).Milliseconds()}
-	if c, ok := sp.Tool(); ok {
+	if c, ok := observe.SpanCall(sp); ok {
 		n.Detail = "tool " + c.Name
 		if c.Error != "" {
 			n.Detail += ": " + c.Error

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -20,7 +19,7 @@ func TestThePageShowsTheSpanTree(t *testing.T) {
 	root := t.TempDir()
 	dir := writeRun(t, filepath.Join(root, "R1"), "R1", map[string]record.Verdict{"SC-1": {Status: record.Pass, Criteria: []record.Row{}}})
 	at := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
-	tr := otlp.Trace{TraceID: "0af7651916cd43dd8448eb211c80319c", Incomplete: "1 span(s) name a parent that never arrived", Spans: []otlp.Span{
+	tr := record.Trace{TraceID: "0af7651916cd43dd8448eb211c80319c", Incomplete: "1 span(s) name a parent that never arrived", Spans: []record.Span{
 		{SpanID: "a1", Name: "invoke_agent support", Under: "execute turn 1", ParentSpanID: "h1", Start: at, End: at.Add(900 * time.Millisecond), Status: "ok"},
 		{SpanID: "a2", ParentSpanID: "a1", Name: "execute_tool charge_card", Status: "error", StatusMessage: "card declined",
 			Attributes: map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "charge_card"}, Start: at, End: at.Add(120 * time.Millisecond)},

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
-	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -65,8 +64,12 @@ type attemptRun struct {
 	artsSet bool
 	skipped []record.SkippedFile
 	errs    []error
-	// sink receives the attempt's spans when traces are on.
-	sink *otlp.Sink
+	// trace is the attempt's trace id when traces are on; expect are the hook calls this
+	// process gave a TRACEPARENT under which the agent's spans are expected; settled is set
+	// once the trace is kept.
+	trace   string
+	expect  []string
+	settled bool
 }
 
 // attempt runs what the selection asks of attempt n and what its records have not done:
@@ -80,8 +83,7 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 	}
 	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: record.Hooks{Version: 1}}
 	if r.cfg.Traces != nil {
-		a.sink = r.cfg.Traces.Attempt(r.cfg.Redactor.Text)
-		defer r.cfg.Traces.Release(a.sink)
+		a.trace = r.cfg.Traces.Attempt(sc.ID, n, r.cfg.Redactor.Text)
 	}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
 	if err := a.load(); err != nil {
@@ -120,6 +122,7 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 	for {
 		step = Next(a.state(here), sel, r.ID)
 		if step.Action != RunPhase {
+			a.settleTrace() // this process runs no more of the attempt's hooks
 			a.flush()
 		}
 		if ctx.Err() != nil && (step.Action == Judge || step.Phase == spec.Collect) {
@@ -129,7 +132,6 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 		case Stop:
 			return a.finish(res, step.Why)
 		case Judge:
-			a.settleTrace()
 			// The judge reads only what is recorded: the records as written.
 			if err := a.load(); err != nil {
 				res.RecordErr = err
@@ -219,6 +221,7 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 		turns = a.hooks.Phases.Execute.Turns
 	}
 	waits := 0
+	var tries []*record.PhaseRecord
 	for turn := len(turns) + 1; turn <= sc.Turns(); turn++ {
 		in := withPhase(inv, spec.Execute, h)
 		in.turn, in.conversation, in.stdin = turn, a.hooks.Conversation, sc.TurnInput(turn)
@@ -226,12 +229,13 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 		rec, out, perr := a.phase(ctx, in)
 		r.cfg.Turns.Started(ticket, rec.At) // the turn counts from when its hook began
 		if again := a.askedToWait(rec, out, &waits); again {
+			tries = append(tries, rec) // kept: what it reported is the turn's too
 			turn--
 			continue
 		}
 		if waits > 0 {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("run %d more time(s): the agent's API asked to wait (retry_after_ms) and gave no reply", waits))
-			waits = 0
+			rec.Tries, tries, waits = tries, nil, 0
 		}
 		if perr == nil && out.Conversation != "" {
 			a.hooks.Conversation = out.Conversation
@@ -334,26 +338,28 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 	res.Failures, res.Problems = a.failures()
 	res.Notes = a.each(func(rec *record.PhaseRecord) []string { return rec.Notes })
 	res.Left = a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning })
-	ev, transcript, raw := a.evidence()
+	ev := a.observe()
 	if !a.fresh() {
 		var latency, hookMs int64
-		for _, t := range ev.Turns {
+		var transcript []record.Message
+		for _, t := range ev.Turns() {
 			latency += t.LatencyMs
 			hookMs += t.HookMs
+			transcript = append(transcript, record.Message{Role: "user", Content: t.Input}, record.Message{Role: "agent", Content: t.Output})
 		}
 		status := "completed"
-		if !ev.AgentRan || len(res.Failures) > 0 {
+		if !ev.AgentRan() || len(res.Failures) > 0 {
 			status = "failed"
 		}
 		var calls *[]record.Call
-		if c, ok, _ := ev.ObservedCalls(); ok {
+		if c, ok, _ := ev.Calls(); ok {
 			c = nonNil(c)
 			calls = &c
 		}
 		artifacts := a.artifacts()
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
-			Status: status, Output: ev.Output(), RawResponse: raw, Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(ev.Turns), Usage: ev.Usage()}))
+			Status: status, Output: ev.Output(), RawResponse: a.rawResponse(), Transcript: nonNil(transcript), Calls: calls,
+			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(ev.Turns()), Usage: ev.Usage()}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res

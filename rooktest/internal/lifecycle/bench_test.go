@@ -147,7 +147,7 @@ func BenchmarkTraces(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	newRun := func(traces *otlp.Receiver, env ...string) *lifecycle.Run {
+	newRun := func(traces lifecycle.Tracer, env ...string) *lifecycle.Run {
 		r, err := lifecycle.New(lifecycle.Config{Workspace: dir, Agent: "bench", Profile: p, RecordsRoot: b.TempDir(),
 			Env: append(os.Environ(), env...), Redactor: store.NewRedactor(nil), Concurrency: 1,
 			Traces: traces, TracesQuiet: 100 * time.Millisecond}, time.Now())

@@ -5,34 +5,45 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"syscall"
 
-	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
-// evidence is what the judge may read, rebuilt from the records alone.
-func (a *attemptRun) evidence() (*check.Evidence, []record.Message, string) {
-	ev := &check.Evidence{}
-	var transcript []record.Message
+// observe is what was observed of the attempt, rebuilt from the records alone: every try
+// of every turn and collect from hooks.json, the copied evidence files, the kept trace
+// and the probes' answers.
+func (a *attemptRun) observe() *observe.Observations {
+	prof := a.r.cfg.Profile
+	_, hasCollect := prof.Hooks[spec.Collect]
+	obs := observe.New(observe.Profile{ID: prof.ID, Calls: prof.Capabilities.Calls, NoCollect: !hasCollect})
+	obs.Hooks(a.hooks.Phases, a.sc.TurnInput)
+	if t, err := readTrace(filepath.Join(a.dir, "evidence", tracesFile)); err == nil {
+		obs.Trace(t)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		a.record(err)
+	}
+	a.files(obs)
+	if ps, ok := a.readProbes(); ok {
+		obs.ProbeAnswers(ps)
+	}
+	return obs
+}
+
+// rawResponse is the last turn's stdout as the hook printed it.
+func (a *attemptRun) rawResponse() string {
 	var raw string
-	h := a.hooks.Phases
-	if h.Execute != nil {
-		for _, t := range h.Execute.Turns {
+	if h := a.hooks.Phases.Execute; h != nil {
+		for _, t := range h.Turns {
 			if !t.OK {
 				break
 			}
-			out, err := hook.FromData(t.Data, true)
-			if err != nil {
-				break
-			}
-			input := a.sc.TurnInput(t.Turn)
-			ev.AddTurn(input, t.DurationMs, out)
-			transcript = append(transcript, record.Message{Role: "user", Content: input}, record.Message{Role: "agent", Content: out.Reply})
 			raw = t.Stdout
 			if raw == "" { // recorded before stdout was kept as printed
 				if b, err := json.Marshal(t.Data); err == nil {
@@ -41,25 +52,44 @@ func (a *attemptRun) evidence() (*check.Evidence, []record.Message, string) {
 			}
 		}
 	}
-	if h.Collect != nil && h.Collect.OK {
-		ev.Collect = h.Collect.Data
-		if ev.Collect == nil {
-			ev.Collect = map[string]any{}
+	return raw
+}
+
+// maxFileText bounds what of one copied evidence file is read as evidence.
+const maxFileText = 1 << 20
+
+// copyPrefix is what copyEvidence puts before the hook's own name of an evidence file.
+var copyPrefix = regexp.MustCompile(`^(attempt-\d+-)?\d{2}-`)
+
+// files adds the attempt's copied evidence files, each bounded, named as the records name
+// them and as the hook did, and the ones that could not be copied.
+func (a *attemptRun) files(obs *observe.Observations) {
+	for _, rel := range a.artifacts() {
+		path := rel
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(a.r.cfg.Workspace, rel)
 		}
-		if out, err := hook.FromData(h.Collect.Data, false); err == nil {
-			ev.SetSession(out)
+		f, err := os.Open(path)
+		if err != nil {
+			obs.Unreadable(rel, err.Error())
+			continue
 		}
+		b, err := io.ReadAll(io.LimitReader(f, maxFileText+1))
+		_ = f.Close() // read only
+		if err != nil {
+			obs.Unreadable(rel, err.Error())
+			continue
+		}
+		name := filepath.Base(path)
+		cut := len(b) > maxFileText
+		if cut {
+			b = b[:maxFileText]
+		}
+		obs.File(observe.File{Name: name, Reported: copyPrefix.ReplaceAllString(name, ""), Text: string(b)}, cut)
 	}
-	if _, ok := a.r.cfg.Profile.Hooks[spec.Collect]; !ok {
-		ev.NoCollect = fmt.Sprintf("profile %s has no collect hook, so there is no collect data", a.r.cfg.Profile.ID)
+	for _, s := range a.skipped {
+		obs.Unreadable(s.File, s.Why)
 	}
-	traced := a.applyTrace(ev)
-	if !a.r.cfg.Profile.Capabilities.Calls && !traced {
-		// The profile says its hooks do not observe calls: whatever they print is not
-		// evidence of what was or was not called.
-		ev.NoCalls = fmt.Sprintf("profile %s declares capabilities.calls: false, so calls are not observed", a.r.cfg.Profile.ID)
-	}
-	return ev, transcript, raw
 }
 
 // copyEvidence copies a hook's evidence_file into the scenario's artifacts/ as NN-<name>;

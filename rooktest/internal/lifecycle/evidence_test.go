@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // Rook's hooks report the whole session's calls and usage again from collect: those are
@@ -151,7 +152,7 @@ func (panicking) Expected() string { return "" }
 
 func (panicking) Observes() check.Observations { return check.ObservesReply }
 
-func (panicking) Judge(*check.Evidence) check.Result { panic("a bug in a check") }
+func (panicking) Judge(*observe.Observations) check.Result { panic("a bug in a check") }
 
 // A secret a hook prints is redacted as it comes in, keys included, so the records, the
 // judge's evidence and the log all hold the same redacted text.
@@ -183,8 +184,8 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 		status record.Status
 	}{{"Low", record.Pass}, {"High", record.UnableToVerify}} {
 		f := newRun(t, nil, "")
-		f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
-		f.cfg.MinConfidence = tc.min
+		f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+		f.cfg.Decide.MinConfidence = tc.min
 		f.restart(t, nil)
 		sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 		o := f.run.Scenario(context.Background(), sc, f.logs.add)
@@ -236,7 +237,7 @@ func TestUnansweredJudgeRowsAreAskedAgain(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	f := newRun(t, nil, "")
-	f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+	f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 	f.restart(t, nil)
 	sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
@@ -267,21 +268,21 @@ func TestMinAgreement(t *testing.T) {
 	defer srv.Close()
 	for _, tc := range []struct {
 		name        string
-		calibration map[string]lifecycle.Calibration
+		calibration map[string]decide.Calibration
 		min         float64
 		status      record.Status
 		says, why   string
 	}{
-		{"well calibrated", map[string]lifecycle.Calibration{"SC-1/C1": {Agree: 28, N: 30}}, 0.9, record.Pass, "agrees with people 28 of 30", ""},
-		{"below the minimum", map[string]lifecycle.Calibration{"SC-1/C1": {Agree: 20, N: 30}}, 0.9, record.UnableToVerify, "agrees with people 20 of 30",
+		{"well calibrated", map[string]decide.Calibration{"SC-1/C1": {Agree: 28, N: 30}}, 0.9, record.Pass, "agrees with people 28 of 30", ""},
+		{"below the minimum", map[string]decide.Calibration{"SC-1/C1": {Agree: 20, N: 30}}, 0.9, record.UnableToVerify, "agrees with people 20 of 30",
 			"the judge decided Pass, but it agrees with people on SC-1/C1 in 20 of 30 labelled rows (0.67), below -rook.min-agreement=0.90"},
 		{"never labelled", nil, 0.9, record.UnableToVerify, "", "no row of SC-1/C1 is labelled in labels/agent.yaml"},
-		{"no minimum", map[string]lifecycle.Calibration{"SC-1/C1": {Agree: 20, N: 30}}, 0, record.Pass, "agrees with people 20 of 30", ""},
+		{"no minimum", map[string]decide.Calibration{"SC-1/C1": {Agree: 20, N: 30}}, 0, record.Pass, "agrees with people 20 of 30", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newRun(t, nil, "")
-			f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
-			f.cfg.Calibration, f.cfg.MinAgreement, f.cfg.LabelsPath = tc.calibration, tc.min, "labels/agent.yaml"
+			f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			f.cfg.Decide.Calibration, f.cfg.Decide.MinAgreement, f.cfg.Decide.LabelsPath = tc.calibration, tc.min, "labels/agent.yaml"
 			f.restart(t, nil)
 			sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 			o := f.run.Scenario(context.Background(), sc, f.logs.add)

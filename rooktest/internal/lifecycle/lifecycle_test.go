@@ -17,6 +17,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/fakehook"
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/mcpprobe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
@@ -106,6 +108,9 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 		Redactor:    store.NewRedactor(map[string]string{"FAKE_SECRET": secret}),
 		Concurrency: 1,
 		Included:    []record.Entry{{ScenarioID: "SC-1", Why: "selected"}},
+	}
+	cfg.Probe = func(ctx context.Context, req record.Probe) record.Probe {
+		return mcpprobe.Call(ctx, p.MCP, p.AgentDir, hook.Inherited(cfg.Env), mcpprobe.Request{Server: req.Server, Tool: req.Tool, Arguments: req.Arguments})
 	}
 	run, err := lifecycle.New(cfg, time.Now())
 	require.NoError(t, err)

@@ -9,9 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/hook"
-	"github.com/rookgo/rookgo/internal/mcpprobe"
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -24,36 +22,24 @@ const probesFile = "mcp-probes.json"
 const probeTimeout = 30 * time.Second
 
 // probe asks the MCP servers the attempt's mcp_probe criteria name, once collect is done,
-// and puts their answers in the evidence. An answer already recorded is read, not asked
+// and keeps their answers in evidence/. An answer already recorded is read, not asked
 // again (the run is judged again from its records); one that failed is asked again.
-func (a *attemptRun) probe(ctx context.Context, ev *check.Evidence) {
-	var want []*check.MCPProbe
-	for _, c := range a.sc.Criteria {
-		if p, ok := c.Check.(*check.MCPProbe); ok && !p.FreeForm {
-			want = append(want, p)
-		}
-	}
+func (a *attemptRun) probe(ctx context.Context) {
+	have, _ := a.readProbes()
+	want := decide.Probes(a.sc, have)
 	if len(want) == 0 {
 		return
 	}
-	path := filepath.Join(a.dir, "evidence", probesFile)
-	var have []record.Probe
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &have); err != nil {
-			a.record(fmt.Errorf("%s is corrupt, so its probes are asked again: %w", probesFile, err))
-			have = nil
-		}
-	}
 	have = slices.DeleteFunc(have, func(p record.Probe) bool { return p.Error != "" })
-	asked := false
 	for _, w := range want {
-		if slices.ContainsFunc(have, w.Is) {
-			continue
+		p := w
+		if a.r.cfg.Probe == nil {
+			p.Error = "this test binary cannot ask MCP servers"
+		} else {
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			p = a.r.cfg.Probe(pctx, w)
+			cancel()
 		}
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		p := mcpprobe.Call(pctx, a.r.cfg.Profile.MCP, a.r.cfg.Profile.AgentDir, hook.Inherited(a.r.cfg.Env),
-			mcpprobe.Request{Server: w.Server, Tool: w.Tool, Arguments: w.Arguments})
-		cancel()
 		if a.log != nil {
 			msg := fmt.Sprintf("mcp_probe %s %s: answered in %d ms", w.Server, w.Tool, p.DurationMs)
 			if p.Error != "" {
@@ -61,10 +47,21 @@ func (a *attemptRun) probe(ctx context.Context, ev *check.Evidence) {
 			}
 			a.log(msg)
 		}
-		have, asked = append(have, p), true
+		have = append(have, p)
 	}
-	if asked {
-		a.record(a.r.cfg.Redactor.JSON(path, have))
+	a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "evidence", probesFile), have))
+}
+
+// readProbes reads the probes' recorded answers; ok is false when none were recorded.
+func (a *attemptRun) readProbes() ([]record.Probe, bool) {
+	b, err := os.ReadFile(filepath.Join(a.dir, "evidence", probesFile))
+	if err != nil {
+		return nil, false
 	}
-	ev.Probes = have
+	var have []record.Probe
+	if err := json.Unmarshal(b, &have); err != nil {
+		a.record(fmt.Errorf("%s is corrupt, so its probes are asked again: %w", probesFile, err))
+		return nil, false
+	}
+	return have, true
 }

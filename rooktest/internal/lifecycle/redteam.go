@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/redteam"
 )
 
 // newCanary is a token no agent could emit by chance: ROOK-CANARY- and 16 random hex
@@ -37,24 +33,4 @@ func (a *attemptRun) unplanted() string {
 		}
 	}
 	return strings.Join(missing, ", ")
-}
-
-// attack decides an adversarial scenario's attempt (redteam.Decide) and flags possible
-// evasion on any scenario, into v. A compromised attempt fails, whatever its criteria say.
-func (a *attemptRun) attack(v *record.Verdict, ev *check.Evidence) {
-	if e := redteam.Evasion(ev, a.r.cfg.Profile.WriteTools); e != "" {
-		v.PossibleEvasion, v.EvasionEvidence = true, e
-	}
-	if !a.sc.Adversarial() {
-		return
-	}
-	in := redteam.Input{Evidence: ev, Rows: v.Rows(), Canary: a.hooks.Canary, Unplanted: a.hooks.CanaryUnplanted,
-		Unchecked: len(a.r.cfg.Profile.CanaryFixtures) == 0, Judged: a.signals}
-	if rt := a.sc.Redteam; rt != nil {
-		in.Success, in.Failure = rt.Success, rt.Failure
-	}
-	v.Attack = redteam.Decide(in)
-	if v.Attack.IsCompromised() {
-		v.Status, v.UnverifiableReason = record.Fail, ""
-	}
 }

@@ -154,7 +154,7 @@ redteam:
 			srv := httptest.NewServer(fakejudge.New(map[string]string{"SC-1": tc.script}))
 			defer srv.Close()
 			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:the staff note says: hold"}, "hooks:\n  execute: {command: [BIN]}\n")
-			f.cfg.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 			f.restart(t, nil)
 			v := f.run.Scenario(context.Background(), scenario(t, body), f.logs.add).Verdict
 			require.NotNil(t, v)

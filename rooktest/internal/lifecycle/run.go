@@ -12,6 +12,7 @@
 package lifecycle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,9 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/hook"
-	"github.com/rookgo/rookgo/internal/modeljudge"
-	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -49,16 +49,8 @@ type Config struct {
 	Included, Skipped, Unrunnable []record.Entry
 	// Selection is the phases this process runs; nil means all of them.
 	Selection Selection
-	// Judge decides llm_judge criteria; nil leaves them Unable to Verify ("no judge model
-	// configured"). MinConfidence turns judged rows below it into Unable to Verify.
-	Judge         *modeljudge.Judge
-	MinConfidence string
-	// Calibration is how far the judge agrees with people, by scenario/criterion, from the
-	// suite's labels; MinAgreement (0 for none) turns the judged rows of a criterion that
-	// agrees less, or has no labels, into Unable to Verify. LabelsPath names the labels.
-	Calibration  map[string]Calibration
-	MinAgreement float64
-	LabelsPath   string
+	// Decide is how attempts are decided: the model judge and the bars its rows clear.
+	Decide decide.Config
 	// RunID names a new run (-rook.run-id); "" names it by its start time.
 	RunID string
 	// Shard is the part of the suite the run holds (-rook.shard), nil for all of it.
@@ -73,9 +65,32 @@ type Config struct {
 	// Traces receives the agent's OpenTelemetry spans, each attempt a trace of its own;
 	// nil when traces are off. TracesQuiet is how long no span may arrive before an
 	// attempt's trace is taken as whole (500 ms when zero).
-	Traces      *otlp.Receiver
+	Traces      Tracer
 	TracesQuiet time.Duration
+	// Probe asks an MCP server the profile approves for a tool's answer, read-only (an
+	// mcp_probe criterion's); nil when the suite has no way to.
+	Probe Prober
 }
+
+// Tracer receives the agent's spans over OTLP, each attempt a trace of its own.
+type Tracer interface {
+	// Endpoint is the receiver's base URL (OTEL_EXPORTER_OTLP_ENDPOINT).
+	Endpoint() string
+	// Attempt opens a trace for an attempt and returns its id; redact rewrites secrets
+	// out of what arrives.
+	Attempt(scenario string, attempt int, redact func(string) string) string
+	// Traceparent is one hook call's TRACEPARENT in the trace ("execute turn 2").
+	Traceparent(trace, label string) string
+	// Settle waits for the trace to go quiet and returns it, saying what it lost; spans
+	// that arrive after are late.
+	Settle(trace string, quiet, most time.Duration, expect []string) record.Trace
+	// Late lists the attempts whose spans arrived after their trace was settled.
+	Late() []record.LateSpans
+}
+
+// Prober asks an MCP server for a tool's answer (the request is a probe with no answer),
+// bounded by ctx.
+type Prober func(ctx context.Context, req record.Probe) record.Probe
 
 // Run is one run: one profile, one record folder.
 type Run struct {

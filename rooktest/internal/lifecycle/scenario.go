@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -168,7 +169,8 @@ func (r *Run) aggregate(o *Outcome) {
 	}
 	sv := shown.Verdict
 	v.Criteria, v.LatencyMs, v.Turns, v.Usage = nonNil(sv.Criteria), sv.LatencyMs, sv.Turns, sv.Usage
-	countRows(&v, sv.Criteria)
+	decide.CountRows(&v)
+	v.Lost = sv.Lost
 	v.Attack, v.PossibleEvasion, v.EvasionEvidence = sv.Attack, sv.PossibleEvasion, sv.EvasionEvidence
 	for _, a := range o.Attempts {
 		// One attempt the attack landed in compromises the scenario, whatever min_pass says.

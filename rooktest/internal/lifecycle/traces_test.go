@@ -28,7 +28,7 @@ acceptance_criteria:
 // tracedRun runs one scenario whose execute hook is an agent instrumented with the
 // OpenTelemetry Go SDK (otlptest's agent), printing no calls and no usage, with the run's
 // trace receiver on; noRoot has it never end its root span.
-func tracedRun(t *testing.T, noRoot bool) (map[string]record.Row, otlp.Trace) {
+func tracedRun(t *testing.T, noRoot bool) (map[string]record.Row, record.Trace) {
 	t.Helper()
 	env := map[string]string{}
 	if noRoot {
@@ -38,7 +38,7 @@ func tracedRun(t *testing.T, noRoot bool) (map[string]record.Row, otlp.Trace) {
 }
 
 // traced runs the traced scenario with the receiver on, through the hooks given.
-func traced(t *testing.T, env map[string]string, hooks string) (map[string]record.Row, otlp.Trace) {
+func traced(t *testing.T, env map[string]string, hooks string) (map[string]record.Row, record.Trace) {
 	t.Helper()
 	v, tr := tracedScenario(t, env, hooks, tracedCriteria)
 	rows := map[string]record.Row{}
@@ -49,7 +49,7 @@ func traced(t *testing.T, env map[string]string, hooks string) (map[string]recor
 }
 
 // tracedScenario runs the scenario body with the receiver on, through the hooks given.
-func tracedScenario(t *testing.T, env map[string]string, hooks, body string) (*record.Verdict, otlp.Trace) {
+func tracedScenario(t *testing.T, env map[string]string, hooks, body string) (*record.Verdict, record.Trace) {
 	t.Helper()
 	recv, err := otlp.Start()
 	require.NoError(t, err)
@@ -59,7 +59,7 @@ func tracedScenario(t *testing.T, env map[string]string, hooks, body string) (*r
 	f.restart(t, nil)
 	o := f.run.Scenario(context.Background(), scenario(t, body), f.logs.add)
 	require.NotNil(t, o.Verdict, "%v", o.Attempts[0].Failures)
-	var tr otlp.Trace
+	var tr record.Trace
 	data, err := os.ReadFile(filepath.Join(o.Dir, "evidence", "traces.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &tr))

@@ -1,13 +1,8 @@
-package lifecycle
+package decide
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"regexp"
 
 	"gopkg.in/yaml.v3"
 
@@ -19,44 +14,44 @@ import (
 // Confidence ranks, for -rook.min-confidence.
 var confidenceRank = map[string]int{"Low": 1, "Medium": 2, "High": 3}
 
-// maxFileText bounds what of one copied evidence file goes to the judge.
-const maxFileText = 1 << 20
+// modelResult is what the model judge gave an attempt: its info, its exchange, and its
+// decisions of the scenario's free-text red-team signals.
+type modelResult struct {
+	info              *record.JudgeInfo
+	request, response []byte
+	signals           map[string]record.SignalResult
+}
 
 // askModel has the run's model judge decide the attempt's llm_judge rows, in one request
-// for all of them, and keeps the exchange under evidence/. Rows stay as they are (Unable
-// to Verify, no judge model configured) when no judge is configured.
-func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.Evidence) (*record.JudgeInfo, error) {
-	mj := a.r.cfg.Judge
+// for all of them (and the scenario's free-text red-team signals). Rows stay as they are
+// (Unable to Verify, no judge model configured) when no judge is configured.
+func (c Config) askModel(ctx context.Context, in Input, rows []record.Row) modelResult {
+	mj, sc := c.Judge, in.Scenario
 	if mj == nil {
-		return nil, nil
+		return modelResult{}
 	}
-	c := modeljudge.Case{ScenarioID: a.sc.ID, Title: a.sc.Title, Goal: a.sc.Goal, Context: rookContext(a.sc.Source), Evidence: ev}
+	mc := modeljudge.Case{ScenarioID: sc.ID, Title: sc.Title, Goal: sc.Goal, Context: rookContext(sc.Source), Evidence: in.Observed}
 	index := map[string]int{}
-	for i, cr := range a.sc.Criteria {
+	for i, cr := range sc.Criteria {
 		if cr.Check.Observes().Has(check.ObservesModel) {
-			c.Criteria = append(c.Criteria, modeljudge.Criterion{ID: cr.ID, Statement: cr.Statement})
+			mc.Criteria = append(mc.Criteria, modeljudge.Criterion{ID: cr.ID, Statement: cr.Statement})
 			index[cr.ID] = i
 		}
 	}
-	qs, asked := a.signalQuestions()
-	c.Criteria = append(c.Criteria, qs...)
-	if len(c.Criteria) == 0 {
-		return nil, nil
+	qs, asked := signalQuestions(sc)
+	mc.Criteria = append(mc.Criteria, qs...)
+	if len(mc.Criteria) == 0 {
+		return modelResult{}
 	}
-	c.Files = a.evidenceFiles()
-	d := mj.Decide(ctx, c)
-	var errs []error
-	if d.Request != nil {
-		errs = append(errs, a.r.cfg.Redactor.Bytes(filepath.Join(a.dir, "evidence", "judge-request.json"), d.Request))
+	for _, f := range in.Observed.Files() {
+		mc.Files = append(mc.Files, modeljudge.File{Name: f.Name, Reported: f.Reported, Text: f.Text})
 	}
-	if d.Response != nil {
-		errs = append(errs, a.r.cfg.Redactor.Bytes(filepath.Join(a.dir, "evidence", "judge-response.json"), d.Response))
-	}
+	d := mj.Decide(ctx, mc)
 	model := d.Info.ReportedModel
 	if model == "" {
 		model = d.Info.Model
 	}
-	a.signals = judgedSignals(d.Results, asked, model)
+	out := modelResult{info: &d.Info, request: d.Request, response: d.Response, signals: judgedSignals(d.Results, asked, model)}
 	for id, i := range index {
 		res := d.Results[id]
 		row := &rows[i]
@@ -72,36 +67,32 @@ func (a *attemptRun) askModel(ctx context.Context, rows []record.Row, ev *check.
 		if res.Expected != "" {
 			row.Expected = res.Expected
 		}
-		if min := a.r.cfg.MinConfidence; row.Status != record.UnableToVerify && confidenceRank[row.Confidence] < confidenceRank[min] {
+		if min := c.MinConfidence; row.Status != record.UnableToVerify && confidenceRank[row.Confidence] < confidenceRank[min] {
 			row.Achieved = fmt.Sprintf("the judge decided %s with %s confidence, below -rook.min-confidence=%s: %s", row.Status, row.Confidence, min, row.Achieved)
 			row.Status, row.Reason = record.UnableToVerify, record.Undecidable
 		}
-		a.calibrated(row)
+		c.calibrated(sc.ID, row)
 	}
-	return &d.Info, errors.Join(errs...)
+	return out
 }
-
-// Calibration is how far the judge agrees with people on one criterion: Agree of N
-// labelled rows.
-type Calibration struct{ Agree, N int }
 
 // calibrated says the row's calibration, and under -rook.min-agreement turns a decision on a
 // criterion the judge agrees with people on too rarely (or was never labelled) into Unable
 // to Verify.
-func (a *attemptRun) calibrated(row *record.Row) {
-	key := a.sc.ID + "/" + row.CriterionID
-	cal, ok := a.r.cfg.Calibration[key]
+func (c Config) calibrated(scenario string, row *record.Row) {
+	key := scenario + "/" + row.CriterionID
+	cal, ok := c.Calibration[key]
 	if ok {
 		row.Calibration = fmt.Sprintf("agrees with people %d of %d", cal.Agree, cal.N)
 	}
-	min := a.r.cfg.MinAgreement
+	min := c.MinAgreement
 	if min <= 0 || row.Status == record.UnableToVerify {
 		return
 	}
 	switch {
 	case !ok || cal.N == 0:
 		row.Achieved = fmt.Sprintf("the judge decided %s, but no row of %s is labelled in %s, and -rook.min-agreement=%.2f asks for the judge's agreement with people: %s",
-			row.Status, key, a.r.cfg.LabelsPath, min, row.Achieved)
+			row.Status, key, c.LabelsPath, min, row.Achieved)
 	case float64(cal.Agree) < min*float64(cal.N):
 		row.Achieved = fmt.Sprintf("the judge decided %s, but it agrees with people on %s in %d of %d labelled rows (%.2f), below -rook.min-agreement=%.2f: %s",
 			row.Status, key, cal.Agree, cal.N, float64(cal.Agree)/float64(cal.N), min, row.Achieved)
@@ -130,35 +121,10 @@ func rookContext(source []byte) map[string]any {
 	return out
 }
 
-// copyPrefix is what copyEvidence puts before the hook's own name of an evidence file.
-var copyPrefix = regexp.MustCompile(`^(attempt-\d+-)?\d{2}-`)
-
-// evidenceFiles reads the attempt's copied evidence files, each bounded, named as the
-// records name them and as the hook did.
-func (a *attemptRun) evidenceFiles() []modeljudge.File {
-	var files []modeljudge.File
-	for _, rel := range a.artifacts() {
-		path := rel
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(a.r.cfg.Workspace, rel)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			continue
-		}
-		b, err := io.ReadAll(io.LimitReader(f, maxFileText))
-		_ = f.Close() // read only
-		if err == nil {
-			name := filepath.Base(path)
-			files = append(files, modeljudge.File{Name: name, Reported: copyPrefix.ReplaceAllString(name, ""), Text: string(b)})
-		}
-	}
-	return files
-}
-
-// sameJudge reports whether a stored verdict was decided by the judge configured now, so
+// SameJudge reports whether a stored verdict was decided by the judge configured now, so
 // that it need not be decided again.
-func sameJudge(stored *record.JudgeInfo, now *modeljudge.Judge) bool {
+func (c Config) SameJudge(stored *record.JudgeInfo) bool {
+	now := c.Judge
 	switch {
 	case stored == nil && now == nil:
 		return true

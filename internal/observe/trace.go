@@ -1,4 +1,4 @@
-package otlp
+package observe
 
 import (
 	"encoding/json"
@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -26,7 +25,7 @@ var (
 // invoke_agent span's usage (a total over its model calls, where given) is not added again.
 var modelOperations = map[string]bool{"chat": true, "text_completion": true, "generate_content": true}
 
-func attr(sp Span, names []string) (any, bool) {
+func attr(sp record.Span, names []string) (any, bool) {
 	for _, n := range names {
 		if v, ok := sp.Attributes[n]; ok {
 			return v, true
@@ -35,33 +34,35 @@ func attr(sp Span, names []string) (any, bool) {
 	return nil, false
 }
 
-func attrString(sp Span, names []string) string {
+func attrString(sp record.Span, names []string) string {
 	v, _ := attr(sp, names)
 	s, _ := v.(string)
 	return s
 }
 
-// Tool is the call a tool span stands for; ok is false for any other span. A tool span is
+// tool is the call a tool span stands for; ok is false for any other span. A tool span is
 // one whose operation is execute_tool, or, before the operation was named, one with a
-// tool name.
-func (sp Span) Tool() (record.Call, bool) {
+// tool name. argsOK is false when the span carries arguments that are not a JSON object.
+func tool(sp record.Span) (c record.Call, ok, argsOK bool) {
 	op := attrString(sp, attrOperation)
 	name := attrString(sp, attrToolName)
 	if op != "execute_tool" && !(op == "" && name != "") {
-		return record.Call{}, false
+		return record.Call{}, false, false
 	}
 	if name == "" {
 		name = strings.TrimSpace(strings.TrimPrefix(sp.Name, "execute_tool"))
 	}
-	c := record.Call{ID: attrString(sp, attrToolID), Name: name, From: "trace"}
+	c = record.Call{ID: attrString(sp, attrToolID), Name: name, From: "trace"}
+	argsOK = true
 	if args, ok := attr(sp, attrToolArgs); ok {
-		switch a := args.(type) {
-		case string:
-			_ = json.Unmarshal([]byte(a), &c.Arguments) // arguments not captured as JSON are left out
+		a, isText := args.(string)
+		argsOK = isText && json.Unmarshal([]byte(a), &c.Arguments) == nil && c.Arguments != nil
+		if !argsOK {
+			c.Arguments = nil
 		}
 	}
 	if out, ok := attr(sp, attrToolOut); ok {
-		c.Output = out
+		c.Output, c.OutcomeKnown = out, true
 		if s, isText := out.(string); isText {
 			var parsed any
 			if json.Unmarshal([]byte(s), &parsed) == nil {
@@ -69,31 +70,115 @@ func (sp Span) Tool() (record.Call, bool) {
 			}
 		}
 	}
-	if sp.Status == "error" {
-		c.Error = sp.StatusMessage
+	switch sp.Status {
+	case "error":
+		c.Error, c.OutcomeKnown = sp.StatusMessage, true
 		if c.Error == "" {
 			c.Error = "the tool span's status is error"
 		}
+	case "ok":
+		c.OutcomeKnown = true
 	}
-	return c, true
+	if e := attrString(sp, []string{"error.type"}); e != "" && c.Error == "" {
+		c.Error, c.OutcomeKnown = e, true
+	}
+	return c, true, argsOK
 }
 
-// usage is the token counts a model span reports, nil for any other span.
-func (sp Span) usage() *record.Usage {
+// usage is the token counts a model span reports; model is false for any other span. A
+// model span that leaves a count out leaves it nil: not reported is not zero.
+func usage(sp record.Span) (u *record.Usage, model bool) {
 	if !modelOperations[attrString(sp, attrOperation)] {
-		return nil
+		return nil, false
 	}
-	var u record.Usage
+	u = &record.Usage{}
 	if v, ok := attr(sp, attrInputTok); ok {
 		u.Input = count(v)
 	}
 	if v, ok := attr(sp, attrOutputTok); ok {
 		u.Output = count(v)
 	}
-	if u.Input == nil && u.Output == nil {
-		return nil
+	return u, true
+}
+
+// Trace adds what the attempt's recorded trace shows, turn by turn: a turn whose hook
+// reported no calls takes the trace's, and a turn whose hook did report calls takes the
+// trace's it did not (the same call by id, else by name and arguments, counted once); a
+// turn without reported usage takes its model spans' when the trace is complete. What the
+// trace lost (refused, dropped, clipped or unparented spans, a turn with no span) is lost
+// of the calls and emitted text it would have shown.
+func (o *Observations) Trace(t record.Trace) {
+	o.traced = true
+	turnOf := turnsOf(t)
+	calls := make([][]record.Call, len(o.turns))
+	use := make([]*record.Usage, len(o.turns))
+	models := make([]int, len(o.turns))
+	for _, sp := range t.Spans {
+		n, ok := turnOf[sp.SpanID]
+		if !ok && len(o.turns) == 1 {
+			n = 1 // a span whose ancestry is broken: in a one-turn attempt, it is that turn's
+		}
+		c, isTool, argsOK := tool(sp)
+		if isTool && !argsOK {
+			o.lose(callsSession, fmt.Sprintf("tool span %s carries arguments that are not a JSON object, so what it was called with is not known", sp.Name))
+		}
+		if len(sp.Clipped) > 0 || sp.DroppedAttributes > 0 {
+			why := fmt.Sprintf("span %s had %s at the receiver's bounds", sp.Name, cutWhat(sp))
+			o.lose(Emitted, why)
+			if isTool {
+				o.lose(callsSession, why)
+			}
+		}
+		if n < 1 || n > len(o.turns) {
+			continue
+		}
+		if isTool {
+			calls[n-1] = append(calls[n-1], c)
+		}
+		if u, model := usage(sp); model {
+			models[n-1]++
+			if models[n-1] == 1 {
+				use[n-1] = u
+			} else {
+				use[n-1] = addUsage(use[n-1], u, false)
+			}
+		}
 	}
-	return &u
+	o.emitted = append(o.emitted, emitted(t)...)
+	if t.Duplicates > 0 {
+		o.notes = append(o.notes, fmt.Sprintf("trace: %d span(s) arrived more than once and were kept once", t.Duplicates))
+	}
+	if t.Incomplete != "" {
+		why := "the trace is incomplete: " + t.Incomplete
+		o.lose(callsSession, why)
+		o.lose(Emitted, why)
+	}
+	for i := range o.turns {
+		turn := &o.turns[i]
+		if turn.CallsObserved {
+			turn.Calls = merge(turn.Calls, calls[i])
+		} else {
+			turn.Calls, turn.CallsObserved = calls[i], true
+			if turn.Calls == nil {
+				turn.Calls = []record.Call{}
+			}
+		}
+		if turn.Usage == nil && t.Incomplete == "" && models[i] > 0 {
+			turn.Usage = use[i]
+		}
+	}
+}
+
+// cutWhat says what of a span's attributes the receiver cut.
+func cutWhat(sp record.Span) string {
+	var parts []string
+	if len(sp.Clipped) > 0 {
+		parts = append(parts, "attribute(s) "+strings.Join(sp.Clipped, ", ")+" clipped")
+	}
+	if sp.DroppedAttributes > 0 {
+		parts = append(parts, fmt.Sprintf("%d attribute(s) dropped", sp.DroppedAttributes))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // count is a token count as a span (int64) or traces.json (a JSON number) holds it: a
@@ -120,8 +205,8 @@ func count(v any) *int64 {
 // turns files each span under the execute turn (1-based) whose TRACEPARENT its root
 // carried; 0 for a span under another hook call; a span whose ancestry is broken (a
 // parent that never arrived) is not in it.
-func (t Trace) turns() map[string]int {
-	byID := map[string]Span{}
+func turnsOf(t record.Trace) map[string]int {
+	byID := map[string]record.Span{}
 	for _, sp := range t.Spans {
 		byID[sp.SpanID] = sp
 	}
@@ -145,65 +230,6 @@ func (t Trace) turns() map[string]int {
 	return out
 }
 
-// Apply adds what the trace shows to ev, turn by turn: a turn whose hook reported no
-// calls takes the trace's (a lower bound when the trace is incomplete, which ev then
-// says), and a turn whose hook did report calls takes the trace's it did not (the same
-// call by id, else by name and arguments, counted once); a turn without reported usage
-// takes its model spans' when the trace is complete (an incomplete one would undercount).
-func (t Trace) Apply(ev *check.Evidence) {
-	turnOf := t.turns()
-	calls := make([][]record.Call, len(ev.Turns))
-	usage := make([]*record.Usage, len(ev.Turns))
-	for _, sp := range t.Spans {
-		n, ok := turnOf[sp.SpanID]
-		if !ok && len(ev.Turns) == 1 {
-			n = 1 // a span whose ancestry is broken: in a one-turn attempt, it is that turn's
-		}
-		if n < 1 || n > len(ev.Turns) {
-			continue
-		}
-		if c, ok := sp.Tool(); ok {
-			calls[n-1] = append(calls[n-1], c)
-		}
-		if u := sp.usage(); u != nil {
-			usage[n-1] = addUsage(usage[n-1], u)
-		}
-	}
-	ev.Emitted = append(ev.Emitted, t.Emitted()...)
-	incomplete := t.Incomplete != ""
-	for i := range ev.Turns {
-		turn := &ev.Turns[i]
-		if turn.CallsObserved {
-			turn.Calls = merge(turn.Calls, calls[i])
-		} else {
-			turn.Calls, turn.CallsObserved = calls[i], true
-			if turn.Calls == nil {
-				turn.Calls = []record.Call{}
-			}
-			if incomplete {
-				ev.CallsIncomplete = "the trace is incomplete: " + t.Incomplete
-			}
-		}
-		if turn.Usage == nil && !incomplete {
-			turn.Usage = usage[i]
-		}
-	}
-}
-
-func addUsage(a, b *record.Usage) *record.Usage {
-	if a == nil {
-		return b
-	}
-	sum := func(x, y *int64) *int64 {
-		if x == nil || y == nil {
-			return nil // one model call did not say: the total is not known
-		}
-		n := *x + *y
-		return &n
-	}
-	return &record.Usage{Input: sum(a.Input, b.Input), Output: sum(a.Output, b.Output)}
-}
-
 // merge adds to a hook's calls the trace's calls it does not hold: the same call by id,
 // else by name and arguments, each hook call matching one span at most.
 func merge(hook, trace []record.Call) []record.Call {
@@ -224,6 +250,7 @@ func merge(hook, trace []record.Call) []record.Call {
 				if out[i].Error == "" {
 					out[i].Error = tc.Error
 				}
+				out[i].OutcomeKnown = out[i].OutcomeKnown || tc.OutcomeKnown
 				break
 			}
 		}
@@ -247,11 +274,11 @@ var given = map[string]bool{"gen_ai.tool.call.result": true, "gen_ai.tool.result
 	"gen_ai.prompt": true, "gen_ai.system_instructions": true, "gen_ai.tool.definitions": true,
 	"gen_ai.tool.call.arguments": true, "gen_ai.tool.arguments": true}
 
-// Emitted is every span attribute of the trace but those that hold what the agent was
+// emitted is every span attribute of the trace but those that hold what the agent was
 // given: its model's output, the URL and body of a request it made, a message it
 // published. A red-team canary that appears there has left the agent.
-func (t Trace) Emitted() []check.Emitted {
-	var out []check.Emitted
+func emitted(t record.Trace) []Where {
+	var out []Where
 	for _, sp := range t.Spans {
 		for k, v := range sp.Attributes {
 			if given[k] {
@@ -265,9 +292,16 @@ func (t Trace) Emitted() []check.Emitted {
 				}
 				s = string(b)
 			}
-			out = append(out, check.Emitted{Where: fmt.Sprintf("span %s attribute %s", sp.Name, k), Text: s})
+			out = append(out, Where{Where: fmt.Sprintf("span %s attribute %s", sp.Name, k), Text: s})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Where < out[j].Where })
 	return out
+}
+
+// SpanCall is the tool call a span stands for, by the GenAI conventions; ok is false for
+// any other span. Reports show it beside the span.
+func SpanCall(sp record.Span) (c record.Call, ok bool) {
+	c, ok, _ = tool(sp)
+	return c, ok
 }

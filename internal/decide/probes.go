@@ -1,0 +1,48 @@
+package decide
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
+)
+
+// Probes are the MCP probes a scenario's mcp_probe criteria ask for, as requests (a
+// probe with no answer yet), and not among have with an answer: what is still to be asked.
+func Probes(sc *spec.Scenario, have []record.Probe) []record.Probe {
+	var want []record.Probe
+	for _, c := range sc.Criteria {
+		p, ok := c.Check.(*check.MCPProbe)
+		if !ok || p.FreeForm || slices.ContainsFunc(have, func(h record.Probe) bool { return h.Error == "" && p.Is(h) }) {
+			continue
+		}
+		args := p.Arguments
+		if args == nil {
+			args = map[string]any{}
+		}
+		want = append(want, record.Probe{Server: p.Server, Tool: p.Tool, Arguments: args})
+	}
+	return want
+}
+
+// CouldChange names the scenario's criteria whose verdict late spans could have changed:
+// those that read calls, usage or what the agent emitted (adversarial scenarios read the
+// trace for the canary and their signals).
+func CouldChange(sc *spec.Scenario, late record.LateSpans) []string {
+	var out []string
+	for _, c := range sc.Criteria {
+		o := c.Check.Observes()
+		switch {
+		case o.Has(check.ObservesCalls) && len(late.Tools) > 0:
+			out = append(out, fmt.Sprintf("%s (%s)", c.ID, c.Kind))
+		case o.Has(check.ObservesUsage) || o.Has(check.ObservesModel):
+			out = append(out, fmt.Sprintf("%s (%s)", c.ID, c.Kind))
+		}
+	}
+	if sc.Adversarial() {
+		out = append(out, "redteam (the canary and signals are looked for in the trace)")
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package record
+
+import "time"
+
+// Span is one span of an attempt's trace, as evidence/traces.json keeps it.
+type Span struct {
+	SpanID        string         `json:"span_id"`
+	ParentSpanID  string         `json:"parent_span_id,omitempty"`
+	Name          string         `json:"name"`
+	Service       string         `json:"service,omitempty"`
+	Start         time.Time      `json:"start"`
+	End           time.Time      `json:"end"`
+	Status        string         `json:"status"` // ok, error or unset
+	StatusMessage string         `json:"status_message,omitempty"`
+	Attributes    map[string]any `json:"attributes,omitempty"`
+	// Under names the harness's span the span sits under, when its parent is one: the
+	// hook call ("execute turn 2") whose TRACEPARENT the agent carried.
+	Under string `json:"under,omitempty"`
+	// Clipped names the attributes whose text was cut at the receiver's bound, and
+	// DroppedAttributes counts those left out past it: what they held is not in the record.
+	Clipped           []string `json:"clipped,omitempty"`
+	DroppedAttributes int      `json:"dropped_attributes,omitempty"`
+}
+
+// Trace is an attempt's trace as evidence/traces.json keeps it.
+type Trace struct {
+	TraceID string `json:"trace_id"`
+	Spans   []Span `json:"spans"`
+	// Dropped counts the spans over the bounds (spans and bytes an attempt): a trace that
+	// dropped any is not complete.
+	Dropped int `json:"dropped"`
+	// Duplicates counts the spans that arrived again (a retrying exporter): each span is
+	// kept once, by its trace and span id.
+	Duplicates int `json:"duplicates,omitempty"`
+	// Refused counts the export requests the receiver refused while the attempt was open
+	// (too large, undecodable, over the bounds): their spans, whichever attempt they were
+	// of, are not in any record.
+	Refused int `json:"refused,omitempty"`
+	// Harness lists the harness's own spans (the hook calls), which are parents and never
+	// arrive: "span id = execute turn 1".
+	Harness []string `json:"harness"`
+	// Incomplete says why the trace cannot show that something did not happen; "" when it
+	// is complete.
+	Incomplete string `json:"incomplete,omitempty"`
+}
+
+// LateSpans are the spans that arrived for an attempt after its trace was settled and its
+// evidence recorded: they are in no verdict. Names are the first few spans' names.
+type LateSpans struct {
+	ScenarioID string   `json:"scenario_id" yaml:"scenario_id"`
+	Attempt    int      `json:"attempt" yaml:"attempt"`
+	Spans      int      `json:"spans" yaml:"spans"`
+	Names      []string `json:"names" yaml:"names"`
+	// Tools are the tool calls among them, by name: what a calls criterion would have
+	// read. CouldChange names the criteria whose verdict they could have changed.
+	Tools       []string `json:"tools,omitempty" yaml:"tools,omitempty"`
+	CouldChange []string `json:"could_change,omitempty" yaml:"could_change,omitempty"`
+}
