@@ -28,6 +28,9 @@
 //	plant:<file>      write "secret $ROOK_CANARY" to <file> in ROOK_STATE_DIR (a fixture the
 //	                  canary is planted in), then do the default
 //	sleep:<duration>  sleep, then do the default
+//	first:<a> || <b>  the first call of the attempt prints the object <a>, later calls <b>
+//	post:<url>        POST stdin to <url> with TRACEPARENT as the traceparent header, and
+//	                  print the answer (an HTTP agent's hook)
 //	wait-once:<ms>    the first call of the attempt prints {"retry_after_ms": ms} (an API's
 //	                  HTTP 429) and no reply; later calls do the default
 //	flood             print 16 MiB on stdout
@@ -46,10 +49,12 @@
 package fakehook
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -212,6 +217,22 @@ func output(verb, arg string) (code int, done bool) {
 	case "json":
 		fmt.Println(arg)
 		return 0, true
+	case "first":
+		// The first call of the attempt prints one object, the later ones another
+		// (first:<json> || <json>): an API's 429 that reported something before it.
+		one, later, _ := strings.Cut(arg, " || ")
+		mark := filepath.Join(os.Getenv("ROOK_STATE_DIR"), "fakehook-first")
+		if _, err := os.Stat(mark); err != nil {
+			_ = os.WriteFile(mark, nil, 0o644)
+			fmt.Println(one)
+			return 0, true
+		}
+		fmt.Println(later)
+		return 0, true
+	case "post":
+		// An HTTP agent's hook: POST stdin to the agent, with the trace context as the W3C
+		// traceparent header, and print the agent's answer.
+		return post(arg), true
 	case "wait-once":
 		// An API's HTTP 429: the first call of the attempt asks to wait, the next replies.
 		mark := filepath.Join(os.Getenv("ROOK_STATE_DIR"), "fakehook-waited")
@@ -428,4 +449,28 @@ func writePidfile(path string, pid int) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// post sends stdin to url with the hook's TRACEPARENT as the traceparent header, and
+// prints the answer.
+func post(url string) int {
+	body, _ := io.ReadAll(os.Stdin)
+	req, err := http.NewRequest("POST", url, bytes.NewReader(body))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if tp := os.Getenv("TRACEPARENT"); tp != "" {
+		req.Header.Set("traceparent", tp)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(os.Stdout, resp.Body); err != nil {
+		return 1
+	}
+	return 0
 }

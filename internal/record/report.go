@@ -20,6 +20,9 @@ type Report struct {
 	Clusters []Cluster `yaml:"clusters"`
 	// Judges total what each model judge did in the run, by the model asked for.
 	Judges []JudgeTotals `yaml:"judges,omitempty"`
+	// LateSpans are the attempts whose spans arrived after they were judged, as run.yaml
+	// lists them: what they show is in no verdict.
+	LateSpans []LateSpans `yaml:"late_spans,omitempty"`
 }
 
 // JudgeTotals is what one model judge did over a run's verdicts: the scenarios it judged

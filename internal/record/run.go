@@ -29,6 +29,10 @@ type Run struct {
 	// Halted is set when the run stopped early; HaltReason says why.
 	Halted     bool   `yaml:"halted"`
 	HaltReason string `yaml:"halt_reason,omitempty"`
+	// LateSpans are the attempts whose spans arrived after their trace was settled and
+	// judged (the trace receiver's quiet window had passed), and the criteria they could
+	// have changed.
+	LateSpans []LateSpans `yaml:"late_spans,omitempty"`
 	// Prepare is the last prepare's record; PrepareAttempts counts the prepares started,
 	// the earlier ones kept in prepare/abandoned/<n>/.
 	Prepare         *PhaseRecord `yaml:"prepare,omitempty"`

@@ -84,6 +84,9 @@ func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger)
 	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: record.Hooks{Version: 1}}
 	if r.cfg.Traces != nil {
 		a.trace = r.cfg.Traces.Attempt(sc.ID, n, r.cfg.Redactor.Text)
+		r.mu.Lock()
+		r.scenarios[sc.ID] = sc
+		r.mu.Unlock()
 	}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
 	if err := a.load(); err != nil {

@@ -115,6 +115,8 @@ type Run struct {
 	unlock func()
 	// sawCalls and sawUsage say whether any hook of this process reported calls or usage.
 	sawCalls, sawUsage, sawOutput bool
+	// scenarios are the scenarios this process ran attempts of, by id.
+	scenarios map[string]*spec.Scenario
 	// sawNotes are the near misses of the hook contract hooks printed (a few).
 	sawNotes []string
 }
@@ -192,7 +194,8 @@ func newRun(cfg Config, id, dir string, now time.Time) *Run {
 		cfg.Turns = ratelimit.New(ratelimit.Rate{}) // still holds turns when an agent asks to wait
 	}
 	return &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
-		PrepareStateDir: filepath.Join(dir, "prepare", "hook-state"), phasesRun: map[spec.Phase]bool{}}
+		PrepareStateDir: filepath.Join(dir, "prepare", "hook-state"), phasesRun: map[spec.Phase]bool{},
+		scenarios: map[string]*spec.Scenario{}}
 }
 
 // makeStateDirs creates the run's state folders: ROOK_RUN_STATE_DIR, and prepare's
