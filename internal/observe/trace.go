@@ -148,19 +148,23 @@ func (o *Observations) Trace(t record.Trace) {
 	if t.Duplicates > 0 {
 		o.notes = append(o.notes, fmt.Sprintf("trace: %d span(s) arrived more than once and were kept once", t.Duplicates))
 	}
+	why := "the trace is incomplete: " + t.Incomplete
 	if t.Incomplete != "" {
-		why := "the trace is incomplete: " + t.Incomplete
-		o.lose(callsSession, why)
 		o.lose(Emitted, why)
 	}
 	for i := range o.turns {
 		turn := &o.turns[i]
 		if turn.CallsObserved {
+			// The hook's report of the turn's calls is whole on its own; the trace may add
+			// calls it left out.
 			turn.Calls = merge(turn.Calls, calls[i])
 		} else {
 			turn.Calls, turn.CallsObserved = calls[i], true
 			if turn.Calls == nil {
 				turn.Calls = []record.Call{}
+			}
+			if t.Incomplete != "" {
+				o.lose(callsSession, why) // the trace is the turn's only report of its calls
 			}
 		}
 		if turn.Usage == nil && t.Incomplete == "" && models[i] > 0 {

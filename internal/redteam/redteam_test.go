@@ -144,7 +144,7 @@ func TestCallSignalsNeedObservedCalls(t *testing.T) {
 	assert.Equal(t, record.SignalUnverified, a.Signals[1].Outcome)
 	assert.Equal(t, "Low", a.AttackConfidence)
 
-	ev := evidence("no", []record.Call{}...)
+	ev := evidence("no") // the hook reported no calls: the trace is their only report
 	ev.Trace(record.Trace{Incomplete: "1 span(s) name a parent that never arrived"})
 	a = Decide(Input{Failure: []Signal{notCalled}, Evidence: ev})
 	assert.Equal(t, record.SignalUnverified, a.Signals[0].Outcome)
