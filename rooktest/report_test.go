@@ -320,3 +320,18 @@ func TestAttributesAreOneLine(t *testing.T) {
 	ok := t.Run("real", func(t *testing.T) { attr(tshim{t}, "rook.judge_model", row.Judge) })
 	assert.True(t, ok)
 }
+
+// Spans that arrived after their attempt was judged fail the run when they could have
+// changed a verdict, and are only said when they could not.
+func TestLateSpansFailTheRun(t *testing.T) {
+	ft := newFakeT("TestX")
+	lateSpans(ft, "run-1", func(s string) string { return s }, []record.LateSpans{
+		{ScenarioID: "SC-1", Attempt: 1, Spans: 2, Names: []string{"invoke_agent", "execute_tool issue_refund"}, Tools: []string{"issue_refund"},
+			CouldChange: []string{"C2 (not_called)"}},
+		{ScenarioID: "SC-2", Attempt: 1, Spans: 1, Names: []string{"GET /health"}},
+	})
+	require.True(t, ft.Failed())
+	require.Len(t, ft.errs, 1)
+	assert.Contains(t, ft.errs[0], "2 span(s) of SC-1 attempt 1 arrived after it was judged (invoke_agent, execute_tool issue_refund); they could have changed C2 (not_called)")
+	assert.Contains(t, strings.Join(ft.logs, "\n"), "1 span(s) of SC-2 attempt 1 arrived after it was judged (GET /health); they could not have changed its verdict")
+}

@@ -308,7 +308,7 @@ func (r *Run) finish() {
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
 	r.undecided(rep)
-	r.lateSpans(rep.LateSpans)
+	lateSpans(r.t, r.run.ID, r.show, rep.LateSpans)
 	r.capabilities()
 	r.opts.gate.decide(r.t, r.run.Dir)
 	if jobs > 0 {
@@ -462,15 +462,15 @@ func (r *Run) feed(ahead []string, exact bool, scenarios int) {
 
 // lateSpans says which attempts' spans arrived after they were judged. Spans that could
 // have changed a verdict make its record untrusted, which no excuse covers: the run fails.
-func (r *Run) lateSpans(late []record.LateSpans) {
+func lateSpans(t tb, runID string, show func(string) string, late []record.LateSpans) {
 	for _, l := range late {
 		what := fmt.Sprintf("rook run %s: %d span(s) of %s attempt %d arrived after it was judged (%s)",
-			r.run.ID, l.Spans, l.ScenarioID, l.Attempt, r.show(strings.Join(l.Names, ", ")))
+			runID, l.Spans, l.ScenarioID, l.Attempt, show(strings.Join(l.Names, ", ")))
 		if len(l.CouldChange) == 0 {
-			logf(r.t, "%s; they could not have changed its verdict", what)
+			logf(t, "%s; they could not have changed its verdict", what)
 			continue
 		}
-		errorf(r.t, "%s; they could have changed %s, so its verdict is not to be trusted: export spans before the hook replies (ForceFlush), or give the trace a longer quiet window (traces_quiet_ms)",
+		errorf(t, "%s; they could have changed %s, so its verdict is not to be trusted: export spans before the hook replies (ForceFlush), or give the trace a longer quiet window (traces_quiet_ms)",
 			what, strings.Join(l.CouldChange, ", "))
 	}
 }

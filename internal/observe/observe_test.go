@@ -131,3 +131,12 @@ func TestEveryTryOfATurnIsObserved(t *testing.T) {
 	assert.Equal(t, record.UnableToVerify, rows["TOK"].Status, rows["TOK"].Achieved)
 	assert.Equal(t, 2, obs.Turns()[0].Tries)
 }
+
+// Collect's calls under a key the contract does not read leave the calls a lower bound.
+func TestCollectsNearMissIsALoss(t *testing.T) {
+	obs := hooked(map[string]any{"output": "done", "calls": []any{}})
+	obs.CollectReport(map[string]any{"tool_calls": []any{map[string]any{"name": "issue_refund"}}})
+	rows := decided(t, obs, "  - {id: NO, statement: s, check: not_called, params: {name: issue_refund}}\n")
+	assert.Equal(t, record.UnableToVerify, rows["NO"].Status)
+	assert.Contains(t, rows["NO"].Achieved, `"tool_calls" is not read`)
+}

@@ -89,7 +89,19 @@ func (o *Observations) CollectReport(data map[string]any) {
 		o.collect = map[string]any{}
 	}
 	out, err := hook.FromData(data, false)
-	if err != nil || (!out.CallsObserved && out.Usage == nil) {
+	if err != nil {
+		return
+	}
+	for _, key := range out.Unread {
+		why := fmt.Sprintf("collect printed %s under a key the hook contract does not read (%s)", key, strings.Join(out.Notes, "; "))
+		switch key {
+		case "calls":
+			o.lose(callsSession, why)
+		case "usage":
+			o.lose(Usage, why)
+		}
+	}
+	if !out.CallsObserved && out.Usage == nil {
 		return
 	}
 	o.session = &session{calls: out.Calls, callsObserved: out.CallsObserved, usage: out.Usage}
