@@ -468,7 +468,7 @@ func post(url string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read to the end below
 	if _, err := io.Copy(os.Stdout, resp.Body); err != nil {
 		return 1
 	}

@@ -50,9 +50,6 @@ type attemptRun struct {
 	dir   string
 	log   Logger
 	hooks record.Hooks
-	// signals are the judge model's decisions of the scenario's free-text red-team
-	// signals, by their text.
-	signals map[string]record.SignalResult
 	// unsaved is set when a hook's end is in hooks and not yet in hooks.json: it is
 	// written with the next hook's start, or before anything else reads the records.
 	unsaved bool
