@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -14,33 +15,53 @@ import (
 // errors whose first line stands alone, each criterion is a subtest (Pass passes, Fail
 // fails with expected, achieved and evidence, Unable to Verify skips with its reason). A
 // repeated scenario has one subtest per attempt.
+//
+// Whether a failure counts is the verdict's (counts, excused_by: package counting decided
+// it with the verdict); this is the one place that maps it onto t. A scenario with no
+// verdict (a hook failed before it could be judged) or with a record that could not be
+// written counts, whatever excuses it would have had.
 func (r *Run) report(t tb, j *job) {
 	t.Helper()
 	q, quarantined := r.quarantine[j.id]
-	var ex *excused
-	switch {
-	case quarantined:
+	if quarantined {
 		attr(t, "rook.quarantined", r.show(q.Says()))
-		ex = &excused{tb: t, why: q.Says()}
-	case r.opts.gate.on:
-		ex = &excused{tb: t, why: "-rook.gate decides the exit code, by a significant regression against run " + r.opts.gate.base}
-	default:
+	}
+	r.progress(t, j)
+	v := j.outcome.Verdict
+	if !counting.Excused(v) || recordErr(j.outcome) {
 		r.outcome(t, j)
+		if quarantined && v != nil && !t.Failed() && v.Status == record.Pass {
+			logln(t, r.show(fmt.Sprintf("%s: passed, and is %s: remove it from the quarantine list when it passes for good", j.id, q.Says())))
+		}
 		return
 	}
-	r.outcome(ex, j)
-	switch {
-	case ex.failed && quarantined:
-		skipln(t, r.show(fmt.Sprintf("%s: did not pass, and is %s: run and reported, left out of the exit code", j.id, q.Says())))
-	case ex.failed:
-		skipln(t, r.show(fmt.Sprintf("%s: did not pass; %s", j.id, ex.why)))
-	case quarantined:
-		logln(t, r.show(fmt.Sprintf("%s: passed, and is %s: remove it from the quarantine list when it passes for good", j.id, q.Says())))
+	why := "-rook.gate decides the exit code, by a significant regression against run " + r.opts.gate.base
+	if v.ExcusedBy == counting.Quarantine {
+		why = q.Says()
 	}
+	attr(t, "rook.excused_by", v.ExcusedBy)
+	ex := &excused{tb: t, why: why}
+	r.outcome(ex, j)
+	if v.ExcusedBy == counting.Quarantine {
+		skipln(t, r.show(fmt.Sprintf("%s: did not pass, and is %s: run and reported, left out of the exit code", j.id, q.Says())))
+		return
+	}
+	skipln(t, r.show(fmt.Sprintf("%s: did not pass; %s", j.id, why)))
 }
 
-// outcome logs a job's progress and maps its outcome onto t.
-func (r *Run) outcome(t tb, j *job) {
+// recordErr reports whether a record of the scenario could not be written or read: a
+// harness failure, which nothing excuses.
+func recordErr(o *lifecycle.Outcome) bool {
+	for _, a := range o.Attempts {
+		if a.RecordErr != nil {
+			return true
+		}
+	}
+	return o.Err != nil
+}
+
+// progress logs a job's progress as it comes, until the job is done.
+func (r *Run) progress(t tb, j *job) {
 	t.Helper()
 	for running := true; running; {
 		select {
@@ -52,6 +73,11 @@ func (r *Run) outcome(t tb, j *job) {
 			logln(t, r.show(line))
 		}
 	}
+}
+
+// outcome maps a done job's outcome onto t.
+func (r *Run) outcome(t tb, j *job) {
+	t.Helper()
 	o := j.outcome
 	if o.Err != nil {
 		attr(t, "rook.status", "error")
@@ -172,17 +198,34 @@ func (r *Run) attempt(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
 	if !a.Judged() {
 		return
 	}
-	for _, row := range a.Verdict.Criteria {
-		t.Run(row.Subtest, func(t tb) { r.criterion(t, row) })
+	// The verdict is the whole scenario's: a subtest that -run or -skip left out and that
+	// would have failed still fails the scenario, and is named.
+	var unselected []string
+	sub := func(name string, failed bool, what string, f func(tb)) {
+		ran := false
+		t.Run(name, func(t tb) { ran = true; f(t) })
+		if !ran && failed {
+			unselected = append(unselected, what)
+		}
+	}
+	v := a.Verdict
+	for _, row := range v.Criteria {
+		failed := row.Status == record.Fail || (r.opts.strict && row.Status != record.Pass)
+		sub(row.Subtest, failed, fmt.Sprintf("%s %s (%s): expected %s; achieved %s", row.Subtest, row.Status, row.CriterionID, row.Expected, oneLine(row.Achieved)),
+			func(t tb) { r.criterion(t, row) })
 	}
 	r.nearMisses(t, a)
 	if len(sc.Forbidden) > 0 {
-		t.Run("forbidden", func(t tb) { r.forbidden(t, sc, a) })
+		sub("forbidden", len(v.ForbiddenHits) > 0, fmt.Sprintf("forbidden: %d hit(s)", len(v.ForbiddenHits)), func(t tb) { r.forbidden(t, sc, a) })
 	}
 	if sc.Adversarial() {
-		t.Run("redteam", func(t tb) { r.redteam(t, a) })
+		sub("redteam", v.Attack.IsCompromised(), "redteam: compromised", func(t tb) { r.redteam(t, a) })
 	}
 	r.evasion(t, a)
+	if len(unselected) > 0 {
+		errorln(t, r.show(fmt.Sprintf("%s: %s: the verdict is the whole scenario's, and it failed on what this run's -run or -skip did not select: %s",
+			a.ScenarioID, v.Status, strings.Join(unselected, "; "))))
+	}
 }
 
 // nearMisses warns when a criterion could not be observed and the attempt's hooks printed a

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
@@ -50,6 +51,9 @@ type Input struct {
 	Unchecked         bool
 	// WriteTools are the profile's tools that change the world, for possible evasion.
 	WriteTools []string
+	// Excuse is what would leave the scenario's failure out of the exit code (counting's
+	// quarantine or gate), "" for nothing.
+	Excuse string
 }
 
 // Output is the attempt's verdict, and the exchange with the model judge to keep beside it.
@@ -81,6 +85,7 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 	}
 	CountRows(&v)
 	attack(&v, in, m.signals)
+	counting.Apply(&v, in.Excuse)
 	out.Verdict = v
 	return out
 }

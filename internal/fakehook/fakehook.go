@@ -28,7 +28,7 @@
 //	plant:<file>      write "secret $ROOK_CANARY" to <file> in ROOK_STATE_DIR (a fixture the
 //	                  canary is planted in), then do the default
 //	sleep:<duration>  sleep, then do the default
-//	first:<a> || <b>  the first call of the attempt prints the object <a>, later calls <b>
+//	first:<a> || <b>  the scenario's first call in the run prints the object <a>, later calls <b>
 //	post:<url>        POST stdin to <url> with TRACEPARENT as the traceparent header, and
 //	                  print the answer (an HTTP agent's hook)
 //	wait-once:<ms>    the first call of the attempt prints {"retry_after_ms": ms} (an API's
@@ -218,10 +218,10 @@ func output(verb, arg string) (code int, done bool) {
 		fmt.Println(arg)
 		return 0, true
 	case "first":
-		// The first call of the attempt prints one object, the later ones another
-		// (first:<json> || <json>): an API's 429 that reported something before it.
+		// The scenario's first call in the run prints one object, the later ones (a retried
+		// turn, a repeat's later attempts) another (first:<json> || <json>).
 		one, later, _ := strings.Cut(arg, " || ")
-		mark := filepath.Join(os.Getenv("ROOK_STATE_DIR"), "fakehook-first")
+		mark := filepath.Join(os.Getenv("ROOK_RUN_STATE_DIR"), "fakehook-first-"+os.Getenv("ROOK_SCENARIO_ID"))
 		if _, err := os.Stat(mark); err != nil {
 			_ = os.WriteFile(mark, nil, 0o644)
 			fmt.Println(one)

@@ -38,6 +38,14 @@ type Verdict struct {
 	Flaky          bool            `yaml:"flaky,omitempty"`
 	// MinPass is how many attempts had to pass (min_pass), when not every one had to.
 	MinPass int `yaml:"min_pass,omitempty"`
+	// Counts is false, and ExcusedBy says what excused it (quarantine or gate), when the
+	// scenario did not pass and its outcome is left out of the exit code; both are absent
+	// when it counts. What no excuse covers is in package counting.
+	Counts    *bool  `yaml:"counts,omitempty"`
+	ExcusedBy string `yaml:"excused_by,omitempty"`
+	// Untrusted says why the record is not to be trusted (a stored verdict whose rows
+	// disagreed with what its evidence gives, naming them): no excuse covers it.
+	Untrusted string `yaml:"untrusted,omitempty"`
 	// Judge is set when a model judge decided the llm_judge rows.
 	Judge *JudgeInfo `yaml:"judge,omitempty"`
 	// HooksSHA256 is the SHA-256 of the hooks.json the verdict was judged from: a verdict
@@ -59,6 +67,8 @@ type AttemptStatus struct {
 	Usage              *Usage `yaml:"usage"`
 	// Unanswered is set when a row of the attempt waits for a judge that never answered.
 	Unanswered bool `yaml:"judge_unanswered,omitempty"`
+	// ExcusedBy is min_pass for an attempt that did not pass and that min_pass spared.
+	ExcusedBy string `yaml:"excused_by,omitempty"`
 }
 
 // Row is one criterion's verdict.

@@ -231,13 +231,15 @@ func TestMessagesSayWhatHappened(t *testing.T) {
 
 // A criterion the judge never answered (the server failed) is asked again when the run is
 // continued with -rook.phases=judge, and decided once the server answers; one the judge
-// decided is not.
+// decided is answered from the cache, not asked again.
 func TestUnansweredJudgeRowsAreAskedAgain(t *testing.T) {
 	fake := fakejudge.New(map[string]string{"SC-1": fakejudge.ServerError})
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	f := newRun(t, nil, "")
-	f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+	// The judge's cache is on, as runs have it by default: judging again re-decides every
+	// row from the evidence, and the model's answer to an unchanged prompt comes from it.
+	f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second, CacheDir: t.TempDir()})
 	f.restart(t, nil)
 	sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)

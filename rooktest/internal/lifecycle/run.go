@@ -56,8 +56,10 @@ type Config struct {
 	// Shard is the part of the suite the run holds (-rook.shard), nil for all of it.
 	Shard *record.Shard
 	// Quarantined are the suite's scenarios on the agent's quarantine list, as run.yaml
-	// shows them.
+	// shows them; their failures are excused (package counting), and so are every
+	// scenario's when Gate is set (-rook.gate decides the exit code).
 	Quarantined []record.Entry
+	Gate        bool
 	// Turns bounds how often execute turns start, over every scenario of the process
 	// (-rook.rate), and holds them all while the agent's API asks to be left alone
 	// (retry_after_ms); nil lets every turn start at once, and still honours such waits.

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -123,13 +124,11 @@ func (r *Run) aggregate(o *Outcome) {
 		o.Verdict = o.Attempts[0].Verdict
 		return
 	}
-	statuses := map[record.Status]bool{}
 	reasonRank := map[string]int{record.AgentNeverRan: 3, record.NotObservable: 2, record.Undecidable: 1}
 	v := record.Verdict{ScenarioID: sc.ID, RunID: r.ID, ForbiddenHits: []record.ForbiddenHit{}, MinPass: sc.MinPass}
-	passed, failed, reason := 0, 0, ""
+	passed, failed, reason, unexcusable := 0, 0, "", ""
 	for _, a := range o.Attempts {
 		av := a.Verdict
-		statuses[av.Status] = true
 		switch av.Status {
 		case record.Pass:
 			passed++
@@ -140,6 +139,15 @@ func (r *Run) aggregate(o *Outcome) {
 				reason = av.UnverifiableReason
 			}
 		}
+		if why := counting.Unexcusable(av); why != "" && unexcusable == "" {
+			unexcusable = fmt.Sprintf("attempt %d: %s", a.N, why)
+		}
+		if av.Failure != "" && v.Failure == "" {
+			v.Failure = fmt.Sprintf("attempt %d: %s", a.N, av.Failure)
+		}
+		if av.Untrusted != "" && v.Untrusted == "" {
+			v.Untrusted = fmt.Sprintf("attempt %d: %s", a.N, av.Untrusted)
+		}
 		v.Attempts = append(v.Attempts, record.AttemptStatus{Attempt: a.N, Status: av.Status, UnverifiableReason: av.UnverifiableReason,
 			Failure: av.Failure, LatencyMs: av.LatencyMs, Turns: av.Turns, Usage: av.Usage, Unanswered: av.Unanswered()})
 		v.ForbiddenHits = append(v.ForbiddenHits, av.ForbiddenHits...)
@@ -149,6 +157,9 @@ func (r *Run) aggregate(o *Outcome) {
 		need = sc.MinPass
 	}
 	switch {
+	case unexcusable != "":
+		// min_pass spares the agent's failures, not a hook's, a leak or forbidden text.
+		v.Status = record.Fail
 	case passed >= need:
 		v.Status = record.Pass
 	case len(o.Attempts)-failed < need:
@@ -156,7 +167,16 @@ func (r *Run) aggregate(o *Outcome) {
 	default:
 		v.Status, v.UnverifiableReason = record.UnableToVerify, reason
 	}
-	v.AttemptsPassed, v.Flaky = &passed, len(statuses) > 1
+	// Flaky is a Pass and a Fail among the decided attempts: an attempt that could not be
+	// decided disagrees with nothing.
+	v.AttemptsPassed, v.Flaky = &passed, passed > 0 && failed > 0
+	if v.Status == record.Pass && sc.MinPass > 0 {
+		for i := range v.Attempts {
+			if v.Attempts[i].Status != record.Pass {
+				v.Attempts[i].ExcusedBy = counting.MinPass
+			}
+		}
+	}
 	// The criteria shown are those of the first attempt whose status is the scenario's,
 	// else the last. As in Rook's verdicts, latency_ms, turns and usage are that attempt's;
 	// the attempts list has each attempt's.
@@ -181,8 +201,23 @@ func (r *Run) aggregate(o *Outcome) {
 			v.PossibleEvasion, v.EvasionEvidence = true, fmt.Sprintf("attempt %d: %s", a.N, av.EvasionEvidence)
 		}
 	}
+	counting.Apply(&v, r.excuse(sc.ID))
 	o.Verdict = &v
 	if err := r.cfg.Redactor.WriteVerdict(o.Dir, &v); err != nil {
 		shown.RecordErr = err
 	}
+}
+
+// excuse is what would leave a scenario's failure out of the exit code: its quarantine, or
+// the gate; "" for nothing.
+func (r *Run) excuse(id string) string {
+	for _, e := range r.cfg.Quarantined {
+		if e.ScenarioID == id {
+			return counting.Quarantine
+		}
+	}
+	if r.cfg.Gate {
+		return counting.Gate
+	}
+	return ""
 }

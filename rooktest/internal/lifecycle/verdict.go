@@ -2,39 +2,47 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 
+	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
-// judge decides the attempt from its records, or reads the verdict an earlier process
-// wrote when nothing ran since: it observes (the records, then the MCP probes asked
-// now), decides, and writes.
-// A verdict whose llm_judge rows another judge decided (or none did) is decided again:
-// configure a model, then -rook.run=<id> -rook.phases=judge judges a finished run.
+// judge decides the attempt from its records: it observes (the records, then the MCP
+// probes asked now), decides, and writes. A verdict an earlier process wrote is never
+// taken as it stands: the attempt is decided again from its evidence (the model judge's
+// answers come from its cache, by prompt), and a stored verdict whose computed rows
+// disagree with what the evidence gives is named untrusted in the new one.
+// Configure a model, then -rook.run=<id> -rook.phases=judge judges a finished run.
 func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	dc := a.r.cfg.Decide
+	var stored *record.Verdict
 	if !a.ranNow {
 		// ReadVerdict refuses a verdict that does not match the hooks.json beside it.
-		// A verdict with a row the judge never answered is judged again: the judge may answer now.
-		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" && (!decide.HasModelCriteria(a.sc) || dc.SameJudge(v.Judge)) && !v.Unanswered() {
-			subtests(a.sc, v.Criteria)
-			res.Verdict = v
-			return
+		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" {
+			stored = v
 		}
 	}
 	a.probe(ctx)
 	obs := a.observe()
 	fails, _ := a.failures()
 	in := decide.Input{Scenario: a.sc, RunID: a.r.ID, Observed: obs, Canary: a.hooks.Canary, Unplanted: a.hooks.CanaryUnplanted,
-		Unchecked: len(a.r.cfg.Profile.CanaryFixtures) == 0, WriteTools: a.r.cfg.Profile.WriteTools}
+		Unchecked: len(a.r.cfg.Profile.CanaryFixtures) == 0, WriteTools: a.r.cfg.Profile.WriteTools, Excuse: a.r.excuse(a.sc.ID)}
 	for _, f := range fails {
 		in.Failures = append(in.Failures, f.Error())
 	}
 	out := dc.Attempt(ctx, in)
+	if stored != nil {
+		if why := disagree(stored, &out.Verdict); why != "" {
+			out.Verdict.Untrusted = "verdict.yaml as it was stored disagreed with its evidence: " + why
+			counting.Apply(&out.Verdict, in.Excuse) // an untrusted record is never excused
+		}
+	}
 	red := a.r.cfg.Redactor
 	if out.Request != nil {
 		a.record(red.Bytes(filepath.Join(a.dir, "evidence", "judge-request.json"), out.Request))
@@ -44,6 +52,30 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	}
 	res.Verdict = &out.Verdict
 	a.record(red.WriteVerdict(a.dir, &out.Verdict))
+}
+
+// disagree names the computed rows (and the status, when no model decided a row) in which a
+// stored verdict differs from the one its evidence gives now; "" when they agree.
+func disagree(stored, now *record.Verdict) string {
+	was := map[string]record.Status{}
+	for _, r := range stored.Criteria {
+		was[r.CriterionID] = r.Status
+	}
+	var out []string
+	model := false
+	for _, r := range now.Criteria {
+		if r.Judge != "" || r.Check == "llm_judge" {
+			model = true
+			continue
+		}
+		if s, ok := was[r.CriterionID]; ok && s != r.Status {
+			out = append(out, fmt.Sprintf("%s was %s, the evidence gives %s", r.CriterionID, s, r.Status))
+		}
+	}
+	if !model && stored.Status != now.Status && len(out) == 0 {
+		out = append(out, fmt.Sprintf("the status was %s, the evidence gives %s", stored.Status, now.Status))
+	}
+	return strings.Join(out, "; ")
 }
 
 // subtests names rows read back from a verdict as the scenario's criteria name them.

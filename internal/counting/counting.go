@@ -1,0 +1,58 @@
+// Package counting is the one rule that decides whether a scenario's outcome counts toward
+// the exit code. A failure may be excused (its scenario is quarantined, -rook.gate decides
+// the exit code, min_pass spares an attempt), and then it is said and left out; what is in
+// Never is not excused by anything. The decision is data on the verdict (counts, excused_by),
+// so that the exit code, JUnit and every report read the same answer.
+package counting
+
+import (
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// What may excuse a failure.
+const (
+	Quarantine = "quarantine"
+	MinPass    = "min_pass"
+	Gate       = "gate"
+)
+
+// Never lists what no excuse covers: the agent's failures may be excused, the harness's,
+// the hooks', a leak and a record that cannot be trusted may not.
+var Never = []struct {
+	What string
+	Is   func(v *record.Verdict) bool
+}{
+	{"a hook or harness failure", func(v *record.Verdict) bool { return v.Failure != "" }},
+	{"a compromise", func(v *record.Verdict) bool { return v.Attack.IsCompromised() }},
+	{"a forbidden hit", func(v *record.Verdict) bool { return len(v.ForbiddenHits) > 0 }},
+	{"an untrusted record", func(v *record.Verdict) bool { return v.Untrusted != "" }},
+}
+
+// Unexcusable names what in v no excuse covers; "" when nothing does.
+func Unexcusable(v *record.Verdict) string {
+	var out []string
+	for _, n := range Never {
+		if n.Is(v) {
+			out = append(out, n.What)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Apply decides whether v counts toward the exit code when by ("" for nothing) would excuse
+// it: a scenario that did not pass is excused, unless something in it is never excused.
+// An interruption is the run's, not a verdict's: an interrupted run fails whatever its
+// verdicts say.
+func Apply(v *record.Verdict, by string) {
+	v.Counts, v.ExcusedBy = nil, ""
+	if by == "" || v.Status == record.Pass || Unexcusable(v) != "" {
+		return
+	}
+	no := false
+	v.Counts, v.ExcusedBy = &no, by
+}
+
+// Excused reports whether v is left out of the exit code.
+func Excused(v *record.Verdict) bool { return v != nil && v.Counts != nil && !*v.Counts }

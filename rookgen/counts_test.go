@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// What counts toward the exit code, end to end through a built suite: quarantine and
+// -rook.gate excuse the agent's failures, never a hook's; a scenario's verdict is atomic,
+// so selecting one criterion of a failed scenario does not make it pass.
+func TestWhatCountsTowardTheExitCode(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
+hooks:
+  execute: {command: [%q]}
+hook_env:
+  FAKEHOOK: "1"
+  FAKEHOOK_EXECUTE_SC_1: "exit:3:the agent's API is down"
+  FAKEHOOK_EXECUTE_SC_2: "exit:3:the agent's API is down"
+  FAKEHOOK_EXECUTE_SC_4: "reply:no"
+`, os.Args[0]))
+	write(t, dir, "profiles/fake/quarantine.yaml", "quarantine:\n  - {scenario: SC-1, reason: flaky sandbox (AG-1), expires: 2099-01-01}\n  - {scenario: SC-4, reason: known bug (AG-2), expires: 2099-01-01}\n")
+	helloScenario(t, dir, "SC-1")
+	helloScenario(t, dir, "SC-2")
+	write(t, dir, "scenarios/fake/SC-3.yaml", "id: SC-3\ngoal: hello\nacceptance_criteria:\n  - {id: C1, statement: s, check: contains, params: {text: nope}}\n  - {id: C2, statement: s, check: contains, params: {text: hello}}\n")
+	helloScenario(t, dir, "SC-4")
+	helloScenario(t, dir, "SC-5")
+	rookgen(t, dir)
+	bin := testBinary(t, dir, "fake")
+	for _, tc := range []struct {
+		name string
+		args []string
+		fail bool
+		says string
+		// baseline runs first, into the same records: the run -rook.gate compares with.
+		baseline []string
+	}{
+		{"a quarantined scenario whose hook crashed", []string{"-test.run", "TestFake/SC-1"}, true, "exited with status 3", nil},
+		{"a quarantined scenario the agent failed", []string{"-test.run", "TestFake/SC-4"}, false, "left out of the exit code", nil},
+		// SC-5 passes, so that the run decides something; the baseline had the same failure,
+		// so the gate sees no regression.
+		{"-rook.gate excusing a hook failure", []string{"-test.run", "TestFake/(SC-2|SC-5)", "-rook.gate=on"}, true, "exited with status 3",
+			[]string{"-test.run", "TestFake/(SC-2|SC-5)"}},
+		{"one criterion of a failed scenario", []string{"-test.run", "TestFake/SC-3/C2"}, true, "did not select: C1_contains_nope Fail (C1)", nil},
+		{"the failing criterion skipped", []string{"-test.run", "TestFake/SC-3", "-test.skip", "TestFake/SC-3/C1"}, true, "did not select: C1_contains_nope Fail (C1)", nil},
+		{"the whole scenario", []string{"-test.run", "TestFake/SC-3"}, true, "Fail: expected the reply contains \"nope\"", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			records := "-rook.dir=" + t.TempDir()
+			if tc.baseline != nil {
+				_, _ = runBinary(t, bin, dir, "fake", nil, append(tc.baseline, records)...) // fails, as it should
+			}
+			res, err := runBinary(t, bin, dir, "fake", nil, append(tc.args, records)...)
+			if tc.fail {
+				require.Error(t, err, res.all)
+			} else {
+				require.NoError(t, err, res.all)
+			}
+			assert.Contains(t, res.all, tc.says)
+		})
+	}
+}
