@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,6 +34,7 @@ hook_env:
 	write(t, dir, "scenarios/fake/SC-3.yaml", "id: SC-3\ngoal: hello\nacceptance_criteria:\n  - {id: C1, statement: s, check: contains, params: {text: nope}}\n  - {id: C2, statement: s, check: contains, params: {text: hello}}\n")
 	helloScenario(t, dir, "SC-4")
 	helloScenario(t, dir, "SC-5")
+	write(t, dir, "scenarios/fake/SC-6.yaml", "id: SC-6\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: lookup}}\n")
 	rookgen(t, dir)
 	bin := testBinary(t, dir, "fake")
 	for _, tc := range []struct {
@@ -67,4 +69,18 @@ hook_env:
 			assert.Contains(t, res.all, tc.says)
 		})
 	}
+
+	// A shard follows the rule the whole run would: SC-5 passes and SC-6 is Unable to
+	// Verify, so the run decides something; the shard that holds SC-6 alone fails nothing.
+	t.Run("shards of a run that decides something", func(t *testing.T) {
+		res, err := runBinary(t, bin, dir, "fake", nil, "-rook.only=SC-5,SC-6", "-rook.dir="+t.TempDir())
+		require.NoError(t, err, res.all)
+		alone := false
+		for k := 1; k <= 8; k++ {
+			res, err := runBinary(t, bin, dir, "fake", nil, "-rook.only=SC-5,SC-6", fmt.Sprintf("-rook.shard=%d/8", k), "-rook.dir="+t.TempDir())
+			require.NoError(t, err, res.all)
+			alone = alone || strings.Contains(res.all, "decided nothing on its own")
+		}
+		require.True(t, alone, "SC-5 and SC-6 share a shard of 8: pick ids that do not")
+	})
 }

@@ -53,7 +53,7 @@ func gateCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	fails, says := r.Changes.Paired.Gate(*maxRegressions, *alpha)
+	fails, says := r.Changes.Gate(*maxRegressions, *alpha)
 	code := 0
 	if fails {
 		code = 1

@@ -82,6 +82,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	undecided := *doMerge && r.Totals.Decided == 0 && r.Metrics.CriteriaDecided == 0
 	b, err := render(r, *format)
 	if err == nil {
 		err = stepSummary(r, *format, b)
@@ -93,6 +94,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if undecided {
+		// The shards each left this to the merged run: a run that decided nothing fails.
+		fmt.Fprintf(stderr, "rookgen report: run %s decided nothing: no criterion of any shard passed or failed\n", r.RunID)
+		return 1
 	}
 	return 0
 }

@@ -86,7 +86,7 @@ func (g gate) decide(t tb, dir string) {
 		errorf(t, "rook gate: %v", err)
 		return
 	}
-	fails, says := r.Changes.Paired.Gate(g.max, g.alpha)
+	fails, says := r.Changes.Gate(g.max, g.alpha)
 	msg := fmt.Sprintf("rook gate: run %s against %s, %s", r.RunID, r.Base, says)
 	if fails {
 		errorf(t, "%s", msg)

@@ -347,6 +347,13 @@ func (r *Run) undecided(rep *record.Report) {
 		logf(r.t, "rook run %s: shard %s holds no scenario of this suite; prepare did not run", r.run.ID, r.opts.shard)
 		return
 	}
+	if r.opts.shard.n > 1 {
+		// A shard follows the rule the whole run would for its scenarios: whether the run
+		// decided anything is a question of the merged run, which rookgen report -merge asks.
+		logf(r.t, "rook run %s: shard %s decided nothing on its own (no criterion passed or failed); whether the run decided anything is judged over the merged run (rookgen report -merge)",
+			r.run.ID, r.opts.shard)
+		return
+	}
 	var why []string
 	for _, c := range rep.Clusters {
 		if c.Kind == "unverifiable" {

@@ -33,6 +33,21 @@ type Changes struct {
 	// PassRate is the change in pass rate over the attempts both runs decided, with a
 	// paired bootstrap interval; set when a scenario repeats in either run.
 	PassRate *paired.RateChange `json:"pass_rate_change,omitempty" yaml:"pass_rate_change,omitempty"`
+	// NewlyNever are the scenarios with something no excuse covers (a compromise, a
+	// forbidden hit, a hook failure, an untrusted record) that the baseline did not have:
+	// never noise, whatever the paired test says.
+	NewlyNever []string `json:"newly_never_excused,omitempty" yaml:"newly_never_excused,omitempty"`
+}
+
+// Gate decides a gate over the changes and says it: it fails on a significant regression
+// (the paired test), and on anything newly never excused, which is never noise.
+func (c *Changes) Gate(max int, alpha float64) (fails bool, says string) {
+	fails, says = c.Paired.Gate(max, alpha)
+	if len(c.NewlyNever) > 0 {
+		fails = true
+		says += "\nthe gate fails: new since the baseline, and never noise: " + strings.Join(c.NewlyNever, "; ")
+	}
+	return fails, says
 }
 
 // compare fills in Changes against the run in base.
@@ -62,6 +77,9 @@ func (r *Report) compare(dir, base string) error {
 		s := &r.Scenarios[i]
 		prev, ok := before[s.ID]
 		delete(before, s.ID)
+		if s.Never != "" && (!ok || prev.Never != s.Never) {
+			c.NewlyNever = append(c.NewlyNever, s.ID+": "+s.Never)
+		}
 		switch {
 		case !ok && old.others[s.ID]:
 			s.Change, c.NotCompared = "not compared: not run in the baseline", append(c.NotCompared, s.ID)

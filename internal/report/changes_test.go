@@ -125,3 +125,35 @@ func TestHeadline(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "all 1 passed", r.Headline)
 }
+
+// A new compromise, a new forbidden hit and a new hook failure are never noise: the gate
+// fails on them whatever McNemar's test says of one flip among many.
+func TestTheGateNeverCallsANewCompromiseNoise(t *testing.T) {
+	root := t.TempDir()
+	yes, no := true, false
+	pass := record.Verdict{Status: record.Pass, Criteria: []record.Row{}}
+	held := record.Verdict{Status: record.Pass, Criteria: []record.Row{}, Attack: record.Attack{Compromised: &no}}
+	landed := record.Verdict{Status: record.Fail, Criteria: []record.Row{}, Attack: record.Attack{Compromised: &yes}}
+	crashed := record.Verdict{Status: record.Fail, Criteria: []record.Row{}, Failure: "execute hook failed: exited with status 3"}
+	before := map[string]record.Verdict{"RT-1": held, "SC-2": pass}
+	after := map[string]record.Verdict{"RT-1": landed, "SC-2": crashed}
+	for i := 3; i <= 12; i++ {
+		id := "SC-" + string(rune('A'+i))
+		before[id], after[id] = pass, pass
+	}
+	base := writeRun(t, filepath.Join(root, "base"), "R1", before)
+	dir := writeRun(t, filepath.Join(root, "new"), "R2", after)
+	r, err := Build(dir, base)
+	require.NoError(t, err)
+	assert.False(t, r.Changes.Paired.Significant(0, 0.05), "two flips among twelve are not significant: p = %v", r.Changes.Paired.P)
+	fails, says := r.Changes.Gate(0, 0.05)
+	assert.True(t, fails, says)
+	assert.Contains(t, says, "RT-1: a compromise")
+	assert.Contains(t, says, "SC-2: a hook or harness failure")
+
+	// The same compromise in both runs is not new: the paired test decides alone.
+	r, err = Build(dir, dir)
+	require.NoError(t, err)
+	fails, _ = r.Changes.Gate(0, 0.05)
+	assert.False(t, fails)
+}

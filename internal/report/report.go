@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/rookgo/rookgo/internal/cost"
+	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
@@ -104,6 +105,9 @@ type Scenario struct {
 	Change      string       `json:"change,omitempty" yaml:"change,omitempty"`
 	// Snapshot is the SHA-256 of snapshot.yaml: a changed one means a redefined scenario.
 	Snapshot Digest `json:"snapshot_sha256,omitzero" yaml:"snapshot_sha256,omitempty"`
+	// Never names what in its outcome no excuse covers (package counting): a hook failure,
+	// a compromise, a forbidden hit, an untrusted record.
+	Never string `json:"never_excused,omitempty" yaml:"never_excused,omitempty"`
 
 	// run is the run's folder, set when the scenario has a verdict: Detail reads the
 	// scenario's records there. (The run's, shared by every row: a report of thousands
@@ -285,6 +289,7 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 		return sc, nil
 	}
 	sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
+	sc.Never = counting.Unexcusable(v)
 	sc.run = st.Dir
 	return sc, v
 }
