@@ -35,6 +35,8 @@ hook_env:
 	helloScenario(t, dir, "SC-4")
 	helloScenario(t, dir, "SC-5")
 	write(t, dir, "scenarios/fake/SC-6.yaml", "id: SC-6\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: lookup}}\n")
+	// SC-7 grades tokens, which this profile's hooks do not report: unrunnable when selected.
+	write(t, dir, "scenarios/fake/SC-7.yaml", "id: SC-7\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: usage, params: {total_max: 10}}\n")
 	rookgen(t, dir)
 	bin := testBinary(t, dir, "fake")
 	for _, tc := range []struct {
@@ -82,5 +84,16 @@ hook_env:
 			alone = alone || strings.Contains(res.all, "decided nothing on its own")
 		}
 		require.True(t, alone, "SC-5 and SC-6 share a shard of 8: pick ids that do not")
+	})
+
+	// A scenario the selection left out is not counted unrunnable: the run counts what it
+	// was asked to run.
+	t.Run("an unselected unrunnable scenario", func(t *testing.T) {
+		records := t.TempDir()
+		res, err := runBinary(t, bin, dir, "fake", nil, "-rook.only=SC-5", "-rook.dir="+records)
+		require.NoError(t, err, res.all)
+		assert.Contains(t, res.all, "0 unrunnable")
+		res, _ = runBinary(t, bin, dir, "fake", nil, "-rook.only=SC-5,SC-7", "-rook.dir="+records)
+		assert.Contains(t, res.all, "1 unrunnable")
 	})
 }

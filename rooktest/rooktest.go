@@ -398,9 +398,9 @@ func (r *Run) announce(t tb, selected, included int, minConfidence string) {
 	attr(t, "rook.records", r.run.Dir)
 }
 
-// plan decides each scenario: included, skipped (with why) or unrunnable (with why).
-// Every unrunnable scenario of the suite is listed as unrunnable, selected or not, as
-// Rook's totals count them.
+// plan decides each scenario: included, skipped (with why) or unrunnable (with why). A
+// scenario the run's selection left out is skipped, whether or not it could have run: the
+// run counts what it was asked to run, as Rook's run.yaml lists an unselected scenario.
 func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (included, skipped, unrun []record.Entry) {
 	if !slices.IsSortedFunc(r.suite.Scenarios, func(a, b Scenario) int { return strings.Compare(a.ID, b.ID) }) {
 		r.indexOf = make(map[string]int, len(r.suite.Scenarios))
@@ -417,10 +417,6 @@ func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (include
 		case include:
 			included = append(included, record.Entry{ScenarioID: sc.ID, Why: "selected"})
 		case skip:
-			if gap := unrunnableWhy(r.profile, sc); gap != "" && !sc.NotExecutable && !r.opts.shard.excludes(sc.ID) {
-				unrun = append(unrun, record.Entry{ScenarioID: sc.ID, Why: gap})
-				continue
-			}
 			skipped = append(skipped, record.Entry{ScenarioID: sc.ID, Why: why})
 		case unrunnable:
 			unrun = append(unrun, record.Entry{ScenarioID: sc.ID, Why: why})
