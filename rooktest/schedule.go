@@ -366,8 +366,17 @@ func (r *Run) undecided(rep *record.Report) {
 	if t.NotRun > 0 {
 		why = append(why, fmt.Sprintf("not run: %d scenario(s)", t.NotRun))
 	}
+	if t.Untrusted > 0 {
+		why = append(why, fmt.Sprintf("untrusted: %d scenario(s) whose verdict.yaml did not match their records", t.Untrusted))
+	}
+	if n := t.Unjudged - t.Untrusted; n > 0 {
+		why = append(why, fmt.Sprintf("not judged: %d scenario(s)", n))
+	}
 	if t.Planned == 0 && t.Unrunnable == 0 {
 		why = append(why, "no scenario was planned")
+	}
+	if len(why) == 0 {
+		why = append(why, fmt.Sprintf("%d scenario(s) planned, %d with a verdict, none of whose criteria passed or failed", t.Planned, t.Executed-t.Unjudged))
 	}
 	errorf(r.t, "rook run %s decided nothing: no criterion passed or failed (%s); pass -rook.allow-undecided to accept a run that decides nothing",
 		r.run.ID, strings.Join(why, "; "))

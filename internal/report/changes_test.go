@@ -157,3 +157,28 @@ func TestTheGateNeverCallsANewCompromiseNoise(t *testing.T) {
 	fails, _ = r.Changes.Gate(0, 0.05)
 	assert.False(t, fails)
 }
+
+// Every headline names the real cause: an untrusted verdict is not "nothing was planned",
+// and a judge that was configured and decided nothing is not told to be configured.
+func TestHeadlinesNameTheCause(t *testing.T) {
+	root := t.TempDir()
+	judged := record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.Undecidable, Judge: &record.JudgeInfo{Model: "m"},
+		Criteria: []record.Row{{CriterionID: "C1", Status: record.UnableToVerify, Reason: record.Undecidable, Check: "llm_judge",
+			Achieved: "the judge answered a control wrong, so the request decides nothing"}}}
+	tampered := record.Verdict{Status: record.Fail, Untrusted: "verdict.yaml as it was stored disagreed with its evidence: C1 was Pass, the evidence gives Fail",
+		Criteria: []record.Row{{CriterionID: "C1", Status: record.Fail}}}
+	dir := writeRun(t, filepath.Join(root, "new"), "R2", map[string]record.Verdict{"SC-1": judged, "SC-2": tampered})
+	r, err := Build(dir, "")
+	require.NoError(t, err)
+	h := r.headline()
+	assert.Contains(t, h, "1 untrusted (SC-2)")
+	assert.Contains(t, h, "the judge model (m) decided nothing it could stand on: the judge answered a control wrong")
+	assert.NotContains(t, h, "configure a judge model")
+
+	// A run whose only verdict does not match the hooks.json it was judged from.
+	only := writeRun(t, filepath.Join(root, "only"), "R3", map[string]record.Verdict{"SC-3": {Status: record.Pass, Criteria: []record.Row{}}})
+	require.NoError(t, store.WriteFile(filepath.Join(only, "scenarios", "SC-3", "hooks.json"), []byte(`{"version": 1, "conversation": "changed"}`)))
+	r, err = Build(only, "")
+	require.NoError(t, err)
+	assert.Contains(t, r.headline(), "1 untrusted (SC-3)")
+}

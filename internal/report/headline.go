@@ -11,13 +11,21 @@ import (
 // verified, by reason, with what would make it checkable; what did not run.
 func (r *Report) headline() string {
 	t := r.Totals
-	failedN, passedN := 0, 0
+	failedN, passedN, unjudged := 0, 0, 0
+	var untrusted []string
 	for _, s := range r.Scenarios {
 		switch s.Status {
 		case failed:
 			failedN++
 		case passed:
 			passedN++
+		case "untrusted":
+			untrusted = append(untrusted, s.ID)
+		case "not judged":
+			unjudged++
+		}
+		if s.Status != "untrusted" && strings.Contains(s.Never, "an untrusted record") {
+			untrusted = append(untrusted, s.ID)
 		}
 	}
 	var parts []string
@@ -30,6 +38,13 @@ func (r *Report) headline() string {
 	for _, u := range r.Unable {
 		parts = append(parts, fmt.Sprintf("%d Unable to Verify (%s): %s", u.Count, u.Reason, u.Remedy))
 	}
+	if len(untrusted) > 0 {
+		parts = append(parts, fmt.Sprintf("%d untrusted (%s): their verdict.yaml did not match their records; judge again with -rook.run=%s -rook.phases=judge",
+			len(untrusted), strings.Join(untrusted, ", "), r.RunID))
+	}
+	if unjudged > 0 {
+		parts = append(parts, fmt.Sprintf("%d not judged: continue with -rook.run=%s", unjudged, r.RunID))
+	}
 	if t.NotRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run: continue with -rook.run=%s", t.NotRun, r.RunID))
 	}
@@ -37,8 +52,11 @@ func (r *Report) headline() string {
 		parts = append(parts, fmt.Sprintf("%d unrunnable: the profile cannot observe what they grade", t.Unrunnable))
 	}
 	if len(parts) == 0 {
-		if passedN == 0 {
+		switch {
+		case passedN == 0 && t.Planned == 0:
 			return "nothing was planned"
+		case passedN == 0:
+			return fmt.Sprintf("%d planned, and none passed or failed", t.Planned)
 		}
 		return fmt.Sprintf("all %d passed", passedN)
 	}

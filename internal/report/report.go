@@ -201,6 +201,20 @@ var remedies = map[string]string{
 	record.Undecidable:   "configure a judge model (ROOK_JUDGE_URL, ROOK_JUDGE_MODEL) for llm_judge criteria, or see each row's reason",
 }
 
+// remedyFor is what would make an Unable to Verify verdict checkable: the reason's remedy,
+// or, when a judge model was configured and still decided nothing, what its rows say.
+func remedyFor(v *record.Verdict) string {
+	if v.UnverifiableReason != record.Undecidable || v.Judge == nil {
+		return remedies[v.UnverifiableReason]
+	}
+	for _, row := range v.Criteria {
+		if row.Status == record.UnableToVerify && row.Reason == record.Undecidable {
+			return "the judge model (" + v.Judge.Model + ") decided nothing it could stand on: " + row.Achieved
+		}
+	}
+	return "the judge model (" + v.Judge.Model + ") decided nothing it could stand on: see each row's reason"
+}
+
 // Build reads the run in dir (a run folder) and, when base is not "", compares it with the
 // run in base.
 func Build(dir, base string) (*Report, error) {
@@ -246,7 +260,7 @@ func Build(dir, base string) (*Report, error) {
 			if v.Status == record.UnableToVerify {
 				rs := reasons[v.UnverifiableReason]
 				if rs == nil {
-					rs = &Reason{Reason: v.UnverifiableReason, Remedy: remedies[v.UnverifiableReason]}
+					rs = &Reason{Reason: v.UnverifiableReason, Remedy: remedyFor(v)}
 					reasons[v.UnverifiableReason] = rs
 				}
 				rs.Count++
