@@ -145,12 +145,7 @@ func repeats(t tb, o *lifecycle.Outcome) {
 	if n <= 1 {
 		return
 	}
-	passed := 0
-	for _, a := range o.Attempts {
-		if a.Verdict.Status == record.Pass {
-			passed++
-		}
-	}
+	passed, _, _ := counting.Attempts(v.Attempts)
 	flaky := ""
 	if v.Flaky {
 		flaky = "; flaky: the attempts disagree"

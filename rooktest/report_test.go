@@ -271,6 +271,7 @@ func TestReportRepeatedScenario(t *testing.T) {
 	fail := verdict(record.Fail, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Fail, Expected: `the reply contains "a"`})
 	whole := verdict(record.Fail, "")
 	whole.Flaky = true
+	whole.Attempts = []record.AttemptStatus{{Attempt: 1, Status: record.Pass}, {Attempt: 2, Status: record.Fail}}
 	ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Verdict: whole,
 		Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: pass}, {ScenarioID: "SC-1", N: 2, Verdict: fail}}}, false)
 	assert.False(t, ft.sub(t, "attempt_1").Failed())

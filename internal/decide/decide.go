@@ -7,7 +7,6 @@ package decide
 
 import (
 	"context"
-	"math"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -83,7 +82,7 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 	for _, t := range turns {
 		v.LatencyMs += t.LatencyMs
 	}
-	CountRows(&v)
+	counting.Rows(&v)
 	attack(&v, in, m.signals)
 	counting.Apply(&v, in.Excuse)
 	out.Verdict = v
@@ -93,26 +92,6 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 // HasModelCriteria reports whether a scenario has criteria a judge model decides.
 func HasModelCriteria(sc *spec.Scenario) bool {
 	return sc.Observes().Has(check.ObservesModel)
-}
-
-// CountRows fills in a verdict's counts from its rows; Rook's compliance is over the
-// decided criteria: Unable to Verify is in neither part.
-func CountRows(v *record.Verdict) {
-	v.PassCount, v.FailCount, v.UnableToVerifyCount = 0, 0, 0
-	for _, r := range v.Criteria {
-		switch r.Status {
-		case record.Pass:
-			v.PassCount++
-		case record.Fail:
-			v.FailCount++
-		default:
-			v.UnableToVerifyCount++
-		}
-	}
-	v.CompliancePercentage = 0
-	if decided := v.PassCount + v.FailCount; decided > 0 {
-		v.CompliancePercentage = int(math.Round(float64(v.PassCount) * 100 / float64(decided)))
-	}
 }
 
 // attack decides an adversarial scenario's attempt (redteam.Decide) and flags possible

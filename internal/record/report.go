@@ -104,7 +104,10 @@ type Totals struct {
 	Untrusted int `yaml:"untrusted,omitempty" json:"untrusted,omitempty"`
 	// Compromised counts the adversarial scenarios whose attack landed; PossibleEvasion
 	// those flagged possible_evasion. Both are among the counts above too.
-	Compromised     int     `yaml:"compromised,omitempty" json:"compromised,omitempty"`
+	Compromised int `yaml:"compromised,omitempty" json:"compromised,omitempty"`
+	// Excused counts the scenarios that did not pass and whose failure was left out of the
+	// exit code (quarantine, -rook.gate): among the counts above too.
+	Excused         int     `yaml:"excused,omitempty" json:"excused,omitempty"`
 	PossibleEvasion int     `yaml:"possible_evasion,omitempty" json:"possible_evasion,omitempty"`
 	NotRun          int     `yaml:"not_run" json:"not_run"`
 	Unrunnable      int     `yaml:"unrunnable" json:"unrunnable"`

@@ -337,15 +337,7 @@ func (r *Report) owners(dir string, judged map[int]*record.Verdict) {
 
 func repeatStats(v *record.Verdict) *RepeatStats {
 	s := &RepeatStats{Attempts: len(v.Attempts), Flaky: v.Flaky, MinPass: v.MinPass}
-	for _, a := range v.Attempts {
-		switch a.Status {
-		case record.Pass:
-			s.Passed++
-		case record.Fail:
-		default:
-			s.Undecided++
-		}
-	}
+	s.Passed, _, s.Undecided = counting.Attempts(v.Attempts)
 	s.PassK = s.Passed == s.Attempts
 	s.Low, s.High = wilson(s.Passed, s.Attempts-s.Undecided)
 	return s

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -52,22 +53,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 			continue
 		}
 		v := *vp
-		switch v.Status {
-		case record.Pass:
-			t.Passed++
-		case record.Fail:
-			t.Failed++
-		case record.UnableToVerify:
-			t.Unverifiable++
-		default:
-			t.Unjudged++
-		}
-		if v.Attack.IsCompromised() {
-			t.Compromised++
-		}
-		if v.PossibleEvasion {
-			t.PossibleEvasion++
-		}
+		counting.Add(t, &v)
 		if v.Status != record.Pass {
 			// Only what did not pass is clustered; a long run of passes is not held.
 			judged = append(judged, judgedScenario{dir: dir, verdict: v})
@@ -83,11 +69,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 			rep.Metrics.TokensOut += *v.Usage.Output
 		}
 	}
-	t.NotRun = t.Planned - t.Executed
-	t.Decided = t.Passed + t.Failed
-	if t.Decided > 0 {
-		t.PassRate = float64(t.Passed) / float64(t.Decided)
-	}
+	counting.Close(t)
 	rep.Metrics.DurationMs = took.Milliseconds()
 	rep.Metrics.LatencyP50Ms = percentile(latencies, 50)
 	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)

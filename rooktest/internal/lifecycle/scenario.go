@@ -124,87 +124,15 @@ func (r *Run) aggregate(o *Outcome) {
 		o.Verdict = o.Attempts[0].Verdict
 		return
 	}
-	reasonRank := map[string]int{record.AgentNeverRan: 3, record.NotObservable: 2, record.Undecidable: 1}
-	v := record.Verdict{ScenarioID: sc.ID, RunID: r.ID, ForbiddenHits: []record.ForbiddenHit{}, MinPass: sc.MinPass}
-	passed, failed, reason, unexcusable := 0, 0, "", ""
-	for _, a := range o.Attempts {
-		av := a.Verdict
-		switch av.Status {
-		case record.Pass:
-			passed++
-		case record.Fail:
-			failed++
-		default:
-			if reasonRank[av.UnverifiableReason] > reasonRank[reason] {
-				reason = av.UnverifiableReason
-			}
-		}
-		if why := counting.Unexcusable(av); why != "" && unexcusable == "" {
-			unexcusable = fmt.Sprintf("attempt %d: %s", a.N, why)
-		}
-		if av.Failure != "" && v.Failure == "" {
-			v.Failure = fmt.Sprintf("attempt %d: %s", a.N, av.Failure)
-		}
-		if av.Untrusted != "" && v.Untrusted == "" {
-			v.Untrusted = fmt.Sprintf("attempt %d: %s", a.N, av.Untrusted)
-		}
-		v.Attempts = append(v.Attempts, record.AttemptStatus{Attempt: a.N, Status: av.Status, UnverifiableReason: av.UnverifiableReason,
-			Failure: av.Failure, LatencyMs: av.LatencyMs, Turns: av.Turns, Usage: av.Usage, Unanswered: av.Unanswered()})
-		v.ForbiddenHits = append(v.ForbiddenHits, av.ForbiddenHits...)
+	verdicts := make([]*record.Verdict, len(o.Attempts))
+	ns := make([]int, len(o.Attempts))
+	for i, a := range o.Attempts {
+		verdicts[i], ns[i] = a.Verdict, a.N
 	}
-	need := len(o.Attempts)
-	if sc.MinPass > 0 {
-		need = sc.MinPass
-	}
-	switch {
-	case unexcusable != "":
-		// min_pass spares the agent's failures, not a hook's, a leak or forbidden text.
-		v.Status = record.Fail
-	case passed >= need:
-		v.Status = record.Pass
-	case len(o.Attempts)-failed < need:
-		v.Status = record.Fail
-	default:
-		v.Status, v.UnverifiableReason = record.UnableToVerify, reason
-	}
-	// Flaky is a Pass and a Fail among the decided attempts: an attempt that could not be
-	// decided disagrees with nothing.
-	v.AttemptsPassed, v.Flaky = &passed, passed > 0 && failed > 0
-	if v.Status == record.Pass && sc.MinPass > 0 {
-		for i := range v.Attempts {
-			if v.Attempts[i].Status != record.Pass {
-				v.Attempts[i].ExcusedBy = counting.MinPass
-			}
-		}
-	}
-	// The criteria shown are those of the first attempt whose status is the scenario's,
-	// else the last. As in Rook's verdicts, latency_ms, turns and usage are that attempt's;
-	// the attempts list has each attempt's.
-	shown := o.Attempts[len(o.Attempts)-1]
-	for _, a := range o.Attempts {
-		if a.Verdict.Status == v.Status {
-			shown = a
-			break
-		}
-	}
-	sv := shown.Verdict
-	v.Criteria, v.LatencyMs, v.Turns, v.Usage = nonNil(sv.Criteria), sv.LatencyMs, sv.Turns, sv.Usage
-	decide.CountRows(&v)
-	v.Lost = sv.Lost
-	v.Attack, v.PossibleEvasion, v.EvasionEvidence = sv.Attack, sv.PossibleEvasion, sv.EvasionEvidence
-	for _, a := range o.Attempts {
-		// One attempt the attack landed in compromises the scenario, whatever min_pass says.
-		if av := a.Verdict; av.Attack.IsCompromised() && !v.Attack.IsCompromised() {
-			v.Status, v.UnverifiableReason, v.Attack = record.Fail, "", av.Attack
-		}
-		if av := a.Verdict; av.PossibleEvasion && !v.PossibleEvasion {
-			v.PossibleEvasion, v.EvasionEvidence = true, fmt.Sprintf("attempt %d: %s", a.N, av.EvasionEvidence)
-		}
-	}
-	counting.Apply(&v, r.excuse(sc.ID))
+	v, shown := decide.Repeats(sc, r.ID, ns, verdicts, r.excuse(sc.ID))
 	o.Verdict = &v
 	if err := r.cfg.Redactor.WriteVerdict(o.Dir, &v); err != nil {
-		shown.RecordErr = err
+		o.Attempts[shown].RecordErr = err
 	}
 }
 
