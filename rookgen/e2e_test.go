@@ -42,6 +42,8 @@ type results struct {
 	action map[string]string
 	output map[string]string
 	all    string
+	// json is the go test -json stream as it was read.
+	json string
 }
 
 func goTest(t *testing.T, dir string, env []string, args ...string) (results, error) {
@@ -58,6 +60,8 @@ func goTest(t *testing.T, dir string, env []string, args ...string) (results, er
 // parseEvents reads go test -json output.
 func parseEvents(stdout io.Reader, stderr string) results {
 	r := results{action: map[string]string{}, output: map[string]string{}}
+	var stream strings.Builder
+	stdout = io.TeeReader(stdout, &stream)
 	var all strings.Builder
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -78,7 +82,7 @@ func parseEvents(stdout io.Reader, stderr string) results {
 		}
 	}
 	all.WriteString(stderr)
-	r.all = all.String()
+	r.all, r.json = all.String(), stream.String()
 	return r
 }
 
