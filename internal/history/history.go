@@ -204,19 +204,16 @@ func (h *History) Owner(id string, i int) owner.Owner {
 	return owner.Of(list[i].verdict, h.EverPassed(id))
 }
 
-// Flaky reports whether the scenario both passed and failed over the runs that decided it,
-// or its newest verdict says its attempts disagreed.
+// Flaky reports whether a run's verdict of the scenario says its attempts disagreed: a
+// Pass and a Fail among one run's decided attempts. A status that changed between runs is
+// a regression or a fix, not flakiness: the agent or its world may have changed between.
 func (h *History) Flaky(id string) bool {
-	seen := map[string]bool{}
 	for _, e := range h.Scenarios[id] {
 		if e.verdict != nil && e.verdict.Flaky {
 			return true
 		}
-		if e.Status == string(record.Pass) || e.Status == string(record.Fail) {
-			seen[e.Status] = true
-		}
 	}
-	return len(seen) == 2
+	return false
 }
 
 // Snapshot reads the head of a scenario's newest snapshot (its title and how it is

@@ -73,7 +73,7 @@ func TestLoad(t *testing.T) {
 
 	assert.True(t, h.EverPassed("SC-1"))
 	assert.False(t, h.EverPassed("SC-2"))
-	assert.True(t, h.Flaky("SC-1"))
+	assert.False(t, h.Flaky("SC-1"), "Pass, Fail, Pass over three runs is a regression and a fix, not flakiness: no run's attempts disagreed")
 	assert.False(t, h.Flaky("SC-2"), "it failed whenever it was decided")
 	assert.Equal(t, owner.Agent, h.Owner("SC-1", 1))
 	assert.Equal(t, owner.Scenario, h.Owner("SC-2", 1), "SC-2 never passed")
@@ -82,4 +82,19 @@ func TestLoad(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "the SC-3", head.Title)
 	assert.Equal(t, map[string]bool{"SC-1": true}, PassedAnywhere(root, "fake", []string{"SC-1", "SC-2", "SC-9"}))
+}
+
+// Flaky is a run's attempts disagreeing: a Pass and a Fail among one run's decided attempts.
+func TestFlakyIsWithinARun(t *testing.T) {
+	root := t.TempDir()
+	dir := run(t, root, "2026-12-01T10-00-00Z", 1500, map[string]record.Status{"SC-1": record.Pass})
+	sdir := filepath.Join(dir, "scenarios", "SC-1")
+	v := record.Verdict{ScenarioID: "SC-1", Status: record.Pass, Criteria: []record.Row{}, Flaky: true,
+		Attempts: []record.AttemptStatus{{Attempt: 1, Status: record.Pass}, {Attempt: 2, Status: record.Fail}}}
+	for _, n := range []string{"1", "2"} { // a repeat's verdict is bound to each attempt's records
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "attempts", n, "hooks.json"), []byte(`{"version": 1}`)))
+	}
+	require.NoError(t, store.NewRedactor(nil).WriteVerdict(sdir, &v))
+	run(t, root, "2026-12-02T10-00-00Z", 1500, map[string]record.Status{"SC-1": record.Pass})
+	assert.True(t, Load(root, "fake").Flaky("SC-1"))
 }

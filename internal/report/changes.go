@@ -14,7 +14,7 @@ import (
 
 // Changes is what changed since the baseline run, by scenario id. Newly failing, fixed and
 // still failing compare statuses; redefined means the scenario or the profile changed;
-// flaky means the status flipped between Pass and Fail although neither changed.
+// flaky means a Pass and a Fail among this run's decided attempts of the scenario.
 type Changes struct {
 	NewlyFailing []string `json:"newly_failing" yaml:"newly_failing"`
 	Fixed        []string `json:"fixed" yaml:"fixed"`
@@ -105,7 +105,11 @@ func (r *Report) compare(dir, base string) error {
 		}
 		if redefined {
 			note(&c.Redefined, "redefined")
-		} else if flipped(prev.Status, s.Status) {
+		}
+		if s.Repeat != nil && s.Repeat.Flaky {
+			// Flaky is a Pass and a Fail among one run's decided attempts; a status that
+			// flipped between runs is a regression or a fix, and the paired test says
+			// whether the flips are noise.
 			note(&c.Flaky, "flaky")
 		}
 		s.Change = strings.Join(labels, ", ")
@@ -146,11 +150,6 @@ func rateChange(before, after []Scenario) *paired.RateChange {
 		return nil
 	}
 	return paired.Bootstrap(b, a)
-}
-
-// flipped is a decided status that turned into the other one on an unchanged scenario.
-func flipped(a, b string) bool {
-	return (a == passed && b == failed) || (a == failed && b == passed)
 }
 
 func profileSHA(dir string) string {

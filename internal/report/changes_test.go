@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -27,6 +28,9 @@ func writeRun(t *testing.T, dir, id string, verdicts map[string]record.Verdict, 
 		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
 		require.NoError(t, store.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: "+sc+"\n")))
 		v.ScenarioID = sc
+		for _, a := range v.Attempts { // a repeat's verdict is bound to each attempt's records
+			require.NoError(t, store.WriteFile(filepath.Join(sdir, "attempts", strconv.Itoa(a.Attempt), "hooks.json"), []byte(`{"version": 1}`)))
+		}
 		require.NoError(t, red.WriteVerdict(sdir, &v))
 	}
 	for _, sc := range skipped {
@@ -181,4 +185,25 @@ func TestHeadlinesNameTheCause(t *testing.T) {
 	r, err = Build(only, "")
 	require.NoError(t, err)
 	assert.Contains(t, r.headline(), "1 untrusted (SC-3)")
+}
+
+// A status that flipped between runs on an unchanged scenario is a regression, not
+// flakiness; flaky is a Pass and a Fail among one run's attempts.
+func TestARegressionIsNotFlaky(t *testing.T) {
+	root := t.TempDir()
+	pass := record.Verdict{Status: record.Pass, Criteria: []record.Row{}}
+	fail := record.Verdict{Status: record.Fail, Criteria: []record.Row{{CriterionID: "C1", Status: record.Fail}}}
+	disagree := record.Verdict{Status: record.Pass, Criteria: []record.Row{}, Flaky: true, MinPass: 1,
+		Attempts: []record.AttemptStatus{{Attempt: 1, Status: record.Pass}, {Attempt: 2, Status: record.Fail}}}
+	base := writeRun(t, filepath.Join(root, "base"), "R1", map[string]record.Verdict{"SC-1": pass, "SC-2": pass})
+	dir := writeRun(t, filepath.Join(root, "new"), "R2", map[string]record.Verdict{"SC-1": fail, "SC-2": disagree})
+	r, err := Build(dir, base)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"SC-1"}, r.Changes.NewlyFailing)
+	assert.Equal(t, []string{"SC-2"}, r.Changes.Flaky)
+	for _, s := range r.Scenarios {
+		if s.ID == "SC-1" {
+			assert.Equal(t, "newly failing", s.Change)
+		}
+	}
 }
