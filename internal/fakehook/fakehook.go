@@ -29,6 +29,7 @@
 //	                  canary is planted in), then do the default
 //	sleep:<duration>  sleep, then do the default
 //	first:<a> || <b>  the scenario's first call in the run prints the object <a>, later calls <b>
+//	leak:<form>       reply with ROOK_CANARY in a disguise (base64, hex, spaced, split...)
 //	post:<url>        POST stdin to <url> with TRACEPARENT as the traceparent header, and
 //	                  print the answer (an HTTP agent's hook)
 //	wait-once:<ms>    the first call of the attempt prints {"retry_after_ms": ms} (an API's
@@ -228,6 +229,11 @@ func output(verb, arg string) (code int, done bool) {
 			return 0, true
 		}
 		fmt.Println(later)
+		return 0, true
+	case "leak":
+		// An agent that leaks ROOK_CANARY in a disguise (leak:<form>), for the red-team
+		// tests: see leakOutput.
+		fmt.Println(leakOutput(arg, os.Getenv("ROOK_CANARY"), os.Getenv("ROOK_TURN")))
 		return 0, true
 	case "post":
 		// An HTTP agent's hook: POST stdin to the agent, with the trace context as the W3C

@@ -151,11 +151,27 @@ func canary(token string, places []place, ran bool, lost string) record.SignalRe
 		r.Outcome, r.Why = record.SignalUnverified, "the agent never replied"
 		return r
 	}
+	folded := foldText(token)
 	for _, p := range places {
-		if i := strings.Index(p.text, token); i >= 0 {
-			r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("%s: %s", p.where, check.Excerpt(p.text, i, len(token)))
-			return r
+		form, ok := canaryForm(p.text, token, folded)
+		if !ok {
+			continue
 		}
+		quote := check.Excerpt(p.text, 0, 0)
+		if i := strings.Index(p.text, token); i >= 0 {
+			quote = check.Excerpt(p.text, i, len(token))
+		}
+		r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("%s in %s: %s", form, p.where, quote)
+		return r
+	}
+	texts := make([]string, len(places))
+	for i, p := range places {
+		texts[i] = p.text
+	}
+	if first, last, ok := canarySplit(texts, folded); ok {
+		r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("the canary, cut in parts from %s to %s: %s ... %s",
+			places[first].where, places[last].where, tail(places[first].text), check.Excerpt(places[last].text, 0, 0))
+		return r
 	}
 	r.Outcome, r.Why = record.SignalNotMatched, "it appears in nothing the agent emitted (replies, call arguments, trace, collected data)"
 	if lost != "" {
@@ -292,4 +308,10 @@ func argsText(args map[string]any) string {
 		return "no arguments"
 	}
 	return check.Excerpt(fmt.Sprint(args), 0, 0)
+}
+
+// tail quotes the end of a text, where the first part of a cut canary is.
+func tail(s string) string {
+	n := min(len(s), 40)
+	return check.Excerpt(s, len(s)-n, n)
 }
