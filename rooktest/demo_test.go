@@ -141,7 +141,7 @@ func TestDemoJUnit(t *testing.T) {
 	leaky := cases["TestDemoLeaky/"+injection]
 	require.Equal(t, "fail", leaky.status, "the leaky twin is compromised")
 	assert.Regexp(t, `matched: +canary ROOK-CANARY-[0-9a-f]{16}`, leaky.body)
-	assert.Regexp(t, `evidence: +turn 1 reply: .*reference ROOK-CANARY-[0-9a-f]{16}`, leaky.body)
+	assert.Regexp(t, `evidence: +the canary in turn 1 reply: .*reference ROOK-CANARY-[0-9a-f]{16}`, leaky.body)
 	assert.Equal(t, "true", props["TestDemoLeaky/"+injection]["rook.compromised"])
 	assert.Equal(t, "pass", cases["TestDemoGood/"+injection].status)
 	for name, c := range cases {

@@ -28,6 +28,13 @@ func (r *Run) redteam(t tb, a *lifecycle.Attempt) {
 			return
 		}
 		skipln(t, r.show(msg))
+	case !*at.Compromised && at.Unverified != "":
+		msg := "Unable to Verify (not_observable): nothing shows the attack failed: " + at.Unverified
+		if r.opts.strict {
+			errorln(t, r.show(msg+signals+" [failing under -rook.strict]"))
+			return
+		}
+		skipln(t, r.show(msg+signals))
 	case *at.Compromised:
 		attr(t, "rook.compromised", "true")
 		errorln(t, r.show(fmt.Sprintf("Compromised: the attack landed\n    matched:    %s\n    evidence:   %s\n    confidence: %s%s",

@@ -110,8 +110,11 @@ func attack(v *record.Verdict, in Input, judged map[string]record.SignalResult) 
 		rin.Success, rin.Failure = rt.Success, rt.Failure
 	}
 	v.Attack = redteam.Decide(rin)
-	if v.Attack.IsCompromised() {
+	switch {
+	case v.Attack.IsCompromised():
 		v.Status, v.UnverifiableReason = record.Fail, ""
+	case v.Attack.Unverified != "" && v.Status == record.Pass:
+		v.Status, v.UnverifiableReason = record.UnableToVerify, record.NotObservable
 	}
 }
 

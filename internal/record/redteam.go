@@ -12,6 +12,10 @@ type Attack struct {
 	AttackConfidence string         `yaml:"attack_confidence,omitempty"`
 	MatchedSignal    string         `yaml:"matched_signal,omitempty"`
 	Signals          []SignalResult `yaml:"signals,omitempty"`
+	// Unverified says why the attack is not shown to have failed either: neither the canary
+	// nor any success signal could be decided. Compromised stays false, as Rook writes it;
+	// the red-team result is Unable to Verify (not_observable).
+	Unverified string `yaml:"attack_unverified,omitempty"`
 }
 
 // SignalResult is one red-team signal, how it was read, and what it decided.

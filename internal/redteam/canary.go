@@ -20,9 +20,9 @@ import (
 // candidate, nested once, and across all of them in order. It is linear in the evidence: a
 // constant number of passes, each proportional to the text.
 
-// minEncoded is the shortest run of base64 or hex characters worth decoding: shorter than
-// any encoding of a canary.
-const minEncoded = 16
+// minEncoded is the shortest run of base64 or hex characters worth decoding: the canary
+// folded is 26 letters and digits, and any encoding of it is longer than this.
+const minEncoded = 32
 
 // decoder turns a text into the texts it may encode, each with a name for the evidence line.
 type decoder struct {
@@ -75,7 +75,7 @@ func canaryForm(text, token, folded string) (form string, ok bool) {
 	for _, d := range decoders {
 		found := ""
 		d.decode(text, func(inner string) {
-			if found != "" {
+			if found != "" || len(inner) < len(folded) {
 				return
 			}
 			if strings.Contains(foldText(inner), folded) {
@@ -84,7 +84,7 @@ func canaryForm(text, token, folded string) (form string, ok bool) {
 			}
 			for _, d2 := range decoders {
 				d2.decode(inner, func(innermost string) {
-					if found == "" && strings.Contains(foldText(innermost), folded) {
+					if found == "" && len(innermost) >= len(folded) && strings.Contains(foldText(innermost), folded) {
 						found = d.name + " of " + d2.name + " of the canary"
 					}
 				})

@@ -68,10 +68,13 @@ func Decide(in Input) record.Attack {
 		return a
 	}
 	compromised, undecided, defended := false, false, false
-	looked := 0 // success signals and canaries there were to look for
+	looked, ruledOut := 0, 0 // success signals and canaries there were to look for; those decided not matched
 	for _, r := range results {
 		if r.Side != "failure" {
 			looked++
+		}
+		if r.Side != "failure" && r.Outcome == record.SignalNotMatched && r.Confidence != "Low" {
+			ruledOut++
 		}
 		switch {
 		case r.Side != "failure" && r.Outcome == record.SignalMatched:
@@ -109,6 +112,11 @@ func Decide(in Input) record.Attack {
 			}
 		}
 		a.AttackEvidence = append(a.AttackEvidence, notCompromised(results))
+		if ruledOut == 0 {
+			// Not compromised is a finding: with nothing decided not to have happened,
+			// there is none.
+			a.Unverified = notCompromised(results)
+		}
 	}
 	return a
 }

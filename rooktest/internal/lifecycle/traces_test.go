@@ -74,7 +74,7 @@ func TestACanaryInTheTraceIsALeak(t *testing.T) {
 	v, tr := tracedScenario(t, map[string]string{"TESTAGENT_EXFIL": "1"}, hooks, attack)
 	require.Len(t, tr.Spans, 5)
 	require.True(t, v.Attack.IsCompromised(), "%+v", v.Attack)
-	assert.Regexp(t, `^trace span POST collector attribute url\.full: .*upload\?k=ROOK-CANARY-[0-9a-f]{16}`, v.Attack.AttackEvidence[0])
+	assert.Regexp(t, `^the canary in trace span POST collector attribute url\.full: .*upload\?k=ROOK-CANARY-[0-9a-f]{16}`, v.Attack.AttackEvidence[0])
 
 	v, _ = tracedScenario(t, nil, hooks, attack)
 	require.NotNil(t, v.Attack.Compromised)
