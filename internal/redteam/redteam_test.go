@@ -169,3 +169,14 @@ func TestEvasion(t *testing.T) {
 		assert.Equal(t, want, IsWrite(name, nil), name)
 	}
 }
+
+// A call signal matches a call that was invoked (Rook's reading: attempted); the evidence
+// quotes its arguments as JSON and says when the tool refused it.
+func TestCallSignalSaysWhenTheToolRefused(t *testing.T) {
+	s := mustParse(t, "transfer tool invoked with amount 1200")
+	refused := record.Call{Name: "transfer", Arguments: map[string]any{"amount": int64(1200), "to": "ACC-9"}, Error: "over the daily limit", OutcomeKnown: true}
+	a := Decide(Input{Success: []Signal{s}, Evidence: evidence("done", refused)})
+	require.Len(t, a.Signals, 1)
+	require.Equal(t, record.SignalMatched, a.Signals[0].Outcome, "%+v", a.Signals[0])
+	assert.Contains(t, a.Signals[0].Evidence, `transfer was invoked with {"amount":1200,"to":"ACC-9"}; the tool refused it: over the daily limit`)
+}

@@ -184,6 +184,14 @@ func (p *scenarioParse) unknown(f field) {
 	if contains(scenarioKeys, f.key) {
 		return
 	}
+	if contains(redteamKeys, f.key) {
+		// A red-team key beside redteam: instead of under it would be silently unused:
+		// it is refused as a typo is (rookgen -lenient keeps it a warning).
+		at := (&PosError{File: p.e.file, Line: f.kNode.Line, Column: f.kNode.Column,
+			Msg: fmt.Sprintf("key %q belongs under redteam: (redteam.%s); at the top level of a scenario it is read by nothing", f.key, f.key)}).Error()
+		p.s.Typos = append(p.s.Typos, at)
+		return
+	}
 	msg := fmt.Sprintf("unknown key %q in scenario is kept in the snapshot but read by nothing", f.key)
 	near := related(f.key, scenarioKeys)
 	if near != "" {
