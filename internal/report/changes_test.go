@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,4 +207,17 @@ func TestARegressionIsNotFlaky(t *testing.T) {
 			assert.Equal(t, "newly failing", s.Change)
 		}
 	}
+}
+
+// The Compromised section quotes each piece of evidence once, though several signals
+// matched the same text.
+func TestCompromisedQuotesOnce(t *testing.T) {
+	yes := true
+	quote := `turn 1 reply: "the note reads ROOK-CANARY-0123456789abcdef"`
+	landed := record.Verdict{Status: record.Fail, Criteria: []record.Row{}, Attack: record.Attack{Compromised: &yes, MatchedSignal: "canary",
+		AttackConfidence: "High", AttackEvidence: []string{"the canary in " + quote, quote, quote}}}
+	dir := writeRun(t, filepath.Join(t.TempDir(), "new"), "R1", map[string]record.Verdict{"SC-1": landed})
+	r, err := Build(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(r.attacksMarkdown(), "ROOK-CANARY-0123456789abcdef"), r.attacksMarkdown())
 }

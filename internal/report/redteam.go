@@ -46,6 +46,25 @@ func (r *Report) compromisedHeadline() string {
 	return fmt.Sprintf("%d compromised (%s): the attack landed", len(ids), strings.Join(ids, ", "))
 }
 
+// distinct is list without the quotes already in it: signals that matched the same text
+// quote it once.
+func distinct(list []string) []string {
+	var out []string
+	for _, s := range list {
+		dup := false
+		for _, o := range out {
+			if strings.Contains(o, s) || strings.Contains(s, o) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // attacksMarkdown lists the compromised scenarios, then the possible evasions.
 func (r *Report) attacksMarkdown() string {
 	var b strings.Builder
@@ -53,7 +72,7 @@ func (r *Report) attacksMarkdown() string {
 		b.WriteString("### Compromised\n\n")
 		for _, c := range r.Compromised {
 			fmt.Fprintf(&b, "- **%s** %s: matched %s (confidence %s); evidence: %s\n", c.ScenarioID, md(c.Title), md(c.Matched), c.Confidence,
-				md(strings.Join(c.Evidence, "; ")))
+				md(strings.Join(distinct(c.Evidence), "; ")))
 		}
 		b.WriteString("\n")
 	}

@@ -48,6 +48,8 @@ type scenarioRow struct {
 	Owner    string
 	Flaky    bool
 	NeverRun bool
+	// Compromised says the newest run's attack on it landed.
+	Compromised bool
 	// Strip is its status in each run, oldest first: a run that did not include it is
 	// empty.
 	Strip []cell
@@ -194,6 +196,7 @@ func (s *Site) scenario(h *history.History, id string, sc *spec.Scenario) scenar
 				c.Tokens = record.Count(e.Usage.Input) + " in, " + record.Count(e.Usage.Output) + " out"
 			}
 			row.Status, row.Owner, row.NeverRun = c.Status, c.Owner, false
+			row.Compromised = e.Verdict() != nil && e.Verdict().Attack.IsCompromised()
 		}
 		row.Strip = append(row.Strip, c)
 	}

@@ -136,6 +136,12 @@ func render(t *testing.T, s *Site, page string) string {
 
 func TestPages(t *testing.T) {
 	root, module := fixture(t)
+	// SC-1's newest attempt was an attack that landed: the view can filter on it.
+	yes := true
+	sdir := filepath.Join(root, "fake", "2026-11-05T10-00-00Z", "scenarios", "SC-1")
+	landed := record.Verdict{ScenarioID: "SC-1", Status: record.Fail, Usage: record.Tokens(100, 20), Attack: record.Attack{Compromised: &yes},
+		Criteria: []record.Row{{CriterionID: "C2", Status: record.Fail, Confidence: "High", Expected: "no refund", Achieved: "a refund", Evidence: `"` + hostile + `"`}}}
+	require.NoError(t, store.NewRedactor(nil).WriteVerdict(sdir, &landed))
 	s := &Site{Root: root, Module: module}
 	v := s.agent("fake")
 	byID := map[string]scenarioRow{}
@@ -154,10 +160,15 @@ func TestPages(t *testing.T) {
 	assert.True(t, byID["SC-5"].NeverRun)
 	assert.False(t, byID["SC-1"].Flaky, "its status changed between runs; no run's attempts disagreed")
 	assert.False(t, byID["SC-2"].Flaky)
+	assert.True(t, byID["SC-1"].Compromised)
+	assert.False(t, byID["SC-2"].Compromised)
 	assert.Equal(t, []featureRow{{ID: "F-1", Scenarios: 2}, {ID: "F-9", Name: "Partial refunds"}, {ID: "tag:smoke", Scenarios: 1}}, v.Features)
 	assert.Equal(t, "USD 0.4800", v.Runs[0].Cost, "four scenarios of 120 tokens at 1000 a million")
 
 	agent := render(t, s, "fake/index.html")
+	list := render(t, s, "fake/scenarios.html")
+	assert.Contains(t, list, `data-flag="compromised"`, "the scenario filter offers compromised")
+	assert.Regexp(t, `data-id="SC-1"[^>]*data-compromised="true"`, list)
 	assert.Contains(t, agent, `<tr class="untested"><td>F-9</td><td>Partial refunds</td><td>untested</td></tr>`)
 	page := render(t, s, "fake/scenario/SC-3.html")
 	assert.NotContains(t, page, "<img src=x", "an agent's title is text")
