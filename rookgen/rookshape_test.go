@@ -199,7 +199,7 @@ func TestRookShapedAgent(t *testing.T) {
 	rep := readYAMLFile(t, filepath.Join(run, "report.yaml"))
 	totals := rep["totals"].(map[string]any)
 	assert.Equal(t, 12, totals["planned"])
-	assert.Equal(t, 5, totals["passed"])
+	assert.Equal(t, 5, totals["passed"], "clusters: %v", rep["clusters"])
 	assert.Equal(t, 7, totals["unverifiable"])
 	assert.EqualValues(t, 1, totals["pass_rate"])
 	assert.NotEmpty(t, rep["clusters"])
