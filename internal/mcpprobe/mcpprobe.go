@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -122,8 +121,7 @@ func transport(ctx context.Context, srv spec.MCPServer, dir string, env []string
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Stderr = &limited{buf: stderr, left: maxStderr}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil
 }
