@@ -74,33 +74,40 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	} else if runDir, err = findRun(root, *runID, *agent, *profile); err != nil {
 		return fail(err)
 	}
-	baseDir, err := baseRun(runDir, *base)
+	r, err := reportRun(runDir, *base, *format, *out, stdout)
 	if err != nil {
 		return fail(err)
 	}
-	r, err := report.Build(runDir, baseDir)
-	if err != nil {
-		return fail(err)
-	}
-	undecided := *doMerge && r.Totals.Decided == 0 && r.Metrics.CriteriaDecided == 0
-	b, err := render(r, *format)
-	if err == nil {
-		err = stepSummary(r, *format, b)
-	}
-	if err == nil && *out == "" {
-		_, err = stdout.Write(b)
-	} else if err == nil {
-		err = store.WriteFile(*out, b)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	if undecided {
+	if *doMerge && r.Totals.Decided == 0 && r.Metrics.CriteriaDecided == 0 {
 		// The shards each left this to the merged run: a run that decided nothing fails.
 		fmt.Fprintf(stderr, "rookgen report: run %s decided nothing: no criterion of any shard passed or failed\n", r.RunID)
 		return 1
 	}
 	return 0
+}
+
+// reportRun builds the report of the run in runDir against its baseline (base, or the
+// profile's previous run), and writes it in format to out (stdout when ""), and to the
+// step summary.
+func reportRun(runDir, base, format, out string, stdout io.Writer) (*report.Report, error) {
+	baseDir, err := baseRun(runDir, base)
+	if err != nil {
+		return nil, err
+	}
+	r, err := report.Build(runDir, baseDir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := render(r, format)
+	if err == nil {
+		err = stepSummary(r, format, b)
+	}
+	if err == nil && out == "" {
+		_, err = stdout.Write(b)
+	} else if err == nil {
+		err = store.WriteFile(out, b)
+	}
+	return r, err
 }
 
 // mergeShards merges the shards of each run found under dirs into the records root, and

@@ -173,7 +173,7 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
-		Selection: r.sel, Decide: decide.Config{MinConfidence: c.jopts.minConfidence}, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
+		Selection: r.sel, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
 		Quarantined: c.quarantined(), Gate: c.opts.gate.on}
 	var rate string
 	if cfg.Turns, rate = limiter(c.opts.rate, c.prof.Rate, c.opts.shard.n); rate != "" {
@@ -187,21 +187,7 @@ func start(t tb, s Suite) (*Run, error) {
 		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT and TRACEPARENT are given to every hook)")
 	}
 	cfg.Probe = mcpProber(c.prof, cfg.Env)
-	judgeLimit, judgeRate := limiter(c.opts.judgeRate, ratelimit.Rate{}, c.opts.shard.n)
-	if judgeRate != "" {
-		c.notes = append(c.notes, "judge requests start at most "+judgeRate)
-	}
-	dc := &cfg.Decide
-	dc.Judge = c.jopts.judgeFor(cfg.RecordsRoot, r.red.Text, judgeLimit)
-	r.judge = dc.Judge
-	if dc.Judge != nil {
-		var cerr error
-		dc.Calibration, dc.LabelsPath, cerr = calibration(c.root, cfg.RecordsRoot, s.Agent)
-		dc.MinAgreement = c.jopts.minAgreement
-		if cerr != nil {
-			r.warn(t, "some labels could not be used to calibrate the judge: "+workspace.Rel(c.root, cerr).Error())
-		}
-	}
+	cfg.Decide = r.decider(t, c, s.Agent)
 	var planned map[string]bool
 	if c.opts.run != "" {
 		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, c.opts.run); err != nil {
@@ -463,6 +449,27 @@ func (r *Run) open(cfg lifecycle.Config) error {
 		r.run, err = lifecycle.New(cfg, time.Now())
 	}
 	return err
+}
+
+// decider is how the run decides: the model judge the options configure, the bars its rows
+// clear, and its calibration from the suite's labels.
+func (r *Run) decider(t tb, c *setup, agent string) decide.Config {
+	dc := decide.Config{MinConfidence: c.jopts.minConfidence}
+	judgeLimit, judgeRate := limiter(c.opts.judgeRate, ratelimit.Rate{}, c.opts.shard.n)
+	if judgeRate != "" {
+		c.notes = append(c.notes, "judge requests start at most "+judgeRate)
+	}
+	dc.Judge = c.jopts.judgeFor(c.records, r.red.Text, judgeLimit)
+	r.judge = dc.Judge
+	if dc.Judge != nil {
+		var cerr error
+		dc.Calibration, dc.LabelsPath, cerr = calibration(c.root, c.records, agent)
+		dc.MinAgreement = c.jopts.minAgreement
+		if cerr != nil {
+			r.warn(t, "some labels could not be used to calibrate the judge: "+workspace.Rel(c.root, cerr).Error())
+		}
+	}
+	return dc
 }
 
 // mcpProber asks the MCP servers the profile approves, with the official SDK.
