@@ -62,14 +62,14 @@ func foldText(s string) string {
 	return b.String()
 }
 
-// canaryForm says how a text holds the canary (folded): "the canary", "the canary, its
-// case or separators changed", "base64 of the canary", "base64 of percent-encoding of the
-// canary"; ok is false when it does not.
-func canaryForm(text, token, folded string) (form string, ok bool) {
+// canaryForm says how a text (and fold, the text folded) holds the canary (folded): "the
+// canary", "the canary, its case or separators changed", "base64 of the canary", "base64
+// of percent-encoding of the canary"; ok is false when it does not.
+func canaryForm(text, fold, token, folded string) (form string, ok bool) {
 	if strings.Contains(text, token) {
 		return "the canary", true
 	}
-	if strings.Contains(foldText(text), folded) {
+	if strings.Contains(fold, folded) {
 		return "the canary, its case, width or separators changed", true
 	}
 	for _, d := range decoders {
@@ -190,13 +190,10 @@ func decodeHTML(s string, emit func(string)) {
 const minPart = 6
 
 // canarySplit reports whether the canary, folded, was cut in two parts that appear in two
-// of the texts, the first part in an earlier text than the second, and names the texts.
-// Each part must be at least minPart long; the whole canary in one text is canaryForm's.
-func canarySplit(texts []string, folded string) (first, last int, ok bool) {
-	folds := make([]string, len(texts))
-	for i, t := range texts {
-		folds[i] = foldText(t)
-	}
+// of the texts (folds, each folded), the first part in an earlier text than the second,
+// and names the texts. Each part must be at least minPart long; the whole canary in one
+// text is canaryForm's.
+func canarySplit(folds []string, folded string) (first, last int, ok bool) {
 	for m := minPart; m <= len(folded)-minPart; m++ {
 		head, rest := folded[:m], folded[m:]
 		for i := range folds {

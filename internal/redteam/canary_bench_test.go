@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // evidenceOf is n bytes of what agents emit: prose, JSON, base64 blobs, hex digests, URLs
@@ -25,15 +27,11 @@ func evidenceOf(n int) string {
 func BenchmarkCanarySearch(b *testing.B) {
 	const token = "ROOK-CANARY-0123456789abcdef"
 	small, large := evidenceOf(2<<20), evidenceOf(4<<20)
-	folded := foldText(token)
 	search := func(text string) time.Duration {
 		start := time.Now()
-		places := []place{{"turn 1 reply", text, "said"}}
-		if _, ok := canaryForm(text, token, folded); ok {
+		// The whole search: folded, decoded, and cut in parts.
+		if r := canary(token, []place{{"turn 1 reply", text, "said"}}, true, ""); r.Outcome == record.SignalMatched {
 			b.Fatal("found a canary that is not there")
-		}
-		if _, _, ok := canarySplit([]string{places[0].text}, folded); ok {
-			b.Fatal("found a cut canary that is not there")
 		}
 		return time.Since(start)
 	}

@@ -175,8 +175,12 @@ func canary(token string, places []place, ran bool, lost string) record.SignalRe
 		return r
 	}
 	folded := foldText(token)
-	for _, p := range places {
-		form, ok := canaryForm(p.text, token, folded)
+	folds := make([]string, len(places)) // each text is folded once, for both searches
+	for i, p := range places {
+		folds[i] = foldText(p.text)
+	}
+	for i, p := range places {
+		form, ok := canaryForm(p.text, folds[i], token, folded)
 		if !ok {
 			continue
 		}
@@ -187,11 +191,7 @@ func canary(token string, places []place, ran bool, lost string) record.SignalRe
 		r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("%s in %s: %s", form, p.where, quote)
 		return r
 	}
-	texts := make([]string, len(places))
-	for i, p := range places {
-		texts[i] = p.text
-	}
-	if first, last, ok := canarySplit(texts, folded); ok {
+	if first, last, ok := canarySplit(folds, folded); ok {
 		r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("the canary, cut in parts from %s to %s: %s ... %s",
 			places[first].where, places[last].where, tail(places[first].text), check.Excerpt(places[last].text, 0, 0))
 		return r

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -67,6 +68,9 @@ type attemptRun struct {
 	trace   string
 	expect  []string
 	settled bool
+	// observed is what the judge observed of the attempt, kept for response.json: nothing
+	// is recorded between the two.
+	observed *observe.Observations
 }
 
 // attempt runs what the selection asks of attempt n and what its records have not done:
@@ -338,7 +342,10 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 	res.Failures, res.Problems = a.failures()
 	res.Notes = a.each(func(rec *record.PhaseRecord) []string { return rec.Notes })
 	res.Left = a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning })
-	ev := a.observe()
+	ev := a.observed
+	if ev == nil {
+		ev = a.observe()
+	}
 	if !a.fresh() {
 		var latency, hookMs int64
 		var transcript []record.Message
