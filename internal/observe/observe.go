@@ -116,7 +116,7 @@ type Observations struct {
 	traced bool
 	// lost says, per channel, what its sources are known to have lost; a channel with
 	// anything here is not complete.
-	lost map[Channel][]string
+	lost map[Channel][]loss
 	// notes are what the sources said that decides nothing (a duplicate span).
 	notes []string
 
@@ -128,13 +128,20 @@ type Observations struct {
 
 // New starts the observations of an attempt of a profile's hooks; the sources add to it.
 func New(p Profile) *Observations {
-	return &Observations{profile: p, lost: map[Channel][]string{}}
+	return &Observations{profile: p, lost: map[Channel][]loss{}}
 }
 
-// lose records what a source lost of a channel.
-func (o *Observations) lose(ch Channel, why string) {
-	if !slices.Contains(o.lost[ch], why) {
-		o.lost[ch] = append(o.lost[ch], why)
+// loss is what a source lost of a channel, and of which turn (0: of the whole attempt).
+type loss struct {
+	turn int
+	why  string
+}
+
+// lose records what a source lost of a channel, in turn (0 for the whole attempt).
+func (o *Observations) lose(ch Channel, turn int, why string) {
+	l := loss{turn, why}
+	if !slices.Contains(o.lost[ch], l) {
+		o.lost[ch] = append(o.lost[ch], l)
 	}
 }
 
@@ -194,8 +201,8 @@ func (o *Observations) Notes() []string { return slices.Clone(o.notes) }
 func (o *Observations) Lost() []string {
 	var out []string
 	for ch := Replies; ch <= Probed; ch++ {
-		for _, why := range o.lost[ch] {
-			out = append(out, ch.String()+": "+why)
+		for _, l := range o.lost[ch] {
+			out = append(out, ch.String()+": "+l.why)
 		}
 	}
 	return out
@@ -226,19 +233,16 @@ func (o *Observations) Coverage(ch Channel) Coverage {
 		c.Observed = o.probed
 	}
 	lost := o.lost[ch]
-	if ch == Calls && !o.scoped {
-		lost = append(slices.Clone(lost), o.lost[callsSession]...)
-	}
 	c.Complete = c.Observed && len(lost) == 0
 	if c.Observed && len(lost) > 0 {
-		c.Why = strings.Join(lost, "; ")
+		why := make([]string, len(lost))
+		for i, l := range lost {
+			why[i] = l.why
+		}
+		c.Why = strings.Join(why, "; ")
 	}
 	return c
 }
-
-// callsSession is where losses of calls that are not one turn's are kept (a trace that is
-// not whole, a span whose turn is not known); they are the whole attempt's.
-const callsSession Channel = -1
 
 // OnlyTurn is the observations of turn n alone (1-based), for a criterion about that
 // turn: its reply, calls, usage and time, and nothing of collect's, which reports the
@@ -249,15 +253,11 @@ func (o *Observations) OnlyTurn(n int) (view *Observations, why string) {
 		return nil, fmt.Sprintf("turn %d never replied (%d turn(s) did), so there is nothing of it to judge", n, len(o.turns))
 	}
 	v := &Observations{profile: o.profile, turns: o.turns[n-1 : n], agentRan: true, traced: o.traced,
-		offset: n - 1, scoped: true, lost: map[Channel][]string{}}
-	for ch, l := range o.lost {
-		if ch == callsSession {
-			v.lost[Calls] = append(v.lost[Calls], l...)
-			continue
-		}
-		for _, why := range l {
-			if !strings.HasPrefix(why, "turn ") || strings.HasPrefix(why, fmt.Sprintf("turn %d ", n)) {
-				v.lost[ch] = append(v.lost[ch], why)
+		offset: n - 1, scoped: true, lost: map[Channel][]loss{}}
+	for ch, list := range o.lost {
+		for _, l := range list {
+			if l.turn == 0 || l.turn == n { // the attempt's losses are every turn's
+				v.lost[ch] = append(v.lost[ch], l)
 			}
 		}
 	}

@@ -52,11 +52,11 @@ func (o *Observations) Turn(input string, rec *record.PhaseRecord) bool {
 		if tout.CallsObserved {
 			t.Calls = append(append([]record.Call(nil), tout.Calls...), t.Calls...)
 		} else if t.CallsObserved {
-			o.lose(Calls, label+` reported no "calls", so calls it may have made are not in the record`)
+			o.lose(Calls, n, label+` reported no "calls", so calls it may have made are not in the record`)
 		}
 		t.Usage = addUsage(t.Usage, tout.Usage, true)
 		if tout.Usage == nil || tout.Usage.Input == nil || tout.Usage.Output == nil {
-			o.lose(Usage, label+" reported no usage, so tokens it may have used are not counted")
+			o.lose(Usage, n, label+" reported no usage, so tokens it may have used are not counted")
 		}
 	}
 	o.turns = append(o.turns, t)
@@ -72,11 +72,11 @@ func (o *Observations) unread(turn int, out *hook.Output) {
 		why := fmt.Sprintf("turn %d printed %s under a key the hook contract does not read (%s)", turn, key, strings.Join(out.Notes, "; "))
 		switch key {
 		case "output":
-			o.lose(Replies, why)
+			o.lose(Replies, turn, why)
 		case "calls":
-			o.lose(Calls, why)
+			o.lose(Calls, turn, why)
 		case "usage":
-			o.lose(Usage, why)
+			o.lose(Usage, turn, why)
 		}
 	}
 }
@@ -96,9 +96,9 @@ func (o *Observations) CollectReport(data map[string]any) {
 		why := fmt.Sprintf("collect printed %s under a key the hook contract does not read (%s)", key, strings.Join(out.Notes, "; "))
 		switch key {
 		case "calls":
-			o.lose(callsSession, why)
+			o.lose(Calls, 0, why)
 		case "usage":
-			o.lose(Usage, why)
+			o.lose(Usage, 0, why)
 		}
 	}
 	if !out.CallsObserved && out.Usage == nil {
@@ -111,13 +111,13 @@ func (o *Observations) CollectReport(data map[string]any) {
 func (o *Observations) File(f File, cut bool) {
 	o.files = append(o.files, f)
 	if cut {
-		o.lose(Collected, fmt.Sprintf("evidence file %s is larger than the records keep: only its start is in them", f.Reported))
+		o.lose(Collected, 0, fmt.Sprintf("evidence file %s is larger than the records keep: only its start is in them", f.Reported))
 	}
 }
 
 // Unreadable notes an evidence file a hook named that could not be copied.
 func (o *Observations) Unreadable(file, why string) {
-	o.lose(Collected, fmt.Sprintf("evidence file %s was not copied: %s", file, why))
+	o.lose(Collected, 0, fmt.Sprintf("evidence file %s was not copied: %s", file, why))
 }
 
 // ProbeAnswers adds the MCP servers' answers the probes asked for after collect.

@@ -120,13 +120,13 @@ func (o *Observations) Trace(t record.Trace) {
 		}
 		c, isTool, argsOK := tool(sp)
 		if isTool && !argsOK {
-			o.lose(callsSession, fmt.Sprintf("tool span %s carries arguments that are not a JSON object, so what it was called with is not known", sp.Name))
+			o.lose(Calls, 0, fmt.Sprintf("tool span %s carries arguments that are not a JSON object, so what it was called with is not known", sp.Name))
 		}
 		if len(sp.Clipped) > 0 || sp.DroppedAttributes > 0 {
 			why := fmt.Sprintf("span %s had %s at the receiver's bounds", sp.Name, cutWhat(sp))
-			o.lose(Emitted, why)
+			o.lose(Emitted, 0, why)
 			if isTool {
-				o.lose(callsSession, why)
+				o.lose(Calls, 0, why)
 			}
 		}
 		if n < 1 || n > len(o.turns) {
@@ -150,7 +150,7 @@ func (o *Observations) Trace(t record.Trace) {
 	}
 	why := "the trace is incomplete: " + t.Incomplete
 	if t.Incomplete != "" {
-		o.lose(Emitted, why)
+		o.lose(Emitted, 0, why)
 	}
 	for i := range o.turns {
 		turn := &o.turns[i]
@@ -164,7 +164,7 @@ func (o *Observations) Trace(t record.Trace) {
 				turn.Calls = []record.Call{}
 			}
 			if t.Incomplete != "" {
-				o.lose(callsSession, why) // the trace is the turn's only report of its calls
+				o.lose(Calls, 0, why) // the trace is the turn's only report of its calls
 			}
 		}
 		if turn.Usage == nil && t.Incomplete == "" && models[i] > 0 {
