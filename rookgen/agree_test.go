@@ -29,16 +29,8 @@ func TestOutcomesAgreeEverywhere(t *testing.T) {
 		t.Skip("builds and runs a generated package")
 	}
 	dir := newModule(t)
-	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
-hooks:
-  execute: {command: [%q]}
-hook_env:
-  FAKEHOOK: "1"
-  FAKEHOOK_EXECUTE_SC_4: "exit:3:the agent's API is down"
-  FAKEHOOK_EXECUTE_SC_5: 'first:{"output": "no"} || {"output": "hello"}'
-  FAKEHOOK_EXECUTE_SC_6: "reply:no"
-`, os.Args[0]))
-	write(t, dir, "profiles/fake/quarantine.yaml", "quarantine:\n  - {scenario: SC-6, reason: known bug (AG-2), expires: 2099-01-01}\n")
+	fakeProfile(t, dir, map[string]string{"SC-4": "exit:3:the agent's API is down", "SC-5": `first:{"output": "no"} || {"output": "hello"}`, "SC-6": "reply:no"},
+		"SC-6")
 	write(t, dir, "scenarios/fake/SC-1.yaml", "id: SC-1\ngoal: hello\ntags: [smoke]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
 	write(t, dir, "scenarios/fake/SC-2.yaml", "id: SC-2\ngoal: hello\ntags: [smoke]\nacceptance_criteria:\n  - {id: C1, statement: s, check: contains, params: {text: nope}}\n  - {id: C2, statement: s, check: contains, params: {text: hello}}\n")
 	write(t, dir, "scenarios/fake/SC-3.yaml", "id: SC-3\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: lookup}}\n")

@@ -2,13 +2,34 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// fakeProfile writes the fake agent's profile, this test binary as its execute hook doing
+// what execute says for each scenario (FAKEHOOK_EXECUTE_<id>), and its quarantine list.
+func fakeProfile(t *testing.T, dir string, execute map[string]string, quarantined ...string) {
+	t.Helper()
+	var env strings.Builder
+	for _, id := range slices.Sorted(maps.Keys(execute)) {
+		fmt.Fprintf(&env, "  FAKEHOOK_EXECUTE_%s: %q\n", strings.ReplaceAll(id, "-", "_"), execute[id])
+	}
+	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf("id: fake\nhooks:\n  execute: {command: [%q]}\nhook_env:\n  FAKEHOOK: \"1\"\n%s", os.Args[0], env.String()))
+	if len(quarantined) > 0 {
+		var q strings.Builder
+		q.WriteString("quarantine:\n")
+		for _, id := range quarantined {
+			fmt.Fprintf(&q, "  - {scenario: %s, reason: known bug (AG-2), expires: 2099-01-01}\n", id)
+		}
+		write(t, dir, "profiles/fake/quarantine.yaml", q.String())
+	}
+}
 
 // What counts toward the exit code, end to end through a built suite: quarantine and
 // -rook.gate excuse the agent's failures, never a hook's; a scenario's verdict is atomic,
@@ -19,16 +40,8 @@ func TestWhatCountsTowardTheExitCode(t *testing.T) {
 		t.Skip("builds and runs a generated package")
 	}
 	dir := newModule(t)
-	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
-hooks:
-  execute: {command: [%q]}
-hook_env:
-  FAKEHOOK: "1"
-  FAKEHOOK_EXECUTE_SC_1: "exit:3:the agent's API is down"
-  FAKEHOOK_EXECUTE_SC_2: "exit:3:the agent's API is down"
-  FAKEHOOK_EXECUTE_SC_4: "reply:no"
-`, os.Args[0]))
-	write(t, dir, "profiles/fake/quarantine.yaml", "quarantine:\n  - {scenario: SC-1, reason: flaky sandbox (AG-1), expires: 2099-01-01}\n  - {scenario: SC-4, reason: known bug (AG-2), expires: 2099-01-01}\n")
+	fakeProfile(t, dir, map[string]string{"SC-1": "exit:3:the agent's API is down", "SC-2": "exit:3:the agent's API is down", "SC-4": "reply:no"},
+		"SC-1", "SC-4")
 	helloScenario(t, dir, "SC-1")
 	helloScenario(t, dir, "SC-2")
 	write(t, dir, "scenarios/fake/SC-3.yaml", "id: SC-3\ngoal: hello\nacceptance_criteria:\n  - {id: C1, statement: s, check: contains, params: {text: nope}}\n  - {id: C2, statement: s, check: contains, params: {text: hello}}\n")
