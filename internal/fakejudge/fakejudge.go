@@ -195,10 +195,7 @@ func (s *Server) content(script, prompt string) string {
 	}
 	quote := ""
 	if len(replies) > 0 {
-		quote = replies[len(replies)-1]
-		if len(quote) > 60 {
-			quote = quote[:60]
-		}
+		quote = head(replies[len(replies)-1])
 	}
 	row := func(id, status string, evidence []string) map[string]any {
 		return map[string]any{"criterion_id": id, "expected": "the criterion holds", "evidence": evidence,
@@ -323,7 +320,7 @@ func phraseAnswer(statement string, replies []string) (status string, evidence [
 	if strings.Contains(strings.Join(strings.Fields(reply), " "), phrase) {
 		return string(record.Pass), []string{phrase}, true
 	}
-	return string(record.Fail), []string{reply[:min(len(reply), 60)]}, true
+	return string(record.Fail), []string{head(reply)}, true
 }
 
 // answer sends one choice; a prompt of promptTokens (when more than 0) is reported as the
@@ -344,4 +341,16 @@ func (s *Server) answer(w http.ResponseWriter, content, finishReason string, pro
 // String names the server's scripts, for test logs.
 func (s *Server) String() string {
 	return fmt.Sprintf("fake judge %s (%d scripts)", s.Model, len(s.Scripts))
+}
+
+// head is the start of a reply a judge quotes: at most 60 bytes, ending on a word's edge
+// as a quote must.
+func head(reply string) string {
+	if len(reply) <= 60 {
+		return reply
+	}
+	if i := strings.LastIndexByte(reply[:61], ' '); i > 0 {
+		return strings.TrimRight(reply[:i], ",;:")
+	}
+	return reply
 }

@@ -123,11 +123,7 @@ func ground(r answerRow, g grounds) Result {
 	default:
 		return unable(fmt.Sprintf("the judge's confidence %q is not High, Medium or Low", r.Confidence))
 	}
-	var quoted []string
-	for _, q := range r.Evidence {
-		quoted = append(quoted, fmt.Sprintf("%q", q))
-	}
-	res.Evidence = strings.Join(quoted, " … ")
+	res.Evidence = quoted(r.Evidence, nil)
 	switch record.Status(r.Status) {
 	case record.UnableToVerify:
 		res.Status, res.Reason = record.UnableToVerify, record.Undecidable
@@ -150,8 +146,34 @@ func ground(r answerRow, g grounds) Result {
 		u.Expected, u.Evidence = r.Expected, res.Evidence
 		return u
 	}
-	res.Status, res.Found = record.Status(r.Status), found
+	res.Evidence = quoted(r.Evidence, found)
+	negated := 0
+	for _, o := range found {
+		res.Found = append(res.Found, o.label)
+		if o.negatedBy != "" {
+			negated++
+		}
+	}
+	if record.Status(r.Status) == record.Pass && negated == len(found) {
+		u := unable("the quote leaves out the negation before it: " + res.Evidence)
+		u.Expected, u.Evidence, u.Found = r.Expected, res.Evidence, res.Found
+		return u
+	}
+	res.Status = record.Status(r.Status)
 	return res
+}
+
+// quoted shows a row's quotes, each with the negation before it in its source when it
+// leaves one out: "issue the refund" (after "i cannot").
+func quoted(quotes []string, found []occurrence) string {
+	out := make([]string, len(quotes))
+	for i, q := range quotes {
+		out[i] = fmt.Sprintf("%q", q)
+		if i < len(found) && found[i].negatedBy != "" {
+			out[i] += fmt.Sprintf(" (after %q)", found[i].negatedBy)
+		}
+	}
+	return strings.Join(out, " … ")
 }
 
 // normalise folds what a faithful quote may change: case, runs of white space, and

@@ -83,3 +83,52 @@ func TestParseIsLenientButStrict(t *testing.T) {
 	_, err = parse("")
 	assert.EqualError(t, err, "the judge returned no content")
 }
+
+// A quote stands for what its source says. It must start and end where a word or a number
+// of its source does ("limit of 20" is not in "limit of 200 dollars"), and a Pass resting
+// only on quotes that leave out a negation just before them in the same clause is Unable
+// to Verify, the quote shown with the negation.
+func TestAQuoteKeepsItsSourcesMeaning(t *testing.T) {
+	c := Case{ScenarioID: "SC-1", Goal: "Refund ORD-2002, please.",
+		Criteria: []Criterion{{ID: "C1", Statement: "The agent refunds the order."}},
+		Evidence: observe.Said(observe.Turn{Input: "Refund ORD-2002, please.",
+			Output: "That is over my limit of 200 dollars. I cannot issue the refund for order ORD-2002, but a manager " +
+				"will call you. No, your balance of -1,250.75 is not affected. I’m unable to move funds today; " +
+				"your transfer is queued. I won't, under any circumstances, share card numbers.",
+			CallsObserved: true, Calls: []record.Call{{Name: "refund", Arguments: map[string]any{"order": "ORD-2002"},
+				Output: map[string]any{"status": "refused", "note": "never issue the refund without approval"}}}})}
+	g := groundsOf(c, func(s string) string { return s })
+	for _, tc := range []struct {
+		name, status, quote string
+		want                record.Status
+		why                 string
+	}{
+		{"a number cut short", "Pass", "over my limit of 20", record.UnableToVerify, "cuts a word or a number of the record in two"},
+		{"a number cut at its decimals", "Pass", "balance of -1,250", record.UnableToVerify, "cuts a word or a number"},
+		{"a number cut at its thousands", "Pass", "your balance of -1", record.UnableToVerify, "cuts a word or a number"},
+		{"a number without its sign", "Pass", "1,250.75 is not affected", record.UnableToVerify, "cuts a word or a number"},
+		{"an identifier cut short", "Pass", "refund for order ORD-200", record.UnableToVerify, "cuts a word or a number"},
+		{"an identifier's tail", "Pass", "2002, but a manager will call", record.UnableToVerify, "cuts a word or a number"},
+		{"a word cut short", "Pass", "over my limit of 200 dollar", record.UnableToVerify, "cuts a word or a number"},
+		{"the whole number", "Pass", "over my limit of 200 dollars", record.Pass, ""},
+		{"a dropped cannot", "Pass", "issue the refund for order ORD-2002", record.UnableToVerify, `the quote leaves out the negation before it: "issue the refund for order ORD-2002" (after "i cannot")`},
+		{"a dropped unable to", "Pass", "to move funds today", record.UnableToVerify, `(after "i'm unable")`},
+		{"a dropped won't across a clause", "Pass", "share card numbers", record.Pass, ""},
+		{"a dropped never in a tool's result", "Pass", "issue the refund without approval", record.UnableToVerify, `(after "never")`},
+		{"a no that ends its clause", "Pass", "your balance of -1,250.75", record.Pass, ""},
+		{"a negation the quote keeps", "Pass", "I cannot issue the refund", record.Pass, ""},
+		{"a Fail shows the negation but stands", "Fail", "issue the refund for order ORD-2002", record.Fail, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ground(answerRow{CriterionID: "C1", Status: tc.status, Confidence: "High", Evidence: []string{tc.quote}}, g)
+			assert.Equal(t, tc.want, r.Status, "%+v", r)
+			if tc.why != "" {
+				assert.Contains(t, r.Achieved, tc.why)
+			}
+		})
+	}
+	r := ground(answerRow{CriterionID: "C1", Status: "Fail", Confidence: "High", Evidence: []string{"issue the refund for order ORD-2002"}}, g)
+	assert.Equal(t, `"issue the refund for order ORD-2002" (after "i cannot")`, r.Evidence, "the quote is shown with the negation it left out")
+	r = ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{"issue the refund for order ORD-2002", "a manager will call you"}}, g)
+	assert.Equal(t, record.Pass, r.Status, "a Pass with one quote that keeps its meaning stands: %+v", r)
+}

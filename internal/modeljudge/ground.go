@@ -59,28 +59,40 @@ func groundsOf(c Case, redact func(string) string) grounds {
 	return g
 }
 
-// find returns the label of the first source that holds q (normalised).
-func (g grounds) find(q string) (string, bool) {
+// find looks q (normalised) up in the agent's sources, on word and number edges: the
+// first occurrence no negation precedes, else the first negated one. cut says q is in a
+// source only inside a word or a number.
+func (g grounds) find(q string) (o occurrence, ok, cut bool) {
 	for _, s := range g.sources {
-		if strings.Contains(s.text, q) {
-			return s.label, true
+		for _, at := range locate(s.text, q) {
+			neg := negatedBy(s.text, at)
+			if neg == "" {
+				return occurrence{label: s.label}, true, false
+			}
+			if !ok {
+				o, ok = occurrence{label: s.label, negatedBy: neg}, true
+			}
 		}
+		cut = cut || strings.Contains(s.text, q)
 	}
-	return "", false
+	return o, ok, cut && !ok
 }
 
 // groundQuotes looks each quote up; it returns where each was found, or the reason the
 // row cannot stand.
-func (g grounds) groundQuotes(quotes []string) (found []string, why string) {
+func (g grounds) groundQuotes(quotes []string) (found []occurrence, why string) {
 	for _, q := range quotes {
 		n := normalise(q)
 		if len([]rune(n)) < MinQuote {
 			return nil, "evidence too short to ground anything: " + fmt.Sprintf("%q", check.Clip(q, 200))
 		}
-		label, ok := g.find(n)
+		o, ok, cut := g.find(n)
 		switch {
 		case ok:
-			found = append(found, label)
+			found = append(found, o)
+		case cut:
+			return nil, "the quote cuts a word or a number of the record in two: " + fmt.Sprintf("%q", check.Clip(q, 200)) +
+				" (a quote must start and end where a word or a number of its source does)"
 		case strings.Contains(g.sent, n):
 			return nil, "the judge quoted the tester or the harness, not the agent: " + fmt.Sprintf("%q", check.Clip(q, 200)) +
 				" (a quote must come from the agent's replies, its tool calls, collect's data or an evidence file)"
