@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,15 +36,22 @@ const (
 	QuoteGoal      = "quote-goal"       // Pass, quoting the scenario's goal (the tester's words)
 	QuoteCriterion = "quote-criterion"  // Pass, quoting the criterion it decides
 	QuoteLabel     = "quote-label"      // Pass, quoting the record's own heading "turn 1: agent [said]"
+	// ShapeOnly reads statements by their shape alone, as a careless model that has learnt
+	// what controls look like: a statement naming a value (a number, an identifier, a
+	// tool, a name) is Pass when the value is anywhere in the record and Fail when it is
+	// not, negation and source ignored; any other statement is Fail.
+	ShapeOnly = "shape-only"
+	// PassAll is a grounded Pass to every statement, controls included.
+	PassAll = "pass-all"
 	// "samples:Pass,Pass,Fail" answers the request's choices (n of them, or one when
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
 	SamplesPrefix = "samples:"
 )
 
-// Every script but WrongControl answers a statement that a turn's reply holds a quoted
-// phrase (the judge's controls are such statements) as a careful judge would: Pass quoting
-// the phrase when the reply holds it, Fail quoting the reply when it does not.
+// Every script but WrongControl answers a statement that claims something literal of the
+// record (the judge's controls are such statements) as a careful judge would: from the
+// record, quoting what shows it (careful.go).
 
 // Server answers chat completions by script.
 type Server struct {
@@ -102,7 +108,6 @@ func (s *Server) Total() int {
 var (
 	scenarioRE  = regexp.MustCompile(`(?m)^Scenario ([A-Za-z0-9_-]+)`)
 	criterionRE = regexp.MustCompile(`(?m)^- ([A-Za-z0-9_-]+): (.*)$`)
-	phraseRE    = regexp.MustCompile(`turn (\d+)|("(?:[^"\\]|\\.)*")`)
 	goalRE      = regexp.MustCompile(`(?m)^Goal \(the final user turn\): (.*)$`)
 	replyRE     = regexp.MustCompile(`(?s)turn \d+: agent \[said\]:\n(.*?)\n(?:turn \d+: user:|tool call|tool calls|token usage|latency|collect data|evidence file|\z)`)
 )
@@ -193,7 +198,7 @@ func (s *Server) content(script, prompt string) string {
 	for _, m := range replyRE.FindAllStringSubmatch(prompt, -1) {
 		replies = append(replies, strings.TrimSpace(m[1]))
 	}
-	quote := ""
+	quote := firstAgentQuote(prompt)
 	if len(replies) > 0 {
 		quote = head(replies[len(replies)-1])
 	}
@@ -203,7 +208,16 @@ func (s *Server) content(script, prompt string) string {
 	}
 	rows := []map[string]any{}
 	for i, id := range ids {
-		if status, evidence, ok := phraseAnswer(statements[i], replies); ok {
+		switch script {
+		case ShapeOnly:
+			status, evidence := shapeAnswer(statements[i], prompt, quote)
+			rows = append(rows, row(id, status, evidence))
+			continue
+		case PassAll:
+			rows = append(rows, row(id, string(record.Pass), []string{quote}))
+			continue
+		}
+		if status, evidence, ok := carefulAnswer(statements[i], prompt); ok {
 			if script == WrongControl {
 				status = map[string]string{string(record.Pass): string(record.Fail), string(record.Fail): string(record.Pass)}[status]
 			}
@@ -285,12 +299,8 @@ func (s *Server) answerSamples(w http.ResponseWriter, scenario string, statuses 
 // as a careful judge would.
 func (s *Server) unsure(prompt string) string {
 	var rows []map[string]any
-	var replies []string
-	for _, m := range replyRE.FindAllStringSubmatch(prompt, -1) {
-		replies = append(replies, strings.TrimSpace(m[1]))
-	}
 	for _, m := range criterionRE.FindAllStringSubmatch(prompt, -1) {
-		status, evidence, ok := phraseAnswer(m[2], replies)
+		status, evidence, ok := carefulAnswer(m[2], prompt)
 		if !ok {
 			status, evidence = string(record.UnableToVerify), []string{}
 		}
@@ -299,28 +309,6 @@ func (s *Server) unsure(prompt string) string {
 	}
 	b, _ := json.Marshal(map[string]any{"criteria": rows})
 	return string(b)
-}
-
-// phraseAnswer decides a statement that turn N's reply holds a quoted phrase, from the
-// replies: ok is false for any other statement.
-func phraseAnswer(statement string, replies []string) (status string, evidence []string, ok bool) {
-	turn, phrase := 0, ""
-	for _, m := range phraseRE.FindAllStringSubmatch(statement, -1) {
-		switch {
-		case m[1] != "":
-			turn, _ = strconv.Atoi(m[1])
-		case m[2] != "":
-			phrase, _ = strconv.Unquote(m[2])
-		}
-	}
-	if turn < 1 || turn > len(replies) || phrase == "" {
-		return "", nil, false
-	}
-	reply := replies[turn-1]
-	if strings.Contains(strings.Join(strings.Fields(reply), " "), phrase) {
-		return string(record.Pass), []string{phrase}, true
-	}
-	return string(record.Fail), []string{head(reply)}, true
 }
 
 // answer sends one choice; a prompt of promptTokens (when more than 0) is reported as the

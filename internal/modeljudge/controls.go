@@ -4,103 +4,408 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/rookgo/rookgo/internal/record"
 )
 
-// A control is a criterion whose answer the record itself gives: a phrase the agent's reply
-// holds, or the same phrase with one word changed. Each request carries one or two among
-// its real criteria, under ids that do not tell them apart; a judge that answers a control
-// wrong decides nothing in that request.
+// A control is a criterion whose answer the record itself gives: a fact of the record
+// stated as it is or with one thing changed (a number, a name, a tool), either way round
+// (it holds, it does not). Each request carries two or three among its real criteria,
+// worded as criteria are and shuffled under ids that do not tell them apart; a judge that
+// answers a control wrong decides nothing in that request.
 type control struct {
 	statement string
 	want      record.Status
 }
 
-// controlTemplates word a control; the seed picks one.
-var controlTemplates = []string{
-	"The agent's reply in turn %d contains the phrase %q.",
-	"In turn %d, the agent tells the user %q.",
-	"The agent says %q in turn %d.",
+// A Control is a control's claim as ReadControl reads it back from its statement.
+type Control struct {
+	// Kind is what the claim is about: "reply", "called", "argument", "result",
+	// "collected", "file" or "no calls".
+	Kind    string
+	Turn    int // "reply" in a given turn; 0 for any reply
+	Tool    string
+	Key     string
+	Value   string
+	Negated bool
 }
 
-// decoys replace a word of a true phrase to make a false one; the first not in the record
-// is used.
-var decoys = []string{"tomorrow", "cancelled", "seventeen", "passport", "lighthouse", "purple", "Wednesday", "orchard"}
+// templates word each kind of claim: a statement's first sentence, with {tool}, {key},
+// {value} and {turn} in it; a positive and a negative form each.
+var templates = map[factKind]struct{ pos, neg []string }{
+	inReply: {
+		pos: []string{"The reply mentions {value}.", "The recorded reply includes {value}.", "The agent's reply refers to {value}."},
+		neg: []string{"The reply does not mention {value}.", "The recorded reply does not include {value}.", "The agent's reply never refers to {value}."},
+	},
+	called: {
+		pos: []string{"The agent calls {tool}.", "A {tool} call is recorded.", "The agent uses the {tool} tool."},
+		neg: []string{"The agent does not call {tool}.", "No {tool} call is recorded.", "The agent never uses the {tool} tool."},
+	},
+	argument: {
+		pos: []string{"The agent calls {tool} with {value} as the {key}.", "{tool} is called with {key} set to {value}."},
+		neg: []string{"The agent does not call {tool} with {value} as the {key}.", "{tool} is never called with {key} set to {value}."},
+	},
+	result: {
+		pos: []string{"The {tool} result gives {key} as {value}.", "{tool} returns {value} as the {key}."},
+		neg: []string{"The {tool} result does not give {key} as {value}.", "{tool} never returns {value} as the {key}."},
+	},
+	collected: {
+		pos: []string{"The collected data records {key} as {value}.", "The collected evidence shows {value} for {key}."},
+		neg: []string{"The collected data does not record {key} as {value}.", "The collected evidence never shows {value} for {key}."},
+	},
+	inFile: {
+		pos: []string{"The evidence file records {key} as {value}.", "The captured evidence file gives {value} for {key}."},
+		neg: []string{"The evidence file does not record {key} as {value}.", "The captured evidence file never gives {value} for {key}."},
+	},
+	inFileText: {
+		pos: []string{"The captured evidence file shows {value}.", "The evidence file mentions {value}."},
+		neg: []string{"The captured evidence file never shows {value}.", "The evidence file does not mention {value}."},
+	},
+	noCalls: {
+		pos: []string{"No tool is called.", "The agent completes the request without calling any tool."},
+		neg: []string{"At least one tool is called.", "The agent calls a tool to complete the request."},
+	},
+}
 
-// controlsFor builds the case's controls from its last reply (as the judge reads it,
-// redacted): a true phrase and a false one when the reply is long enough, none otherwise.
-func controlsFor(c Case, redact func(string) string, seed uint64) []control {
-	turn, reply := 0, ""
-	for _, t := range c.Evidence.Turns() {
-		if strings.TrimSpace(t.Output) != "" {
-			turn, reply = t.N, redact(t.Output)
-		}
+// turnTemplates word a reply's claim when the record holds more than one reply.
+var turnTemplates = struct{ pos, neg []string }{
+	pos: []string{"The reply in turn {turn} mentions {value}.", "In turn {turn}, the agent's reply refers to {value}."},
+	neg: []string{"The reply in turn {turn} does not mention {value}.", "In turn {turn}, the agent's reply never refers to {value}."},
+}
+
+var kindNames = map[factKind]string{inReply: "reply", called: "called", argument: "argument", result: "result",
+	collected: "collected", inFile: "file", inFileText: "file", noCalls: "no calls"}
+
+// say words a claim about f with value v (for a call, v is the tool).
+func say(t string, f fact, v string) string {
+	if f.kind == called {
+		f.tool = v
 	}
-	words := strings.Fields(reply)
-	if len(words) < 6 {
-		return nil
+	return strings.NewReplacer("{tool}", f.tool, "{key}", strings.ReplaceAll(f.key, "_", " "), "{value}", v, "{turn}", strconv.Itoa(f.turn)).Replace(t)
+}
+
+// controlsFor builds the case's controls from the facts of its record (as the judge reads
+// it, redacted), or says why there are none.
+func controlsFor(c Case, redact func(string) string, seed uint64) ([]control, string) {
+	facts := recordFacts(c, redact)
+	if len(facts) == 0 {
+		return nil, "the record holds nothing the agent or its tools produced (no reply, no observed calls, no collect data, no evidence file)"
 	}
 	rnd := rand.New(rand.NewPCG(seed, seed>>1|1))
-	var phrase []string
-	for range 8 { // a window of 4 to 6 words, at least 16 bytes, with no quote to escape
-		k := min(4+rnd.IntN(3), len(words))
-		start := rnd.IntN(len(words) - k + 1)
-		w := words[start : start+k]
-		if s := strings.Join(w, " "); len(s) >= 16 && !strings.ContainsAny(s, "\"\\`") {
-			phrase = w
-			break
+	k := 2 + rnd.IntN(2)
+	tails := tailsOf(c.Criteria)
+	replies := 0
+	for _, t := range c.Evidence.Turns() {
+		if strings.TrimSpace(t.Output) != "" {
+			replies++
 		}
 	}
-	if phrase == nil {
-		return nil
-	}
-	whole := normalise(reply)
-	longest := -1
-	for i, w := range phrase {
-		if letters(w) >= 4 && (longest < 0 || letters(w) > letters(phrase[longest])) {
-			longest = i
-		}
-	}
-	word := func(w string) string {
-		for _, d := range decoys {
-			if !strings.Contains(whole, strings.ToLower(d)) && !strings.EqualFold(d, w) {
-				return d
+	w := worldOf(c, facts, redact)
+	var out []control
+	seen := map[string]bool{}
+	for i, f := range pick(facts, k, rnd) {
+		var v string
+		var negate bool
+		want := []record.Status{record.Fail, record.Pass, []record.Status{record.Pass, record.Fail}[rnd.IntN(2)]}[i]
+		if i == 0 {
+			// The first is one that a reader of the words alone gets wrong: a value the
+			// record holds elsewhere, claimed here; where there is none, the record's own
+			// value denied.
+			v = w.misplaced(f, rnd)
+			if v == "" {
+				v, negate = f.value, true
+			}
+		} else {
+			v, negate = f.value, rnd.IntN(5) < 2
+			if (want == record.Pass) == negate { // the claim must not hold as stated: change the value
+				if changed, ok := w.change(f, rnd); ok {
+					v = changed
+				} else {
+					negate = !negate
+				}
 			}
 		}
-		return ""
+		forms := templates[f.kind]
+		if f.kind == inReply && replies > 1 {
+			forms = turnTemplates
+		}
+		list := forms.pos
+		if negate {
+			list = forms.neg
+		}
+		s := say(list[rnd.IntN(len(list))], f, v)
+		if len(tails) > 0 && rnd.IntN(len(c.Criteria)) < len(tails) {
+			s += " " + tails[rnd.IntN(len(tails))]
+		}
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, control{statement: s, want: want})
 	}
-	out := []control{{statement: worded(rnd, turn, strings.Join(phrase, " ")), want: record.Pass}}
-	if longest >= 0 {
-		if d := word(phrase[longest]); d != "" {
-			changed := append([]string(nil), phrase...)
-			changed[longest] = d
-			out = append(out, control{statement: worded(rnd, turn, strings.Join(changed, " ")), want: record.Fail})
+	return out, ""
+}
+
+// pick chooses k facts, of as many kinds as the record has, with repeats only when it has
+// fewer than k.
+func pick(facts []fact, k int, rnd *rand.Rand) []fact {
+	byKind := map[factKind][]fact{}
+	var kinds []factKind
+	for _, f := range facts {
+		if byKind[f.kind] == nil {
+			kinds = append(kinds, f.kind)
+		}
+		byKind[f.kind] = append(byKind[f.kind], f)
+	}
+	rnd.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
+	for _, kd := range kinds {
+		l := byKind[kd]
+		rnd.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+	}
+	var order []fact // one of each kind, then a second of each, ...
+	for i := 0; len(order) < min(len(facts), k); i++ {
+		for _, kd := range kinds {
+			if i < len(byKind[kd]) {
+				order = append(order, byKind[kd][i])
+			}
 		}
 	}
-	rnd.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	out := make([]fact, k)
+	for i := range out {
+		out[i] = order[i%len(order)]
+	}
 	return out
 }
 
-func worded(rnd *rand.Rand, turn int, phrase string) string {
-	t := controlTemplates[rnd.IntN(len(controlTemplates))]
-	if strings.HasPrefix(t, "The agent says") {
-		return fmt.Sprintf(t, phrase, turn)
-	}
-	return fmt.Sprintf(t, turn, phrase)
-}
-
-func letters(w string) int {
-	n := 0
-	for _, r := range w {
-		if unicode.IsLetter(r) {
-			n++
+// tailsOf are the sentences the criteria add after their first (Rook's criteria say how to
+// read the evidence: "Inspect the recorded customer-facing output; ..."): a control borrows
+// one as often as the request's criteria carry one, so that it reads as they do.
+func tailsOf(criteria []Criterion) []string {
+	var out []string
+	for _, cr := range criteria {
+		s := strings.Join(strings.Fields(cr.Statement), " ")
+		if i := strings.Index(s, ". "); i > 0 && i+2 < len(s) {
+			out = append(out, s[i+2:])
 		}
 	}
-	return n
+	return out
+}
+
+// world is what a changed value is checked against: it must not hold anywhere it is
+// claimed.
+type world struct {
+	facts          []fact
+	replies, files []string // normalised
+}
+
+func worldOf(c Case, facts []fact, redact func(string) string) world {
+	w := world{facts: facts}
+	for _, t := range c.Evidence.Turns() {
+		w.replies = append(w.replies, normalise(redact(t.Output)))
+	}
+	for _, f := range c.Files {
+		w.files = append(w.files, normalise(redact(f.Text)))
+	}
+	return w
+}
+
+// holds says whether the record shows f with value v.
+func (w world) holds(f fact, v string) bool {
+	n := normalise(v)
+	if f.kind == inReply || f.kind == inFileText {
+		texts := w.replies
+		if f.kind == inFileText {
+			texts = w.files
+		}
+		for _, t := range texts {
+			if len(locate(t, n)) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range w.facts {
+		if g.kind == f.kind && g.tool == f.tool && g.key == f.key && normalise(g.value) == n ||
+			f.kind == called && g.kind == called && normalise(g.tool) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// change turns f's value into one that reads as well and does not hold: another of the
+// record's values, or f's own changed.
+func (w world) change(f fact, rnd *rand.Rand) (string, bool) {
+	if v := w.misplaced(f, rnd); v != "" {
+		return v, true
+	}
+	return w.altered(f, rnd)
+}
+
+// misplaced is another of the record's values that reads as well in a claim about f (a
+// value of the same key; for a text, a number or a name as texts have them) and does not
+// hold there: it is in the record, just not where the claim puts it, which only a reader
+// of the sources can tell. It is "" when the record has none.
+func (w world) misplaced(f fact, rnd *rand.Rand) string {
+	if f.class != number && f.class != name {
+		return ""
+	}
+	var candidates []string
+	for _, g := range w.facts {
+		fits := g.key == f.key
+		if f.key == "" {
+			fits = g.class == number || nameRE.MatchString(g.value)
+		}
+		if fits && g.class == f.class && g.value != f.value && len(g.value) <= 2*len(f.value)+8 {
+			candidates = append(candidates, g.value)
+		}
+	}
+	rnd.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
+	for _, v := range candidates {
+		if !w.holds(f, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// altered is f's value changed in itself: a digit of a number, a boolean flipped, another
+// verb for a tool.
+func (w world) altered(f fact, rnd *rand.Rand) (string, bool) {
+	var candidates []string
+	switch f.class {
+	case number:
+		candidates = changedDigits(f.value, rnd)
+	case boolean:
+		candidates = []string{strconv.FormatBool(f.value != "true")}
+	case toolName:
+		candidates = otherVerbs(f.value, rnd)
+	}
+	for _, v := range candidates {
+		if !w.holds(f, v) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+var digitRE = regexp.MustCompile(`\d`)
+
+// changedDigits are f's value with one digit changed: the first of a plain number (200 to
+// 300, a change a reader sees), the last of an identifier (ACC-1001 to ACC-1004).
+func changedDigits(v string, rnd *rand.Rand) []string {
+	at := digitRE.FindAllStringIndex(v, -1)
+	if len(at) == 0 {
+		return nil
+	}
+	pos := at[0][0]
+	if strings.IndexFunc(v[:pos], func(r rune) bool { return r >= 'A' && r <= 'z' }) >= 0 {
+		pos = at[len(at)-1][0]
+	}
+	var out []string
+	for range 4 {
+		d := int(v[pos]-'0') + 1 + rnd.IntN(8)
+		nd := byte('0' + d%10)
+		if nd == '0' && pos == at[0][0] && len(at) > 1 {
+			nd = '1' + byte(rnd.IntN(8))
+		}
+		if nd != v[pos] {
+			out = append(out, v[:pos]+string(nd)+v[pos+1:])
+		}
+	}
+	return out
+}
+
+var verbs = []string{"get", "list", "create", "update", "delete", "cancel", "send", "issue", "check", "lookup", "transfer", "refund"}
+
+// otherVerbs are tool names with another verb: get_account to delete_account.
+func otherVerbs(tool string, rnd *rand.Rand) []string {
+	rest := tool
+	if i := strings.IndexAny(tool, "_."); i > 0 {
+		rest = tool[i+1:]
+	}
+	var out []string
+	for _, i := range rnd.Perm(len(verbs)) {
+		if n := verbs[i] + "_" + rest; n != tool {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// controlRE reads each template back.
+var controlRE = func() []struct {
+	re      *regexp.Regexp
+	kind    factKind
+	negated bool
+} {
+	var out []struct {
+		re      *regexp.Regexp
+		kind    factKind
+		negated bool
+	}
+	add := func(kind factKind, t string, neg bool) {
+		p := regexp.QuoteMeta(t)
+		p = strings.NewReplacer(`\{tool\}`, `(?P<tool>[\w.-]+)`, `\{key\}`, `(?P<key>.+?)`, `\{value\}`, `(?P<value>.+?)`,
+			`\{turn\}`, `(?P<turn>\d+)`).Replace(p)
+		out = append(out, struct {
+			re      *regexp.Regexp
+			kind    factKind
+			negated bool
+		}{regexp.MustCompile(`^` + strings.TrimSuffix(p, `\.`) + `\.(?:\s|$)`), kind, neg})
+	}
+	kinds := make([]factKind, 0, len(templates))
+	for k := range templates {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i] > kinds[j] }) // the most specific first
+	for _, k := range kinds {
+		for _, t := range templates[k].neg {
+			add(k, t, true)
+		}
+		for _, t := range templates[k].pos {
+			add(k, t, false)
+		}
+	}
+	for _, t := range turnTemplates.neg {
+		add(inReply, t, true)
+	}
+	for _, t := range turnTemplates.pos {
+		add(inReply, t, false)
+	}
+	return out
+}()
+
+// ReadControl reads a statement worded as controls are back into its claim; ok is false
+// for any other statement. The project's scripted judge answers controls with it, as a
+// careful judge reading the record would.
+func ReadControl(statement string) (c Control, ok bool) {
+	s := strings.Join(strings.Fields(statement), " ")
+	for _, t := range controlRE {
+		m := t.re.FindStringSubmatch(s)
+		if m == nil {
+			continue
+		}
+		c = Control{Kind: kindNames[t.kind], Negated: t.negated}
+		for i, n := range t.re.SubexpNames() {
+			switch n {
+			case "tool":
+				c.Tool = m[i]
+			case "key":
+				c.Key = strings.ReplaceAll(m[i], " ", "_")
+			case "value":
+				c.Value = m[i]
+			case "turn":
+				c.Turn, _ = strconv.Atoi(m[i])
+			}
+		}
+		return c, true
+	}
+	return Control{}, false
 }
 
 // plan is one request's criteria as the judge sees them: the case's and the controls,
@@ -109,6 +414,8 @@ type plan struct {
 	asked    []Criterion        // in prompt order, under the request's ids
 	real     map[string]string  // request id -> the case's criterion id
 	controls map[string]control // request id -> control
+	// none says why the request carries no control.
+	none string
 }
 
 // planFor shuffles c's criteria and its controls under request ids; the same record gives
@@ -133,11 +440,12 @@ func planFor(c Case, redact func(string) string) plan {
 	for _, cr := range c.Criteria {
 		items = append(items, item{statement: cr.Statement, real: cr.ID})
 	}
-	for _, ctl := range controlsFor(c, redact, seed) {
+	controls, none := controlsFor(c, redact, seed)
+	for _, ctl := range controls {
 		items = append(items, item{statement: ctl.statement, ctl: &ctl})
 	}
 	rand.New(rand.NewPCG(seed, 7)).Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
-	p := plan{real: map[string]string{}, controls: map[string]control{}}
+	p := plan{real: map[string]string{}, controls: map[string]control{}, none: none}
 	for i, it := range items {
 		id := fmt.Sprintf("Q%d", i+1)
 		label := it.real + " (asked as " + id + ")"

@@ -160,7 +160,7 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	user = j.cfg.Redact(user)
 	n := max(j.cfg.Samples, 1)
 	d := Decision{Info: record.JudgeInfo{URL: j.URL(), Model: j.cfg.Model, Protocol: ProtocolVersion,
-		PromptSHA256: hash(system, user), Cut: cut, Controls: len(p.controls) * n}}
+		PromptSHA256: hash(system, user), Cut: cut, Controls: len(p.controls) * n, ControlsWhy: p.none}}
 	if n > 1 {
 		d.Info.Samples = n
 	}
@@ -188,9 +188,21 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	}
 	d.Results = map[string]Result{}
 	for _, cr := range c.Criteria {
-		d.Results[cr.ID] = vote(cr.ID, decided)
+		r := vote(cr.ID, decided)
+		if len(p.controls) == 0 && r.Status != record.UnableToVerify {
+			r.Confidence = lower(r.Confidence) // nothing checked this answer
+		}
+		d.Results[cr.ID] = r
 	}
 	return d
+}
+
+// lower is the confidence a step below c.
+func lower(c string) string {
+	if c == "High" {
+		return "Medium"
+	}
+	return "Low"
 }
 
 // samples are the judge's n answers to the prompt: from the cache when it holds them, else

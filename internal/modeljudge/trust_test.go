@@ -10,12 +10,13 @@ import (
 
 	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
-// Every request carries two controls, shuffled among the real criteria under ids that do
-// not tell them apart: a judge that answers the real rows right and a control wrong
-// decides nothing in that request, and the verdict counts the control it failed.
+// Every request carries two or three controls, shuffled among the real criteria under ids
+// that do not tell them apart: a judge that answers the real rows right and a control
+// wrong decides nothing in that request, and the verdict counts the control it failed.
 func TestAControlFailedDecidesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		script string
@@ -123,4 +124,29 @@ func TestAJudgeMustQuoteTheAgent(t *testing.T) {
 			t.Logf("%s: %s: %s", tc.script, r.Status, r.Achieved)
 		})
 	}
+}
+
+// A record with nothing the agent or its tools produced gives no control: the request says
+// why, and what the judge decides there is a step less certain.
+func TestNoControlLowersConfidence(t *testing.T) {
+	j, fake := newJudge(t, map[string]string{"SC-1": fakejudge.QuoteGoal}, nil)
+	c := caseFor("SC-1")
+	c.Evidence = observe.Said() // the agent never replied, its calls unobserved
+	d := j.Decide(context.Background(), c)
+	assert.Zero(t, d.Info.Controls)
+	assert.Contains(t, d.Info.ControlsWhy, "the record holds nothing the agent or its tools produced")
+	require.Len(t, fake.Requests("SC-1"), 1)
+
+	with, _ := newJudge(t, map[string]string{"SC-1": fakejudge.Unsure}, nil)
+	without, _ := newJudge(t, map[string]string{"SC-2": fakejudge.Unsure}, nil)
+	checked := with.Decide(context.Background(), caseFor("SC-1"))
+	bare := caseFor("SC-2")
+	bare.Evidence = observe.Said(observe.Turn{Input: "Refund order ORD-1.", Output: "done and done and done and done"})
+	unchecked := without.Decide(context.Background(), bare)
+	require.Equal(t, record.Pass, checked.Results["C2"].Status, "%+v", checked.Results["C2"])
+	assert.Equal(t, "Medium", checked.Results["C2"].Confidence)
+	assert.Positive(t, checked.Info.Controls)
+	require.Zero(t, unchecked.Info.Controls, "a reply with no number or name and no observed calls: %v", unchecked.Info.Asked)
+	require.Equal(t, record.Pass, unchecked.Results["C2"].Status, "%+v", unchecked.Results["C2"])
+	assert.Equal(t, "Low", unchecked.Results["C2"].Confidence, "the judge said Medium; nothing checked it")
 }

@@ -138,6 +138,9 @@ type JudgeInfo struct {
 	// answered one wrong (and so decided nothing).
 	Controls       int `yaml:"controls"`
 	ControlsFailed int `yaml:"controls_failed"`
+	// ControlsWhy says why a request carried no control (its rows' confidence is a step
+	// lower for it).
+	ControlsWhy string `yaml:"controls_why,omitempty"`
 	// Samples is how many answers were asked for, when more than one.
 	Samples int `yaml:"samples,omitempty"`
 	// Usage is what the judge's answers say its requests used, when they say.

@@ -1,0 +1,256 @@
+package fakejudge
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// A careful judge reads a statement that claims something literal of the record (the
+// judge's controls are worded so, and some real criteria are) and answers it from the
+// record: Pass or Fail, quoting the sentence or JSON element that shows it.
+
+// section is one heading of the prompt's record and what it holds.
+type section struct{ title, body string }
+
+var titleRE = regexp.MustCompile(`(?m)^(turn \d+: user|turn \d+: agent \[said\]|agent|tool calls|tool call \d+: [\w.-]+ \[\w+\]|token usage|collect data \[collected\]|evidence file .+ \[collected\]):$`)
+
+// sections splits the prompt's record into its headings.
+func sections(prompt string) []section {
+	i := strings.Index(prompt, "\nThe record:\n")
+	if i < 0 {
+		return nil
+	}
+	rec := prompt[i+len("\nThe record:\n"):]
+	if j := strings.Index(rec, "\nPart of the record was left out"); j >= 0 {
+		rec = rec[:j]
+	}
+	locs := titleRE.FindAllStringSubmatchIndex(rec, -1)
+	var out []section
+	for k, l := range locs {
+		end := len(rec)
+		if k+1 < len(locs) {
+			end = locs[k+1][0]
+		}
+		out = append(out, section{title: rec[l[2]:l[3]], body: strings.TrimSuffix(rec[l[1]+1:end], "\n")})
+	}
+	return out
+}
+
+// carefulAnswer decides a literal claim from the prompt's record: ok is false for a
+// statement that claims nothing literal.
+func carefulAnswer(statement, prompt string) (status string, evidence []string, ok bool) {
+	c, ok := modeljudge.ReadControl(statement)
+	if !ok {
+		return "", nil, false
+	}
+	var holds bool
+	var quote string
+	for _, s := range sections(prompt) {
+		switch c.Kind {
+		case "called":
+			if strings.Contains(s.title, ": "+c.Tool+" [") {
+				holds = true
+			}
+		case "no calls":
+			holds = holds || s.title == "tool calls" && strings.HasPrefix(s.body, "(none")
+		default:
+			for _, t := range about(c, s) {
+				if q, found := find(c, t); found && !holds {
+					holds, quote = true, q
+				}
+			}
+		}
+	}
+	if quote == "" {
+		quote = firstAgentQuote(prompt)
+	}
+	if quote == "" {
+		return string(record.UnableToVerify), []string{}, true
+	}
+	if holds != c.Negated {
+		return string(record.Pass), []string{quote}, true
+	}
+	return string(record.Fail), []string{quote}, true
+}
+
+// about is the text of section s a claim is about, as the judge reads it: a reply, a
+// call's arguments or result, collect's data or an evidence file.
+func about(c modeljudge.Control, s section) []string {
+	switch c.Kind {
+	case "reply":
+		if strings.HasSuffix(s.title, ": agent [said]") && (c.Turn == 0 || strings.HasPrefix(s.title, fmt.Sprintf("turn %d:", c.Turn))) {
+			return []string{s.body}
+		}
+	case "argument", "result":
+		if !strings.Contains(s.title, ": "+c.Tool+" [") {
+			return nil
+		}
+		args, out, _ := strings.Cut(strings.TrimPrefix(s.body, "arguments: "), "\noutput: ")
+		if c.Kind == "result" {
+			return []string{out}
+		}
+		return []string{args}
+	case "collected":
+		if strings.HasPrefix(s.title, "collect data") {
+			return []string{s.body}
+		}
+	case "file":
+		if strings.HasPrefix(s.title, "evidence file ") {
+			return []string{s.body}
+		}
+	}
+	return nil
+}
+
+// find looks the claim's value up in text: under its key in JSON (a string holding JSON
+// read too), or as words of the text; it returns the quote that shows it.
+func find(c modeljudge.Control, text string) (string, bool) {
+	var v any
+	if c.Key != "" && json.Unmarshal([]byte(text), &v) == nil {
+		if !hasPair(v, c.Key, c.Value, 0) {
+			return "", false
+		}
+		for _, el := range elements(text) {
+			if strings.Contains(el, c.Key) && strings.Contains(el, c.Value) {
+				return el, true
+			}
+		}
+		return "", false
+	}
+	re := regexp.MustCompile(`(?i)(^|[^\pL\pN])` + regexp.QuoteMeta(c.Value) + `($|[^\pL\pN])`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return "", false
+	}
+	start, end := 0, len(text) // the sentence that holds it
+	for i := loc[0] - 1; i > 0; i-- {
+		if text[i] == '\n' || (text[i] == ' ' && strings.ContainsRune(".!?", rune(text[i-1]))) {
+			start = i + 1
+			break
+		}
+	}
+	for i := loc[1]; i < len(text); i++ {
+		if text[i] == '\n' || (strings.ContainsRune(".!?", rune(text[i])) && (i+1 == len(text) || text[i+1] == ' ')) {
+			end = i
+			break
+		}
+	}
+	if q := strings.TrimSpace(text[start:end]); len(q) >= 8 {
+		return q, true
+	}
+	return strings.TrimSpace(text), true
+}
+
+func hasPair(v any, key, value string, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if k == key && scalar(e) == value {
+				return true
+			}
+			if hasPair(e, key, value, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasPair(e, key, value, depth+1) {
+				return true
+			}
+		}
+	case string:
+		var inner any
+		if strings.HasPrefix(x, "{") && json.Unmarshal([]byte(x), &inner) == nil {
+			return hasPair(inner, key, value, depth+1)
+		}
+	}
+	return false
+}
+
+func scalar(v any) string {
+	switch v.(type) {
+	case map[string]any, []any, nil:
+		return "\x00"
+	}
+	return fmt.Sprint(v)
+}
+
+// elements are a JSON text's pieces between separators, each a quotable "key": value.
+func elements(text string) []string {
+	var out []string
+	for _, el := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '{' || r == '}' || r == '\n' || r == '[' || r == ']' }) {
+		if el = strings.TrimSpace(el); len(el) >= 8 {
+			out = append(out, el)
+		}
+	}
+	return out
+}
+
+// firstQuote is a quote of text's start: its first sentence or JSON element.
+func firstQuote(text string) string {
+	var v any
+	if json.Unmarshal([]byte(text), &v) == nil {
+		if els := elements(text); len(els) > 0 {
+			return els[0]
+		}
+		return ""
+	}
+	return head(strings.TrimSpace(strings.SplitN(text, "\n", 2)[0]))
+}
+
+// firstAgentQuote is a quote of the first text the agent or its tools produced in the
+// prompt's record, or "".
+func firstAgentQuote(prompt string) string {
+	for _, s := range sections(prompt) {
+		if strings.HasSuffix(s.title, " [said]") || strings.HasPrefix(s.title, "tool call ") || strings.HasSuffix(s.title, "[collected]") {
+			if q := firstQuote(strings.TrimPrefix(strings.SplitN(s.body, "\noutput: ", 2)[0], "arguments: ")); q != "" {
+				return q
+			}
+		}
+	}
+	return ""
+}
+
+// literalRE finds what a shape reader takes for a statement's value: a word with a
+// digit, a snake_case name, or a capitalised word after the first.
+var literalRE = regexp.MustCompile(`\$?[\pL-]*\d[\pL\pN,.$-]*[\pN\pL]|\b\pL+_[\pL_]+\b|[^.] (\p{Lu}\pL+)`)
+
+// shapeAnswer answers a statement by its shape: see ShapeOnly.
+func shapeAnswer(statement, prompt, quote string) (string, []string) {
+	var values []string
+	for _, m := range literalRE.FindAllStringSubmatch(statement, -1) {
+		v := m[0]
+		if m[1] != "" {
+			v = m[1]
+		}
+		values = append(values, v)
+	}
+	if len(values) == 0 {
+		return string(record.Fail), []string{quote}
+	}
+	var titles, bodies strings.Builder
+	for _, s := range sections(prompt) {
+		if !strings.HasSuffix(s.title, ": user") {
+			titles.WriteString(s.title + "\n")
+			bodies.WriteString(s.body + "\n")
+		}
+	}
+	all := strings.ToLower(titles.String() + bodies.String())
+	for _, v := range values {
+		if !strings.Contains(all, strings.ToLower(v)) {
+			return string(record.Fail), []string{quote}
+		}
+	}
+	if q, ok := find(modeljudge.Control{Value: values[0]}, bodies.String()); ok && len(q) < 300 {
+		return string(record.Pass), []string{q}
+	}
+	return string(record.Pass), []string{quote}
+}

@@ -1,0 +1,202 @@
+package modeljudge
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A fact is one thing the record shows, that a control can state or deny: a value a reply
+// names, a tool that was called, a value a call was given or returned, a value collect or
+// an evidence file recorded, or that no tool was called at all.
+type fact struct {
+	kind  factKind
+	turn  int    // inReply: the reply's turn
+	tool  string // called, argument, result: the tool
+	key   string // argument, result, collected, inFile: the JSON key the value is under ("" for text)
+	value string // as it reads in its source
+	class valueClass
+}
+
+type factKind int
+
+const (
+	inReply factKind = iota
+	called
+	argument
+	result
+	collected
+	inFile     // a value under a key of an evidence file's JSON
+	inFileText // a value in an evidence file's text
+	noCalls
+)
+
+// valueClass says how a value can be changed into a false one that still reads right.
+type valueClass int
+
+const (
+	number     valueClass = iota // 200, $5,000.00, ACC-1001: a digit changes
+	name                         // DHL, Thursday, "shipped": another of the record's names
+	boolean                      // true, false
+	toolName                     // get_account: another verb
+	structural                   // no value
+)
+
+// maxFacts bounds what one record yields; maxValue is the longest value a control names.
+const (
+	maxFacts = 400
+	maxValue = 40
+)
+
+var (
+	numberRE = regexp.MustCompile(`(?:[A-Za-z]{2,}-)?\$?\d[\d,]*(?:\.\d+)?`)
+	nameRE   = regexp.MustCompile(`\b\p{Lu}[\p{L}]{2,}\b`)
+	wordRE   = regexp.MustCompile(`\b\p{L}+\b`)
+	// machineRE are values no criterion would name: ids, timestamps, measurements to
+	// many places.
+	machineRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|^\d{4}-\d\d-\d\dT|\.\d{5,}|\d{13,}`)
+)
+
+// recordFacts lists what the record as the judge reads it (redacted) shows, source by
+// source, bounded.
+func recordFacts(c Case, redact func(string) string) []fact {
+	var out []fact
+	add := func(f fact) {
+		if len(out) < maxFacts {
+			out = append(out, f)
+		}
+	}
+	ev := c.Evidence
+	for _, t := range ev.Turns() {
+		for _, f := range textFacts(redact(t.Output)) {
+			f.kind, f.turn = inReply, t.N
+			add(f)
+		}
+	}
+	if calls, observed, _ := ev.Calls(); observed {
+		if len(calls) == 0 {
+			add(fact{kind: noCalls, class: structural})
+		}
+		for _, call := range calls {
+			add(fact{kind: called, tool: call.Name, value: call.Name, class: toolName})
+			for _, f := range jsonFacts(call.Arguments, redact) {
+				f.kind, f.tool = argument, call.Name
+				add(f)
+			}
+			for _, f := range jsonFacts(call.Output, redact) {
+				f.kind, f.tool = result, call.Name
+				add(f)
+			}
+		}
+	}
+	if data, ok, _ := ev.Collect(); ok {
+		for _, f := range jsonFacts(data, redact) {
+			f.kind = collected
+			add(f)
+		}
+	}
+	for _, file := range c.Files {
+		var v any
+		if json.Unmarshal([]byte(file.Text), &v) == nil {
+			for _, f := range jsonFacts(v, redact) {
+				f.kind = inFile
+				add(f)
+			}
+			continue
+		}
+		for _, f := range textFacts(redact(file.Text)) {
+			f.kind = inFileText
+			add(f)
+		}
+	}
+	return out
+}
+
+// textFacts are the numbers, identifiers and names a text holds, each once.
+func textFacts(s string) []fact {
+	var out []fact
+	seen := map[string]bool{}
+	for _, loc := range numberRE.FindAllStringIndex(s, 40) {
+		m := strings.TrimRight(s[loc[0]:loc[1]], ",.")
+		if joined(s, loc[0]) || joined(s, loc[0]+len(m)) {
+			continue // part of a longer token
+		}
+		if !seen[m] && len(m) <= maxValue && !machineRE.MatchString(m) {
+			seen[m] = true
+			out = append(out, fact{value: m, class: number})
+		}
+	}
+	for _, loc := range nameRE.FindAllStringIndex(s, 40) {
+		m := s[loc[0]:loc[1]]
+		start := strings.TrimRight(s[:loc[0]], " ")
+		if seen[m] || start == "" || joined(s, loc[0]) || joined(s, loc[1]) || strings.HasSuffix(start, ".") || strings.HasSuffix(start, "!") || strings.HasSuffix(start, "?") {
+			continue // a sentence's first word is no name
+		}
+		seen[m] = true
+		out = append(out, fact{value: m, class: name})
+	}
+	if len(out) == 0 { // a text of plain words: its longer words
+		for _, w := range wordRE.FindAllString(s, -1) {
+			if len(out) < 5 && len(w) >= 7 && !seen[strings.ToLower(w)] {
+				seen[strings.ToLower(w)] = true
+				out = append(out, fact{value: w, class: name})
+			}
+		}
+	}
+	return out
+}
+
+// jsonFacts are the scalar values of v under their keys, depth first in key order; a
+// string holding a JSON object is read as one.
+func jsonFacts(v any, redact func(string) string) []fact {
+	var out []fact
+	var walk func(key string, v any, depth int)
+	walk = func(key string, v any, depth int) {
+		if depth > 6 || len(out) >= maxFacts {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(k, x[k], depth+1)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e, depth+1)
+			}
+		case string:
+			s := redact(x)
+			var inner map[string]any
+			if strings.HasPrefix(strings.TrimSpace(s), "{") && json.Unmarshal([]byte(s), &inner) == nil {
+				walk(key, inner, depth+1)
+				return
+			}
+			if key == "" || len(s) > maxValue || strings.ContainsAny(s, "\n\"") || machineRE.MatchString(s) || strings.TrimSpace(s) == "" {
+				return
+			}
+			class := name
+			if numberRE.FindString(s) == s {
+				class = number
+			}
+			out = append(out, fact{key: key, value: s, class: class})
+		case float64, json.Number, int, int64:
+			if v := fmt.Sprint(x); key != "" && !machineRE.MatchString(v) {
+				out = append(out, fact{key: key, value: v, class: number})
+			}
+		case bool:
+			if key != "" {
+				out = append(out, fact{key: key, value: strconv.FormatBool(x), class: boolean})
+			}
+		}
+	}
+	walk("", v, 0)
+	return out
+}

@@ -1,0 +1,204 @@
+package modeljudge_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/fakejudge"
+	"github.com/rookgo/rookgo/internal/judgekit"
+	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/observe"
+	"github.com/rookgo/rookgo/internal/record"
+)
+
+// rookRun is the run Rook recorded of its banking demo.
+var rookRun = filepath.Join("..", "spec", "testdata", "rook-samples", "01-banking-code", ".testmuai", "rook", "projects",
+	"sample-project", "agents", "everyday-banking-assistant", "runs", "2026-09-29T12-11-38Z")
+
+// rookCase is one scenario of Rook's run as a judge case: its replies (response.json's
+// transcript), what collect reported (hooks.json), its llm_judge criteria and the status
+// Rook recorded for each (verdict.yaml).
+type rookCase struct {
+	c    modeljudge.Case
+	want map[string]record.Status
+}
+
+func rookCases(t *testing.T) []rookCase {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(rookRun, "scenarios", "SC-*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	var out []rookCase
+	for _, dir := range dirs {
+		var v struct {
+			ID       string `yaml:"scenario_id"`
+			Criteria []struct {
+				ID        string        `yaml:"criterion_id"`
+				Criterion string        `yaml:"criterion"`
+				Status    record.Status `yaml:"status"`
+			} `yaml:"criteria"`
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "verdict.yaml"))
+		require.NoError(t, err)
+		require.NoError(t, yaml.Unmarshal(data, &v))
+		var turns []observe.Turn
+		if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil {
+			var r struct {
+				Transcript []struct{ Role, Content string } `json:"transcript"`
+			}
+			require.NoError(t, json.Unmarshal(data, &r))
+			for _, m := range r.Transcript {
+				if m.Role == "user" {
+					turns = append(turns, observe.Turn{Input: m.Content})
+				} else if len(turns) > 0 {
+					turns[len(turns)-1].Output = m.Content
+				}
+			}
+		}
+		var h struct {
+			Phases record.HookPhases `json:"phases"`
+		}
+		data, err = os.ReadFile(filepath.Join(dir, "hooks.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &h))
+		obs := observe.Said(turns...)
+		obs.CollectReport(h.Phases.Collect.Data)
+		rc := rookCase{c: modeljudge.Case{ScenarioID: v.ID, Goal: "(Rook's goal)", Evidence: obs}, want: map[string]record.Status{}}
+		for _, cr := range v.Criteria {
+			rc.c.Criteria = append(rc.c.Criteria, modeljudge.Criterion{ID: cr.ID, Statement: strings.Join(strings.Fields(cr.Criterion), " ")})
+			rc.want[cr.ID] = cr.Status
+		}
+		out = append(out, rc)
+	}
+	return out
+}
+
+// Replayed through a careful scripted judge, every request made of Rook's banking run
+// carries at least one control, the judge answers them all right and every status is the
+// one Rook recorded; a judge that answers by the statements' shape, or Pass to everything,
+// fails a control in nearly every request.
+func TestRookBankingRequestsCarryControls(t *testing.T) {
+	cases := rookCases(t)
+	scripts := map[string]string{}
+	for _, rc := range cases {
+		scripts[rc.c.ScenarioID] = fakejudge.GroundedPass
+		for _, s := range rc.want {
+			if s == record.Fail {
+				scripts[rc.c.ScenarioID] = fakejudge.GroundedFail
+			}
+		}
+	}
+	j, _ := newJudge(t, scripts, nil)
+	var counts []string
+	for _, rc := range cases {
+		d := j.Decide(context.Background(), rc.c)
+		assert.GreaterOrEqual(t, d.Info.Controls, 1, "%s: %s", rc.c.ScenarioID, d.Info.ControlsWhy)
+		assert.Zero(t, d.Info.ControlsFailed, "%s: %v", rc.c.ScenarioID, d.Results)
+		for id, want := range rc.want {
+			assert.Equal(t, want, d.Results[id].Status, "%s %s: %+v", rc.c.ScenarioID, id, d.Results[id])
+		}
+		counts = append(counts, fmt.Sprintf("%s: %d", rc.c.ScenarioID, d.Info.Controls))
+	}
+	t.Logf("controls per request of Rook's banking run: %s", strings.Join(counts, ", "))
+
+	for _, script := range []string{fakejudge.ShapeOnly, fakejudge.PassAll} {
+		all := map[string]string{}
+		for _, rc := range cases {
+			all[rc.c.ScenarioID] = script
+		}
+		j, _ := newJudge(t, all, nil)
+		caught := 0
+		for _, rc := range cases {
+			if d := j.Decide(context.Background(), rc.c); d.Info.ControlsFailed > 0 {
+				caught++
+			} else {
+				t.Logf("%s not caught on %s: %v", script, rc.c.ScenarioID, d.Info.Asked)
+			}
+		}
+		t.Logf("%s: caught on %d of %d requests", script, caught, len(cases))
+		assert.GreaterOrEqual(t, 10*caught, 9*len(cases), script)
+	}
+}
+
+// shapeScorers tell a control from a criterion by its wording alone, as a model that has
+// learnt what controls look like would.
+var shapeScorers = map[string]func(s string) bool{
+	"holds a quoted phrase":      regexp.MustCompile(`"[^"]+"`).MatchString,
+	"holds a digit":              regexp.MustCompile(`\d`).MatchString,
+	"names a snake_case tool":    regexp.MustCompile(`\b[a-z]+_[a-z_]+\b`).MatchString,
+	"starts with The reply":      func(s string) bool { return strings.HasPrefix(s, "The reply") },
+	"starts with The agent":      func(s string) bool { return strings.HasPrefix(s, "The agent") },
+	"holds a negation":           regexp.MustCompile(`\b(not|no|never|No)\b`).MatchString,
+	"has a second sentence":      regexp.MustCompile(`\.\s+\S`).MatchString,
+	"mentions a turn":            regexp.MustCompile(`\bturn \d`).MatchString,
+	"is short (under 9 words)":   func(s string) bool { return len(strings.Fields(s)) < 9 },
+	"mentions a record or data":  regexp.MustCompile(`(?i)\b(record|recorded|data|evidence|result)\b`).MatchString,
+	"ends in a capitalised word": regexp.MustCompile(`\p{Lu}[\pL\pN-]*\.$`).MatchString,
+}
+
+// A scorer that reads only the wording cannot tell the controls from the real criteria of
+// Rook's banking run and of the judge kit (modelled on the example suite): each scorer's
+// balanced accuracy at it stays below 0.75, where 0.5 is a coin.
+func TestControlsReadLikeCriteria(t *testing.T) {
+	var cases []modeljudge.Case
+	for _, rc := range rookCases(t) {
+		cases = append(cases, rc.c)
+	}
+	for _, it := range judgekit.Kit() {
+		cases = append(cases, it.Case)
+	}
+	j, fake := newJudge(t, nil, nil)
+	var controls, criteria []string
+	for _, c := range cases {
+		d := j.Decide(context.Background(), c)
+		reqs := fake.Requests(c.ScenarioID)
+		require.NotEmpty(t, reqs)
+		statements := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^- (Q\d+): (.*)$`).FindAllStringSubmatch(reqs[len(reqs)-1].Prompt, -1) {
+			statements[m[1]] = m[2]
+		}
+		for _, a := range d.Info.Asked {
+			id, what, _ := strings.Cut(a, " = ")
+			if what == "a control" {
+				controls = append(controls, statements[id])
+			} else {
+				criteria = append(criteria, statements[id])
+			}
+		}
+	}
+	require.NotEmpty(t, controls)
+	names := make([]string, 0, len(shapeScorers))
+	for n := range shapeScorers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		score := shapeScorers[n]
+		hit := func(list []string) float64 {
+			k := 0
+			for _, s := range list {
+				if score(s) {
+					k++
+				}
+			}
+			return float64(k) / float64(len(list))
+		}
+		tpr, fpr := hit(controls), hit(criteria)
+		acc := (tpr + 1 - fpr) / 2
+		acc = max(acc, 1-acc)
+		t.Logf("%-28s controls %.2f, criteria %.2f: balanced accuracy %.2f", n, tpr, fpr, acc)
+		assert.Less(t, acc, 0.75, "%s tells controls from criteria", n)
+	}
+	t.Logf("%d controls, %d criteria", len(controls), len(criteria))
+}
