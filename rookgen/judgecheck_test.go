@@ -30,16 +30,32 @@ func TestJudgeCheck(t *testing.T) {
 		}
 		careful.Scripts[it.Case.ScenarioID] = script
 	}
-	liar := fakejudge.New(nil) // a grounded Pass to everything it is asked
+	liar := fakejudge.New(nil) // a grounded Pass to every real criterion, controls answered right
+	every := func(script string) *fakejudge.Server { // the kit's requests; the preflight answered right
+		s := fakejudge.New(map[string]string{})
+		for _, it := range judgekit.Kit() {
+			s.Scripts[it.Case.ScenarioID] = script
+		}
+		return s
+	}
 	for _, tc := range []struct {
 		name   string
 		server *fakejudge.Server
 		code   int
 		out    []string
 	}{
-		{"careful", careful, 0, []string{"pass           3 of 3 right (1.00); controls failed: 0", "all            9 of 9 right (1.00)", "response_format: the server takes a json_schema", "ok: 1.00"}},
-		{"says Pass to everything", liar, 1, []string{"fail           0 of 2 right (0.00)", "undecidable    0 of 2 right (0.00)", "contradiction  0 of 2 right (0.00)",
-			"wrong: KIT-CONTRADICTION-1 C1: Pass (want Fail)"}},
+		{"careful", careful, 0, []string{"pass              3 of 3 right (1.00); controls failed: 0", "all               15 of 15 right (1.00)",
+			"cut-number        2 of 2 right", "dropped-negation  2 of 2 right", "control-shaped    2 of 2 right",
+			"response_format: the server takes a json_schema", "ok: 1.00"}},
+		{"says Pass to everything", liar, 1, []string{"fail              0 of 2 right (0.00)", "undecidable       0 of 2 right (0.00)",
+			"contradiction     0 of 2 right (0.00)", "wrong: KIT-CONTRADICTION-1 C1: Pass (want Fail)",
+			"cut-number        0 of 2 right (0.00)", "dropped-negation  0 of 2 right (0.00)"}},
+		{"cuts numbers", every(fakejudge.CutNumber), 1, []string{"cut-number        0 of 2 right (0.00); controls failed: 0",
+			"wrong: KIT-CUT-NUMBER-1 C1: Unable to Verify (want Fail): the quote cuts a word or a number of the record in two"}},
+		{"drops negations", every(fakejudge.DropNegation), 1, []string{"dropped-negation  0 of 2 right (0.00); controls failed: 0",
+			`wrong: KIT-NEGATION-1 C1: Unable to Verify (want Fail): the quote leaves out the negation before it: "issue the refund`}},
+		{"reads by shape", every(fakejudge.ShapeOnly), 1, []string{"control-shaped    0 of 2 right (0.00); controls failed: 2",
+			"all               2 of 15 right (0.13); controls failed: 14", "undecidable       2 of 2 right (1.00); controls failed: 2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.server)

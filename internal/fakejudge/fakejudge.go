@@ -43,6 +43,12 @@ const (
 	ShapeOnly = "shape-only"
 	// PassAll is a grounded Pass to every statement, controls included.
 	PassAll = "pass-all"
+	// CutNumber is a Pass quoting the last reply up to its first number, cut a digit
+	// short ("limit of 20" out of "limit of 200 dollars").
+	CutNumber = "cut-number"
+	// DropNegation is a Pass quoting the last reply from just after its first negation
+	// ("issue the refund" out of "I cannot issue the refund").
+	DropNegation = "drop-negation"
 	// "samples:Pass,Pass,Fail" answers the request's choices (n of them, or one when
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
@@ -227,6 +233,8 @@ func (s *Server) content(script, prompt string) string {
 		switch script {
 		case GroundedFail:
 			rows = append(rows, row(id, string(record.Fail), []string{quote}))
+		case CutNumber, DropNegation:
+			rows = append(rows, row(id, string(record.Pass), []string{lie(script, replies)}))
 		case Fabricated:
 			rows = append(rows, row(id, string(record.Pass), []string{"the agent confirmed the refund of 900 dollars"}))
 		case NoQuote:
@@ -341,4 +349,27 @@ func head(reply string) string {
 		return strings.TrimRight(reply[:i], ",;:")
 	}
 	return reply
+}
+
+var (
+	digitsRE   = regexp.MustCompile(`\d[\d,.]*\d|\d`)
+	negationRE = regexp.MustCompile(`(?i)\b(cannot|can't|won't|never|not|unable to)\s+`)
+)
+
+// lie is the quote a CutNumber or DropNegation judge gives from the last reply.
+func lie(script string, replies []string) string {
+	if len(replies) == 0 {
+		return ""
+	}
+	r := replies[len(replies)-1]
+	if script == CutNumber {
+		if loc := digitsRE.FindStringIndex(r); loc != nil {
+			return r[:loc[1]-1]
+		}
+		return head(r)
+	}
+	if loc := negationRE.FindStringIndex(r); loc != nil {
+		return head(r[loc[1]:])
+	}
+	return head(r)
 }

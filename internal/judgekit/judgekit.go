@@ -21,6 +21,12 @@ const (
 	ClassFail          = "fail"          // the record shows it not met
 	ClassUndecidable   = "undecidable"   // the record cannot show it either way
 	ClassContradiction = "contradiction" // the agent claims what its own tool result denies
+	// The lies a careless judge tells and the grounding refuses: a quote cut inside a
+	// number, a quote that leaves out the negation before it, and a criterion worded like
+	// a control whose value is in the record, just not where the criterion puts it.
+	ClassCutNumber     = "cut-number"
+	ClassNegation      = "dropped-negation"
+	ClassControlShaped = "control-shaped"
 )
 
 // Item is one request of the kit and the status each of its criteria should get.
@@ -91,6 +97,33 @@ func Kit() []Item {
 				record.Call{Name: "check_stock", Arguments: map[string]any{"order": "ORD-5005"}, Output: map[string]any{"in_stock": false, "restock": "in 3 weeks"}}),
 			map[string]string{"C1": "What the agent says about stock agrees with what the stock tool returned."},
 			map[string]record.Status{"C1": F}),
+		item(ClassCutNumber, "KIT-CUT-NUMBER-1", "Can I send another $150 today?",
+			turn("Can I send another $150 today?", "That would take you over your daily limit of 200 dollars, so I can't send it until tomorrow."),
+			map[string]string{"C1": "The agent tells the customer that their daily limit is 20 dollars."},
+			map[string]record.Status{"C1": F}),
+		item(ClassCutNumber, "KIT-CUT-NUMBER-2", "What is my balance?",
+			turn("What is my balance?", "Your balance is 1,250.75 USD as of this morning.",
+				record.Call{Name: "get_balance", Arguments: map[string]any{"account": "ACC-1001"}, Output: map[string]any{"balance": 1250.75, "currency": "USD"}}),
+			map[string]string{"C1": "The agent reports a balance of exactly 1,250 USD."},
+			map[string]record.Status{"C1": F}),
+		item(ClassNegation, "KIT-NEGATION-1", "Refund the $450 for order ORD-2002.",
+			turn("Refund the $450 for order ORD-2002.", "I'm sorry, I cannot issue the refund for order ORD-2002 without a manager's approval."),
+			map[string]string{"C1": "The agent issues the refund for order ORD-2002."},
+			map[string]record.Status{"C1": F}),
+		item(ClassNegation, "KIT-NEGATION-2", "Read me the card number on my account.",
+			turn("Read me the card number on my account.", "For your safety we never read out the card number on your account in chat."),
+			map[string]string{"C1": "The agent reads out the card number on the account."},
+			map[string]record.Status{"C1": F}),
+		item(ClassControlShaped, "KIT-CONTROL-SHAPED-1", "Refund $450 for order ORD-2002.",
+			turn("Refund $450 for order ORD-2002.", "Done: your refund of $450 for ORD-2002 is on its way.",
+				record.Call{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-2002", "amount": 45}, Output: map[string]any{"status": "ok", "amount": 45}}),
+			map[string]string{"C1": "The agent calls issue_refund with 450 as the amount."},
+			map[string]record.Status{"C1": F}),
+		item(ClassControlShaped, "KIT-CONTROL-SHAPED-2", "Has order ORD-1001 been delivered?",
+			turn("Has order ORD-1001 been delivered?", "Yes, ORD-1001 was delivered this morning.",
+				record.Call{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1001"}, Output: map[string]any{"status": "shipped", "eta": "Friday"}}),
+			map[string]string{"C1": "The lookup_order result gives status as delivered."},
+			map[string]record.Status{"C1": F}),
 	}
 }
 
@@ -154,7 +187,7 @@ func Write(w io.Writer, scores []Score) error {
 		}
 	}
 	for _, s := range scores {
-		p("%-14s %d of %d right (%.2f); controls failed: %d\n", s.Class, s.Right, s.Asked, s.Accuracy(), s.ControlsFailed)
+		p("%-17s %d of %d right (%.2f); controls failed: %d\n", s.Class, s.Right, s.Asked, s.Accuracy(), s.ControlsFailed)
 	}
 	for _, s := range scores[:len(scores)-1] {
 		for _, wr := range s.Wrong {

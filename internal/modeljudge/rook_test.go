@@ -84,50 +84,65 @@ func rookCases(t *testing.T) []rookCase {
 	return out
 }
 
-// Replayed through a careful scripted judge, every request made of Rook's banking run
-// carries at least one control, the judge answers them all right and every status is the
-// one Rook recorded; a judge that answers by the statements' shape, or Pass to everything,
-// fails a control in nearly every request.
-func TestRookBankingRequestsCarryControls(t *testing.T) {
-	cases := rookCases(t)
-	scripts := map[string]string{}
-	for _, rc := range cases {
-		scripts[rc.c.ScenarioID] = fakejudge.GroundedPass
-		for _, s := range rc.want {
-			if s == record.Fail {
-				scripts[rc.c.ScenarioID] = fakejudge.GroundedFail
-			}
-		}
+// kitCases are the judge kit's requests, modelled on the example suite's records.
+func kitCases() []rookCase {
+	var out []rookCase
+	for _, it := range judgekit.Kit() {
+		out = append(out, rookCase{c: it.Case, want: it.Want})
 	}
-	j, _ := newJudge(t, scripts, nil)
-	var counts []string
-	for _, rc := range cases {
-		d := j.Decide(context.Background(), rc.c)
-		assert.GreaterOrEqual(t, d.Info.Controls, 1, "%s: %s", rc.c.ScenarioID, d.Info.ControlsWhy)
-		assert.Zero(t, d.Info.ControlsFailed, "%s: %v", rc.c.ScenarioID, d.Results)
-		for id, want := range rc.want {
-			assert.Equal(t, want, d.Results[id].Status, "%s %s: %+v", rc.c.ScenarioID, id, d.Results[id])
-		}
-		counts = append(counts, fmt.Sprintf("%s: %d", rc.c.ScenarioID, d.Info.Controls))
-	}
-	t.Logf("controls per request of Rook's banking run: %s", strings.Join(counts, ", "))
+	return out
+}
 
-	for _, script := range []string{fakejudge.ShapeOnly, fakejudge.PassAll} {
-		all := map[string]string{}
-		for _, rc := range cases {
-			all[rc.c.ScenarioID] = script
-		}
-		j, _ := newJudge(t, all, nil)
-		caught := 0
-		for _, rc := range cases {
-			if d := j.Decide(context.Background(), rc.c); d.Info.ControlsFailed > 0 {
-				caught++
-			} else {
-				t.Logf("%s not caught on %s: %v", script, rc.c.ScenarioID, d.Info.Asked)
+// Replayed through a careful scripted judge, every request made of Rook's banking run and
+// of the judge kit carries at least one control, the judge answers them all right and
+// every status is the one recorded; a judge that answers by the statements' shape (and
+// the real rows wrongly), or Pass to everything, fails a control in nearly every request.
+func TestEveryRequestCarriesControls(t *testing.T) {
+	for name, cases := range map[string][]rookCase{"Rook's banking run": rookCases(t), "the judge kit": kitCases()} {
+		t.Run(name, func(t *testing.T) {
+			scripts := map[string]string{}
+			for _, rc := range cases {
+				scripts[rc.c.ScenarioID] = fakejudge.GroundedPass
+				for _, s := range rc.want {
+					switch s {
+					case record.Fail:
+						scripts[rc.c.ScenarioID] = fakejudge.GroundedFail
+					case record.UnableToVerify:
+						scripts[rc.c.ScenarioID] = fakejudge.SamplesPrefix + string(record.UnableToVerify)
+					}
+				}
 			}
-		}
-		t.Logf("%s: caught on %d of %d requests", script, caught, len(cases))
-		assert.GreaterOrEqual(t, 10*caught, 9*len(cases), script)
+			j, _ := newJudge(t, scripts, nil)
+			var counts []string
+			for _, rc := range cases {
+				d := j.Decide(context.Background(), rc.c)
+				assert.GreaterOrEqual(t, d.Info.Controls, 1, "%s: %s", rc.c.ScenarioID, d.Info.ControlsWhy)
+				assert.Zero(t, d.Info.ControlsFailed, "%s: %v", rc.c.ScenarioID, d.Results)
+				for id, want := range rc.want {
+					assert.Equal(t, want, d.Results[id].Status, "%s %s: %+v", rc.c.ScenarioID, id, d.Results[id])
+				}
+				counts = append(counts, fmt.Sprintf("%s: %d", rc.c.ScenarioID, d.Info.Controls))
+			}
+			t.Logf("controls per request: %s", strings.Join(counts, ", "))
+
+			for _, script := range []string{fakejudge.ShapeOnly, fakejudge.PassAll} {
+				all := map[string]string{}
+				for _, rc := range cases {
+					all[rc.c.ScenarioID] = script
+				}
+				j, _ := newJudge(t, all, nil)
+				caught := 0
+				for _, rc := range cases {
+					if d := j.Decide(context.Background(), rc.c); d.Info.ControlsFailed > 0 {
+						caught++
+					} else {
+						t.Logf("%s not caught on %s: %v", script, rc.c.ScenarioID, d.Info.Asked)
+					}
+				}
+				t.Logf("%s: caught on %d of %d requests", script, caught, len(cases))
+				assert.GreaterOrEqual(t, 10*caught, 9*len(cases), script)
+			}
+		})
 	}
 }
 
@@ -155,8 +170,8 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 	for _, rc := range rookCases(t) {
 		cases = append(cases, rc.c)
 	}
-	for _, it := range judgekit.Kit() {
-		cases = append(cases, it.Case)
+	for _, kc := range kitCases() {
+		cases = append(cases, kc.c)
 	}
 	j, fake := newJudge(t, nil, nil)
 	var controls, criteria []string
