@@ -30,7 +30,7 @@ func TestJudgeCheck(t *testing.T) {
 		}
 		careful.Scripts[it.Case.ScenarioID] = script
 	}
-	liar := fakejudge.New(nil) // a grounded Pass to every real criterion, controls answered right
+	liar := fakejudge.New(nil)                       // a grounded Pass to every real criterion, controls answered right
 	every := func(script string) *fakejudge.Server { // the kit's requests; the preflight answered right
 		s := fakejudge.New(map[string]string{})
 		for _, it := range judgekit.Kit() {
