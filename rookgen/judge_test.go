@@ -202,6 +202,59 @@ func TestModelJudgeCacheAndRejudge(t *testing.T) {
 	assert.False(t, strings.Contains(res.all, judgeKey))
 }
 
+// TestModelJudgeAudit: with -rook.judge-audit=100 every request is asked again with the
+// agent's evidence removed. A judge that answers Pass there has every row it decided in the
+// run marked judge_guessed, counted in report.yaml and said at the end of the run: SC-FAIL,
+// judged first (one scenario at a time, in plan order) and answered carefully, is marked
+// when SC-PASS's audit catches the judge guessing. A careful judge has none.
+func TestModelJudgeAudit(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
+	dir, _ := judgeModule(t)
+	for _, tc := range []struct {
+		name           string
+		pass, fail     string
+		guessed, codes bool
+	}{{"guessing", fakejudge.Guesser, fakejudge.GroundedFail, true, true}, {"careful", fakejudge.GroundedPass, fakejudge.GroundedFail, false, true}} {
+		fake, env := judgeServer(t)
+		fake.Scripts["SC-PASS"], fake.Scripts["SC-FAIL"] = tc.pass, tc.fail
+		env = append(env, "ROOK_JUDGE_AUDIT=100", "ROOK_JUDGE_CACHE=off")
+		res, err := goTest(t, dir, env, "./scenarios/fake", "-rook.only=SC-PASS,SC-FAIL", "-rook.concurrency=1")
+		assert.Equal(t, tc.codes, err != nil, "%s: %s", tc.name, res.all)
+		id := runIDFrom(t, res.output["TestFake"])
+		run := filepath.Join(dir, ".rook", "runs", "fake", id)
+		for _, sc := range []string{"SC-PASS", "SC-FAIL"} {
+			assert.Len(t, fake.Requests(sc), 2, "%s %s: the request and its audit", tc.name, sc)
+			v := readYAMLFile(t, filepath.Join(run, "scenarios", sc, "verdict.yaml"))
+			audit := v["judge"].(map[string]any)["audit"].(map[string]any)
+			row := v["criteria"].([]any)[0].(map[string]any)
+			require.Equal(t, "llm_judge", row["check"])
+			switch {
+			case tc.guessed:
+				assert.Equal(t, true, row["judge_guessed"], "%s %s: %v", tc.name, sc, row)
+				if sc == "SC-PASS" {
+					assert.Equal(t, []any{"C1 Pass"}, audit["guessed"])
+				} else {
+					assert.Empty(t, audit["guessed"], "SC-FAIL's own audit was answered carefully")
+				}
+			default:
+				assert.Nil(t, row["judge_guessed"], "%s %s", tc.name, sc)
+				assert.Empty(t, audit["guessed"])
+			}
+		}
+		totals := readYAMLFile(t, filepath.Join(run, "report.yaml"))["judges"].([]any)[0].(map[string]any)
+		assert.Equal(t, 2, totals["audited"], tc.name)
+		if tc.guessed {
+			assert.Equal(t, 2, totals["guessed"])
+			assert.Contains(t, res.output["TestFake"], "was caught guessing")
+			assert.Contains(t, res.output["TestFake"], "the 2 row(s) it decided in the run are marked judge_guessed")
+			assert.Contains(t, res.all, "rook.judge_guessed true")
+		} else {
+			assert.Nil(t, totals["guessed"])
+			assert.NotContains(t, res.all, "caught guessing")
+		}
+	}
+}
+
 // TestModelJudgePreflight: a server that cannot answer the preflight question decides
 // nothing in the run, and the test log says so once, at the top.
 func TestModelJudgePreflight(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // The model judge's flags. Each takes its environment variable when not given: ROOK_JUDGE_*
@@ -28,6 +29,7 @@ var (
 	flagJudgePreflight = flag.String("rook.judge-preflight", "", "on or off: ask the judge one question with a certain answer before the run's first judged criterion (ROOK_JUDGE_PREFLIGHT; default on)")
 	flagJudgeCache     = flag.String("rook.judge-cache", "", "on or off: reuse the judge's answer to an unchanged prompt (ROOK_JUDGE_CACHE; default on)")
 	flagJudgeSamples   = flag.Int("rook.judge-samples", 0, "answers to ask the judge for each request, odd: a criterion takes the status most of them gave, and a split is Unable to Verify (ROOK_JUDGE_SAMPLES; default 1)")
+	flagJudgeAudit     = flag.Int("rook.judge-audit", 0, "percent of judge requests to ask again with the agent's evidence removed: a judge that still answers Pass or Fail there is guessing, and every row it decides in the run is marked judge_guessed (ROOK_JUDGE_AUDIT; default 0)")
 	flagMinAgreement   = flag.Float64("rook.min-agreement", 0, "0 to 1: judged rows of a criterion whose judge agrees with people (labels/<agent>.yaml) less often, or was never labelled, are Unable to Verify (ROOKTEST_MIN_AGREEMENT; default off)")
 	flagMinConfidence  = flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
 )
@@ -83,6 +85,11 @@ func loadJudgeOptions() (judgeOptions, error) {
 	if s := get("rook.judge-samples", "ROOK_JUDGE_SAMPLES", strconv.Itoa(*flagJudgeSamples)); s != "" && s != "0" {
 		if o.cfg.Samples, err = strconv.Atoi(s); err != nil || o.cfg.Samples < 1 || o.cfg.Samples%2 == 0 || o.cfg.Samples > 15 {
 			return o, fmt.Errorf("judge samples %q: want an odd number from 1 to 15, so that a majority exists", s)
+		}
+	}
+	if s := get("rook.judge-audit", "ROOK_JUDGE_AUDIT", strconv.Itoa(*flagJudgeAudit)); s != "" && s != "0" {
+		if o.cfg.Audit, err = strconv.Atoi(strings.TrimSuffix(s, "%")); err != nil || o.cfg.Audit < 0 || o.cfg.Audit > 100 {
+			return o, fmt.Errorf("judge audit %q: want a percentage of requests from 0 to 100", s)
 		}
 	}
 	if o.cfg.Preflight, err = onOff("judge preflight", get("rook.judge-preflight", "ROOK_JUDGE_PREFLIGHT", *flagJudgePreflight)); err != nil {
@@ -163,4 +170,20 @@ func onOff(what, v string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%s %q: want on or off", what, v)
+}
+
+// guessed says, at the end of a run, that an audit caught the judge guessing, and how many
+// rows it decided are marked for it.
+func (r *Run) guessed(rep *record.Report) {
+	if r.judge == nil || r.judge.Guessed() == "" {
+		return
+	}
+	rows := 0
+	for _, j := range rep.Judges {
+		if j.Model == r.judge.Model() {
+			rows = j.Guessed
+		}
+	}
+	logf(r.t, "rook run %s: the judge %s was caught guessing (%s): the %d row(s) it decided in the run are marked judge_guessed in verdict.yaml and counted in report.yaml's judges; qualify it with rookgen judge-check before trusting it with the suite",
+		r.run.ID, r.show(r.judge.Model()), r.show(r.judge.Guessed()), rows)
 }

@@ -290,6 +290,10 @@ func (r *Run) criterion(t tb, row record.Row) {
 		if row.Calibration != "" {
 			body += "\n    calibration: " + oneLine(row.Calibration)
 		}
+		if row.JudgeGuessed {
+			attr(t, "rook.judge_guessed", "true")
+			body += "\n    judge_guessed: an audit caught this judge answering Pass or Fail with the agent's evidence removed"
+		}
 	}
 	body = r.show(body)
 	switch {

@@ -308,6 +308,7 @@ func (r *Run) finish() {
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
 	r.undecided(rep)
+	r.guessed(rep)
 	lateSpans(r.t, r.run.ID, r.show, rep.LateSpans)
 	r.capabilities()
 	r.opts.gate.decide(r.t, r.run.Dir)

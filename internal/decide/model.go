@@ -57,7 +57,7 @@ func (c Config) askModel(ctx context.Context, in Input, rows []record.Row) model
 		row := &rows[i]
 		row.Status, row.Reason, row.Achieved, row.Evidence, row.Confidence, row.Judge, row.Unanswered =
 			res.Status, res.Reason, res.Achieved, res.Evidence, res.Confidence, model, res.Unanswered
-		row.QuotesFrom, row.Agreement = res.Found, res.Agreement
+		row.QuotesFrom, row.Agreement, row.JudgeGuessed = res.Found, res.Agreement, res.Guessed
 		row.Tier = ""
 		for _, from := range res.Found {
 			if t := check.QuoteTier(from); check.TierRank(t) > check.TierRank(row.Tier) {
@@ -72,6 +72,7 @@ func (c Config) askModel(ctx context.Context, in Input, rows []record.Row) model
 			row.Status, row.Reason = record.UnableToVerify, record.Undecidable
 		}
 		c.calibrated(sc.ID, row)
+		row.JudgeGuessed = row.JudgeGuessed && row.Status != record.UnableToVerify
 	}
 	return out
 }

@@ -43,6 +43,9 @@ const (
 	ShapeOnly = "shape-only"
 	// PassAll is a grounded Pass to every statement, controls included.
 	PassAll = "pass-all"
+	// Guesser is GroundedPass, but a Pass too where the record shows nothing the agent or
+	// its tools produced (where the others are Unable to Verify, as a careful judge is).
+	Guesser = "guesser"
 	// CutNumber is a Pass quoting the last reply up to its first number, cut a digit
 	// short ("limit of 20" out of "limit of 200 dollars").
 	CutNumber = "cut-number"
@@ -214,6 +217,14 @@ func (s *Server) content(script, prompt string) string {
 	}
 	rows := []map[string]any{}
 	for i, id := range ids {
+		if quote == "" && script != Guesser && script != PassAll && script != ShapeOnly {
+			// Nothing the agent or its tools produced is in the record: a careful judge
+			// cannot decide anything.
+			r := row(id, string(record.UnableToVerify), []string{})
+			r["reason"], r["confidence"] = "the record holds nothing the agent or its tools produced", "Low"
+			rows = append(rows, r)
+			continue
+		}
 		switch script {
 		case ShapeOnly:
 			status, evidence := shapeAnswer(statements[i], prompt, quote)

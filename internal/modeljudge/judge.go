@@ -54,6 +54,9 @@ type Config struct {
 	// Limit bounds how often requests start (-rook.judge-rate); a 429's Retry-After holds
 	// every request it bounds. nil: no bound.
 	Limit *ratelimit.Limiter
+	// Audit is the percentage of requests asked again with the agent's evidence removed
+	// (-rook.judge-audit, audit.go); 0 asks none again.
+	Audit int
 }
 
 // Defaults fills in what a Config leaves zero.
@@ -88,8 +91,9 @@ type Judge struct {
 	http     *http.Client
 	deadline time.Time
 
-	mu     sync.Mutex
-	format int
+	mu      sync.Mutex
+	format  int
+	guessed string // how an audit caught the judge guessing
 
 	preflight     sync.Once
 	preflightFail error
@@ -186,15 +190,30 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		}
 		decided = append(decided, jd)
 	}
+	if j.audits(user) && len(samples) > 0 && samples[0].err == nil {
+		d.Info.Audit = j.audit(ctx, c, n)
+		d.Info.Usage = addUsages(d.Info.Usage, d.Info.Audit.Usage)
+	}
+	guessed := j.Guessed() != ""
 	d.Results = map[string]Result{}
 	for _, cr := range c.Criteria {
 		r := vote(cr.ID, decided)
 		if len(p.controls) == 0 && r.Status != record.UnableToVerify {
 			r.Confidence = lower(r.Confidence) // nothing checked this answer
 		}
+		r.Guessed = guessed && r.Status != record.UnableToVerify
 		d.Results[cr.ID] = r
 	}
 	return d
+}
+
+// addUsages adds what a second exchange used to the first's.
+func addUsages(a, b *record.Usage) *record.Usage {
+	if b == nil {
+		return a
+	}
+	u := &usage{PromptTokens: b.Input, CompletionTokens: b.Output}
+	return addUsage(a, u)
 }
 
 // lower is the confidence a step below c.

@@ -2,6 +2,7 @@ package modeljudge_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -149,4 +150,53 @@ func TestNoControlLowersConfidence(t *testing.T) {
 	require.Zero(t, unchecked.Info.Controls, "a reply with no number or name and no observed calls: %v", unchecked.Info.Asked)
 	require.Equal(t, record.Pass, unchecked.Results["C2"].Status, "%+v", unchecked.Results["C2"])
 	assert.Equal(t, "Low", unchecked.Results["C2"].Confidence, "the judge said Medium; nothing checked it")
+}
+
+// -rook.judge-audit=100 asks every request again with the agent's evidence removed. A judge
+// that answers Pass there is guessing: the audit says so, and every row it decides from
+// then on is marked; a careful judge answers Unable to Verify there and nothing is marked.
+// The audit's tokens count with the request's.
+func TestTheAuditCatchesAGuessingJudge(t *testing.T) {
+	for _, tc := range []struct {
+		script  string
+		guessed bool
+	}{{fakejudge.Guesser, true}, {fakejudge.GroundedPass, false}} {
+		t.Run(tc.script, func(t *testing.T) {
+			j, fake := newJudge(t, map[string]string{"SC-1": tc.script, "SC-2": tc.script}, func(c *modeljudge.Config) { c.Audit = 100 })
+			d := j.Decide(context.Background(), caseFor("SC-1"))
+			require.NotNil(t, d.Info.Audit)
+			reqs := fake.Requests("SC-1")
+			require.Len(t, reqs, 2, "the request and its audit")
+			assert.Contains(t, reqs[0].Prompt, "I have refunded order ORD-1")
+			assert.NotContains(t, reqs[1].Prompt, "I have refunded order ORD-1", "the audit's record has no reply")
+			assert.NotContains(t, reqs[1].Prompt, "issue_refund", "nor the calls")
+			assert.Contains(t, reqs[1].Prompt, "Refund order ORD-1.", "the user's turn stays")
+			require.NotNil(t, d.Info.Usage)
+			assert.Greater(t, *d.Info.Usage.Input, *d.Info.Audit.Usage.Input, "the audit's tokens are in the request's usage")
+			later := j.Decide(context.Background(), caseFor("SC-2"))
+			if tc.guessed {
+				assert.Equal(t, []string{"C2 Pass", "C3 Pass"}, d.Info.Audit.Guessed)
+				assert.Equal(t, "SC-1: it answered C2 Pass, C3 Pass with the agent's evidence removed", j.Guessed())
+			} else {
+				assert.Empty(t, d.Info.Audit.Guessed)
+				assert.Empty(t, j.Guessed())
+			}
+			for _, r := range []modeljudge.Result{d.Results["C2"], later.Results["C2"]} {
+				assert.Equal(t, record.Pass, r.Status)
+				assert.Equal(t, tc.guessed, r.Guessed)
+			}
+		})
+	}
+
+	// A share audits about that share of requests, the same ones every time.
+	j, fake := newJudge(t, nil, func(c *modeljudge.Config) { c.Audit = 25 })
+	audited := 0
+	for i := range 40 {
+		c := caseFor(fmt.Sprintf("SC-%d", i))
+		if d := j.Decide(context.Background(), c); d.Info.Audit != nil {
+			audited++
+			assert.Len(t, fake.Requests(c.ScenarioID), 2)
+		}
+	}
+	assert.InDelta(t, 10, audited, 7, "25%% of 40 requests")
 }

@@ -34,12 +34,18 @@ type JudgeTotals struct {
 	Cached         int    `yaml:"cached" json:"cached"`
 	Controls       int    `yaml:"controls" json:"controls"`
 	ControlsFailed int    `yaml:"controls_failed" json:"controls_failed"`
-	TokensIn       int64  `yaml:"tokens_in" json:"tokens_in"`
-	TokensOut      int64  `yaml:"tokens_out" json:"tokens_out"`
+	// Audited counts the requests asked again with the agent's evidence removed
+	// (-rook.judge-audit), Guessed the rows marked judge_guessed.
+	Audited   int   `yaml:"audited,omitempty" json:"audited,omitempty"`
+	Guessed   int   `yaml:"guessed,omitempty" json:"guessed,omitempty"`
+	TokensIn  int64 `yaml:"tokens_in" json:"tokens_in"`
+	TokensOut int64 `yaml:"tokens_out" json:"tokens_out"`
 }
 
-// AddJudge counts one verdict's judge block into the report's judge totals.
-func (r *Report) AddJudge(j *JudgeInfo) {
+// AddJudge counts one verdict's judge block, and its rows marked judge_guessed, into the
+// report's judge totals.
+func (r *Report) AddJudge(v *Verdict) {
+	j := v.Judge
 	if j == nil {
 		return
 	}
@@ -57,6 +63,14 @@ func (r *Report) AddJudge(j *JudgeInfo) {
 	}
 	t.Controls += j.Controls
 	t.ControlsFailed += j.ControlsFailed
+	if j.Audit != nil {
+		t.Audited++
+	}
+	for _, row := range v.Criteria {
+		if row.JudgeGuessed {
+			t.Guessed++
+		}
+	}
 	if j.Usage != nil && j.Usage.Input != nil {
 		t.TokensIn += *j.Usage.Input
 	}

@@ -103,6 +103,9 @@ type Row struct {
 	// reached, answered an error, failed the preflight or answered out of protocol. Such a
 	// row is asked again when the run is continued, and its verdict is never carried.
 	Unanswered bool `yaml:"judge_unanswered,omitempty" json:"judge_unanswered,omitempty"`
+	// JudgeGuessed is set on a row the model judge decided in a run where an audit caught
+	// it answering Pass or Fail with the agent's evidence removed (-rook.judge-audit).
+	JudgeGuessed bool `yaml:"judge_guessed,omitempty" json:"judge_guessed,omitempty"`
 }
 
 // Unanswered reports whether a row of the verdict waits for a judge that never answered it.
@@ -143,8 +146,24 @@ type JudgeInfo struct {
 	ControlsWhy string `yaml:"controls_why,omitempty"`
 	// Samples is how many answers were asked for, when more than one.
 	Samples int `yaml:"samples,omitempty"`
-	// Usage is what the judge's answers say its requests used, when they say.
+	// Usage is what the judge's answers say its requests used, when they say (the audit's
+	// included).
 	Usage *Usage `yaml:"usage,omitempty"`
+	// Audit is set when the request was asked again with the agent's evidence removed
+	// (-rook.judge-audit).
+	Audit *JudgeAudit `yaml:"audit,omitempty"`
+}
+
+// JudgeAudit is what the judge answered to a request asked again with the agent's
+// evidence removed: a Pass or a Fail there is a guess.
+type JudgeAudit struct {
+	// Guessed lists the criteria it answered Pass or Fail there ("C1 Pass"); empty when it
+	// answered Unable to Verify to every one.
+	Guessed []string `yaml:"guessed"`
+	// Unanswered says why the audit got no usable answer, when it did not.
+	Unanswered string `yaml:"unanswered,omitempty"`
+	Cached     bool   `yaml:"cached,omitempty"`
+	Usage      *Usage `yaml:"usage,omitempty"`
 }
 
 // ForbiddenHit is forbidden text that appeared in an agent turn.

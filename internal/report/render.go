@@ -63,8 +63,15 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	b.WriteString(r.scenarioNotes())
 	for _, j := range r.Judges {
-		fmt.Fprintf(&b, "Judge %s: %d scenario(s) judged (%d from the cache); controls failed %d of %d; tokens %d in, %d out.\n\n",
-			md(j.Model), j.Judged, j.Cached, j.ControlsFailed, j.Controls, j.TokensIn, j.TokensOut)
+		audit := ""
+		if j.Audited > 0 {
+			audit = fmt.Sprintf("; %d request(s) asked again without the agent's evidence", j.Audited)
+		}
+		if j.Guessed > 0 {
+			audit += fmt.Sprintf("; **it guessed: %d row(s) it decided are judge_guessed**", j.Guessed)
+		}
+		fmt.Fprintf(&b, "Judge %s: %d scenario(s) judged (%d from the cache); controls failed %d of %d%s; tokens %d in, %d out.\n\n",
+			md(j.Model), j.Judged, j.Cached, j.ControlsFailed, j.Controls, audit, j.TokensIn, j.TokensOut)
 	}
 	m := r.Metrics
 	fmt.Fprintf(&b, "Duration %d ms; tokens %d in, %d out; latency p50 %d ms, p95 %d ms; %d turns. Records: `%s`\n",

@@ -58,7 +58,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 			// Only what did not pass is clustered; a long run of passes is not held.
 			judged = append(judged, judgedScenario{dir: dir, verdict: v})
 		}
-		rep.AddJudge(v.Judge)
+		rep.AddJudge(&v)
 		latencies = append(latencies, v.LatencyMs)
 		rep.Metrics.TurnsTotal += v.Turns
 		rep.Metrics.CriteriaDecided += v.PassCount + v.FailCount
