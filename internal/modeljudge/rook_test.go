@@ -20,6 +20,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // rookRun is the run Rook recorded of its banking demo.
@@ -163,8 +164,8 @@ var shapeScorers = map[string]func(s string) bool{
 }
 
 // A scorer that reads only the wording cannot tell the controls from the real criteria of
-// Rook's banking run and of the judge kit (modelled on the example suite): each scorer's
-// balanced accuracy at it stays below 0.75, where 0.5 is a coin.
+// Rook's banking run, of the judge kit and of the example suite: each scorer's balanced
+// accuracy at it stays below 0.75, where 0.5 is a coin.
 func TestControlsReadLikeCriteria(t *testing.T) {
 	var cases []modeljudge.Case
 	for _, rc := range rookCases(t) {
@@ -190,6 +191,17 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 			} else {
 				criteria = append(criteria, statements[id])
 			}
+		}
+	}
+	// The example suite's criteria, all of them, in the project's own style.
+	files, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "helpdesk", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		sc, err := spec.LoadScenario(f)
+		require.NoError(t, err)
+		for _, cr := range sc.Criteria {
+			criteria = append(criteria, cr.Statement)
 		}
 	}
 	require.NotEmpty(t, controls)
