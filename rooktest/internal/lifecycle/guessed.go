@@ -10,21 +10,20 @@ import (
 
 // markGuessed marks judge_guessed every row the run's judge decided before an audit caught
 // it guessing (the rows it decided after are marked as they are decided): a repeated
-// scenario's attempts and its whole verdict alike. It returns how many rows it marked.
-func (r *Run) markGuessed() (int, error) {
+// scenario's attempts and its whole verdict alike.
+func (r *Run) markGuessed() error {
 	j := r.cfg.Decide.Judge
 	if j == nil || j.Guessed() == "" {
-		return 0, nil
+		return nil
 	}
 	verdicts, err := filepath.Glob(filepath.Join(r.Dir, "scenarios", "*", "verdict.yaml"))
 	if err != nil {
-		return 0, err
+		return err
 	}
 	attempts, err := filepath.Glob(filepath.Join(r.Dir, "scenarios", "*", "attempts", "*", "verdict.yaml"))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	marked := 0
 	var problems []error
 	for _, path := range append(verdicts, attempts...) {
 		dir := filepath.Dir(path)
@@ -32,18 +31,16 @@ func (r *Run) markGuessed() (int, error) {
 		if err != nil || v.CarriedFrom != "" || v.Judge == nil || v.Judge.Model != j.Model() {
 			continue // not judged by this judge in this run, or untrusted and counting nothing already
 		}
-		n := 0
+		marked := false
 		for i := range v.Criteria {
 			row := &v.Criteria[i]
 			if row.Judge != "" && !row.JudgeGuessed && (row.Status == record.Pass || row.Status == record.Fail) {
-				row.JudgeGuessed = true
-				n++
+				row.JudgeGuessed, marked = true, true
 			}
 		}
-		if n > 0 {
-			marked += n
+		if marked {
 			problems = append(problems, r.cfg.Redactor.WriteVerdict(dir, v))
 		}
 	}
-	return marked, errors.Join(problems...)
+	return errors.Join(problems...)
 }

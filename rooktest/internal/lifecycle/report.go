@@ -18,6 +18,7 @@ import (
 // every planned scenario, so a run continued over several processes reports all of it.
 func (r *Run) Finish(now time.Time) (*record.Report, error) {
 	r.lateSpans()
+	guessErr := r.markGuessed()
 	r.mu.Lock()
 	file := r.file
 	file.Included = slices.Clone(r.file.Included)
@@ -26,7 +27,7 @@ func (r *Run) Finish(now time.Time) (*record.Report, error) {
 	r.mu.Unlock()
 	rep, err := summary.Summarize(r.Dir, file, prepare, now.Sub(r.started), now)
 	rep.LateSpans = file.LateSpans
-	problems := []error{err, rep.Totals.Check()} // every run the tests make checks them
+	problems := []error{err, guessErr, rep.Totals.Check()} // every run the tests make checks them
 	problems = append(problems, r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))
 	return rep, errors.Join(problems...)
 }
