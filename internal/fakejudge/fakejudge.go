@@ -211,62 +211,10 @@ func (s *Server) content(script, prompt string) string {
 	if len(replies) > 0 {
 		quote = head(replies[len(replies)-1])
 	}
-	row := func(id, status string, evidence []string) map[string]any {
-		return map[string]any{"criterion_id": id, "expected": "the criterion holds", "evidence": evidence,
-			"achieved": "the agent's reply shows it", "status": status, "confidence": "High", "reason": ""}
-	}
 	rows := []map[string]any{}
 	for i, id := range ids {
-		if quote == "" && script != Guesser && script != PassAll && script != ShapeOnly {
-			// Nothing the agent or its tools produced is in the record: a careful judge
-			// cannot decide anything.
-			r := row(id, string(record.UnableToVerify), []string{})
-			r["reason"], r["confidence"] = "the record holds nothing the agent or its tools produced", "Low"
+		if r := answerRow(script, id, statements[i], prompt, quote, replies); r != nil {
 			rows = append(rows, r)
-			continue
-		}
-		switch script {
-		case ShapeOnly:
-			status, evidence := shapeAnswer(statements[i], prompt, quote)
-			rows = append(rows, row(id, status, evidence))
-			continue
-		case PassAll:
-			rows = append(rows, row(id, string(record.Pass), []string{quote}))
-			continue
-		}
-		if status, evidence, ok := carefulAnswer(statements[i], prompt); ok {
-			if script == WrongControl {
-				status = map[string]string{string(record.Pass): string(record.Fail), string(record.Fail): string(record.Pass)}[status]
-			}
-			rows = append(rows, row(id, status, evidence))
-			continue
-		}
-		switch script {
-		case GroundedFail:
-			rows = append(rows, row(id, string(record.Fail), []string{quote}))
-		case CutNumber, DropNegation:
-			rows = append(rows, row(id, string(record.Pass), []string{lie(script, replies)}))
-		case Fabricated:
-			rows = append(rows, row(id, string(record.Pass), []string{"the agent confirmed the refund of 900 dollars"}))
-		case NoQuote:
-			rows = append(rows, row(id, string(record.Pass), []string{}))
-		case QuoteGoal:
-			goal := ""
-			if m := goalRE.FindStringSubmatch(prompt); m != nil {
-				goal = m[1]
-			}
-			rows = append(rows, row(id, string(record.Pass), []string{goal}))
-		case QuoteCriterion:
-			rows = append(rows, row(id, string(record.Pass), []string{statements[i]}))
-		case QuoteLabel:
-			rows = append(rows, row(id, string(record.Pass), []string{"turn 1: agent [said]"}))
-		case MissingAnswer:
-		case Unsure:
-			r := row(id, string(record.Pass), []string{quote})
-			r["confidence"] = "Medium"
-			rows = append(rows, r)
-		default:
-			rows = append(rows, row(id, string(record.Pass), []string{quote}))
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"criteria": rows})
@@ -279,6 +227,64 @@ func (s *Server) content(script, prompt string) string {
 		return string(b[:len(b)/2])
 	}
 	return string(b)
+}
+
+// row is one row of an answer.
+func row(id, status string, evidence []string) map[string]any {
+	return map[string]any{"criterion_id": id, "expected": "the criterion holds", "evidence": evidence,
+		"achieved": "the agent's reply shows it", "status": status, "confidence": "High", "reason": ""}
+}
+
+// answerRow is the script's answer to one statement, quoting quote (the last reply's
+// start); nil for no answer.
+func answerRow(script, id, statement, prompt, quote string, replies []string) map[string]any {
+	if quote == "" && script != Guesser && script != PassAll && script != ShapeOnly {
+		// Nothing the agent or its tools produced is in the record: a careful judge
+		// cannot decide anything.
+		r := row(id, string(record.UnableToVerify), []string{})
+		r["reason"], r["confidence"] = "the record holds nothing the agent or its tools produced", "Low"
+		return r
+	}
+	switch script {
+	case ShapeOnly:
+		status, evidence := shapeAnswer(statement, prompt, quote)
+		return row(id, status, evidence)
+	case PassAll:
+		return row(id, string(record.Pass), []string{quote})
+	}
+	if status, evidence, ok := carefulAnswer(statement, prompt); ok {
+		if script == WrongControl {
+			status = map[string]string{string(record.Pass): string(record.Fail), string(record.Fail): string(record.Pass)}[status]
+		}
+		return row(id, status, evidence)
+	}
+	switch script {
+	case GroundedFail:
+		return row(id, string(record.Fail), []string{quote})
+	case CutNumber, DropNegation:
+		return row(id, string(record.Pass), []string{lie(script, replies)})
+	case Fabricated:
+		return row(id, string(record.Pass), []string{"the agent confirmed the refund of 900 dollars"})
+	case NoQuote:
+		return row(id, string(record.Pass), []string{})
+	case QuoteGoal:
+		goal := ""
+		if m := goalRE.FindStringSubmatch(prompt); m != nil {
+			goal = m[1]
+		}
+		return row(id, string(record.Pass), []string{goal})
+	case QuoteCriterion:
+		return row(id, string(record.Pass), []string{statement})
+	case QuoteLabel:
+		return row(id, string(record.Pass), []string{"turn 1: agent [said]"})
+	case MissingAnswer:
+		return nil
+	case Unsure:
+		r := row(id, string(record.Pass), []string{quote})
+		r["confidence"] = "Medium"
+		return r
+	}
+	return row(id, string(record.Pass), []string{quote})
 }
 
 // answerSamples answers n choices, each giving every real criterion the next status of
