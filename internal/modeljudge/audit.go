@@ -44,7 +44,7 @@ func ablated(c Case) Case {
 // criteria it gave a Pass or a Fail ("C1 Pass"), none when it answered as it should.
 func (j *Judge) audit(ctx context.Context, c Case, n int) *record.JudgeAudit {
 	a := ablated(c)
-	p := planFor(a, j.cfg.Redact)
+	p := planFor(a, j.cfg.Redact, j.cfg.Budget)
 	asked := a
 	asked.Criteria = p.asked
 	user, _ := prompt(asked, j.cfg.Budget)

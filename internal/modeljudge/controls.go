@@ -88,12 +88,16 @@ func say(t string, f fact, v string) string {
 	return strings.NewReplacer("{tool}", f.tool, "{key}", strings.ReplaceAll(f.key, "_", " "), "{value}", v, "{turn}", strconv.Itoa(f.turn)).Replace(t)
 }
 
-// controlsFor builds the case's controls from the facts of its record (as the judge reads
-// it, redacted), or says why there are none.
-func controlsFor(c Case, redact func(string) string, seed uint64) ([]control, string) {
-	facts := recordFacts(c, redact)
-	if len(facts) == 0 {
+// controlsFor builds the case's controls from the facts of its record that the prompt
+// shows (as the judge reads it, redacted, within budget bytes), or says why there are none.
+func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([]control, string) {
+	all := recordFacts(c, redact)
+	if len(all) == 0 {
 		return nil, "the record holds nothing the agent or its tools produced (no reply, no observed calls, no collect data, no evidence file)"
+	}
+	facts := shown(all, c, redact, budget)
+	if len(facts) == 0 {
+		return nil, "what the record holds of the agent and its tools was left out of the prompt to stay within the evidence budget"
 	}
 	rnd := rand.New(rand.NewPCG(seed, seed>>1|1))
 	k := 2 + rnd.IntN(2)
@@ -104,7 +108,7 @@ func controlsFor(c Case, redact func(string) string, seed uint64) ([]control, st
 			replies++
 		}
 	}
-	w := worldOf(c, facts, redact)
+	w := worldOf(c, all, redact)
 	var out []control
 	seen := map[string]bool{}
 	for i, f := range pick(facts, k, rnd) {
@@ -419,8 +423,9 @@ type plan struct {
 }
 
 // planFor shuffles c's criteria and its controls under request ids; the same record gives
-// the same plan, so that an unchanged prompt is answered from the cache.
-func planFor(c Case, redact func(string) string) plan {
+// the same plan, so that an unchanged prompt is answered from the cache. Controls are built
+// only from what the prompt shows of the record within budget bytes.
+func planFor(c Case, redact func(string) string, budget int) plan {
 	h := fnv.New64a()
 	h.Write([]byte(c.ScenarioID))
 	for _, cr := range c.Criteria {
@@ -440,7 +445,7 @@ func planFor(c Case, redact func(string) string) plan {
 	for _, cr := range c.Criteria {
 		items = append(items, item{statement: cr.Statement, real: cr.ID})
 	}
-	controls, none := controlsFor(c, redact, seed)
+	controls, none := controlsFor(c, redact, seed, budget)
 	for _, ctl := range controls {
 		items = append(items, item{statement: ctl.statement, ctl: &ctl})
 	}

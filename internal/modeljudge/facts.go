@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // A fact is one thing the record shows, that a control can state or deny: a value a reply
@@ -115,6 +116,10 @@ func recordFacts(c Case, redact func(string) string) []fact {
 	return out
 }
 
+// unfit are the characters a value a control names may not hold: they would break the
+// statement's line or its quoting.
+func unfit(r rune) bool { return unicode.IsControl(r) || strings.ContainsRune("\"`\\", r) }
+
 // textFacts are the numbers, identifiers and names a text holds, each once.
 func textFacts(s string) []fact {
 	var out []fact
@@ -139,7 +144,7 @@ func textFacts(s string) []fact {
 		out = append(out, fact{value: m, class: name})
 	}
 	if len(out) == 0 { // a text of plain words: its longer words
-		for _, w := range wordRE.FindAllString(s, -1) {
+		for _, w := range wordRE.FindAllString(s, 200) {
 			if len(out) < 5 && len(w) >= 7 && !seen[strings.ToLower(w)] {
 				seen[strings.ToLower(w)] = true
 				out = append(out, fact{value: w, class: name})
@@ -179,7 +184,7 @@ func jsonFacts(v any, redact func(string) string) []fact {
 				walk(key, inner, depth+1)
 				return
 			}
-			if key == "" || len(s) > maxValue || strings.ContainsAny(s, "\n\"") || machineRE.MatchString(s) || strings.TrimSpace(s) == "" {
+			if key == "" || len(s) > maxValue || strings.IndexFunc(s, unfit) >= 0 || machineRE.MatchString(s) || strings.TrimSpace(s) == "" {
 				return
 			}
 			class := name
@@ -198,5 +203,24 @@ func jsonFacts(v any, redact func(string) string) []fact {
 		}
 	}
 	walk("", v, 0)
+	return out
+}
+
+// shown keeps the facts whose value (and tool) the prompt's record shows within budget
+// bytes: a control about what was left out could not be answered.
+func shown(facts []fact, c Case, redact func(string) string, budget int) []fact {
+	bare := c
+	bare.Criteria = nil
+	text, _ := prompt(bare, budget)
+	if i := strings.Index(text, "\nThe record:\n"); i >= 0 {
+		text = text[i:]
+	}
+	text = normalise(redact(text))
+	var out []fact
+	for _, f := range facts {
+		if strings.Contains(text, normalise(f.value)) && strings.Contains(text, normalise(f.tool)) {
+			out = append(out, f)
+		}
+	}
 	return out
 }

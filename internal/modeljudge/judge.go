@@ -157,7 +157,7 @@ type Decision struct {
 // Unable to Verify with the reason.
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	g := groundsOf(c, j.cfg.Redact) // the judge quotes what it was sent: redacted
-	p := planFor(c, j.cfg.Redact)
+	p := planFor(c, j.cfg.Redact, j.cfg.Budget)
 	asked := c
 	asked.Criteria = p.asked
 	user, cut := prompt(asked, j.cfg.Budget)

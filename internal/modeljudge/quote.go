@@ -83,24 +83,32 @@ var negations = map[string]bool{
 	"nobody": true, "nowhere": true, "denied": true, "deny": true, "denies": true,
 }
 
-// negationWindow is how many words before a quote are read for a negation.
-const negationWindow = 5
+// negationWindow is how many words before a quote are read for a negation, found within
+// negationReach bytes of it.
+const (
+	negationWindow = 5
+	negationReach  = 160
+)
 
 // negatedBy returns the words before offset at of text (normalised) when one of them
 // negates what starts there ("i cannot"), or "" when none does. Only the same
 // clause counts: a sentence's end, a colon, a semicolon or a comma ends it ("No, your
 // refund is issued" is not negated).
 func negatedBy(text string, at int) string {
-	start := 0
-	for i := at - 1; i >= 0; i-- {
+	start := max(0, at-negationReach) // the window's words are within reach
+	cut := start > 0                    // and the first may be cut short
+	for i := at - 1; i >= start; i-- {
 		c := text[i]
 		if c == '\n' || c == ';' || c == '!' || c == '?' ||
 			((c == '.' || c == ',' || c == ':') && (i+1 >= len(text) || text[i+1] == ' ')) {
-			start = i + 1
+			start, cut = i+1, false
 			break
 		}
 	}
 	words := strings.Fields(text[start:at])
+	if cut && len(words) > 0 {
+		words = words[1:]
+	}
 	if len(words) > negationWindow {
 		words = words[len(words)-negationWindow:]
 	}

@@ -200,3 +200,37 @@ func TestTheAuditCatchesAGuessingJudge(t *testing.T) {
 	}
 	assert.InDelta(t, 10, audited, 7, "25%% of 40 requests")
 }
+
+// Controls are built only from what the prompt shows of the record: a value in the part the
+// evidence budget left out is in no control, since no judge could answer one about it.
+func TestControlsComeFromWhatThePromptShows(t *testing.T) {
+	j, fake := newJudge(t, nil, func(c *modeljudge.Config) { c.Budget = 1024 })
+	c := caseFor("SC-1")
+	c.Evidence = observe.Said(observe.Turn{Input: "Refund order ORD-1.",
+		Output: "Order ORD-1 is refunded by Harbour Bank. " + strings.Repeat("More words follow here. ", 200) + "Ticket TCK-9999 goes to Wellington."})
+	for i := range 20 {
+		c.ScenarioID = fmt.Sprintf("SC-%d", i)
+		d := j.Decide(context.Background(), c)
+		require.Positive(t, d.Info.Controls, "%v", d.Info.Cut)
+		require.NotEmpty(t, d.Info.Cut, "the reply's end was left out")
+		prompt := fake.Requests(c.ScenarioID)[0].Prompt
+		for _, line := range strings.Split(prompt, "\n") {
+			for _, hidden := range []string{"TCK-9999", "Wellington"} {
+				assert.False(t, strings.HasPrefix(line, "- Q") && strings.Contains(line, hidden), "a control about %s, which the prompt left out: %s", hidden, line)
+			}
+		}
+	}
+}
+
+// A reply of megabytes, one phrase repeated after a negation, is grounded and has its
+// controls built in one pass over it: each occurrence's negation is looked for within a
+// bounded reach, not back to the start.
+func TestAHugeRepeatedReplyIsBounded(t *testing.T) {
+	j, _ := newJudge(t, map[string]string{"SC-1": fakejudge.DropNegation}, nil)
+	c := caseFor("SC-1")
+	c.Evidence = observe.Said(observe.Turn{Input: "Refund order ORD-1.", Output: strings.Repeat("I cannot issue the refund ", 200_000)})
+	d := j.Decide(context.Background(), c)
+	r := d.Results["C2"]
+	assert.Equal(t, record.UnableToVerify, r.Status, "%+v", r)
+	assert.Contains(t, r.Achieved, "the quote leaves out the negation before it", "the judge's quote starts after a cannot")
+}
