@@ -96,7 +96,7 @@ const (
 // refund is issued" is not negated).
 func negatedBy(text string, at int) string {
 	start := max(0, at-negationReach) // the window's words are within reach
-	cut := start > 0                    // and the first may be cut short
+	cut := start > 0                  // and the first may be cut short
 	for i := at - 1; i >= start; i-- {
 		c := text[i]
 		if c == '\n' || c == ';' || c == '!' || c == '?' ||
