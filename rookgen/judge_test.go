@@ -221,10 +221,10 @@ func TestModelJudgeAudit(t *testing.T) {
 		res, err := goTest(t, dir, env, "./scenarios/fake", "-rook.only=SC-PASS,SC-FAIL", "-rook.concurrency=1")
 		assert.Equal(t, tc.codes, err != nil, "%s: %s", tc.name, res.all)
 		id := runIDFrom(t, res.output["TestFake"])
-		run := filepath.Join(dir, ".rook", "runs", "fake", id)
+		runDir := filepath.Join(dir, ".rook", "runs", "fake", id)
 		for _, sc := range []string{"SC-PASS", "SC-FAIL"} {
 			assert.Len(t, fake.Requests(sc), 2, "%s %s: the request and its audit", tc.name, sc)
-			v := readYAMLFile(t, filepath.Join(run, "scenarios", sc, "verdict.yaml"))
+			v := readYAMLFile(t, filepath.Join(runDir, "scenarios", sc, "verdict.yaml"))
 			audit := v["judge"].(map[string]any)["audit"].(map[string]any)
 			row := v["criteria"].([]any)[0].(map[string]any)
 			require.Equal(t, "llm_judge", row["check"])
@@ -241,9 +241,17 @@ func TestModelJudgeAudit(t *testing.T) {
 				assert.Empty(t, audit["guessed"])
 			}
 		}
-		totals := readYAMLFile(t, filepath.Join(run, "report.yaml"))["judges"].([]any)[0].(map[string]any)
+		totals := readYAMLFile(t, filepath.Join(runDir, "report.yaml"))["judges"].([]any)[0].(map[string]any)
 		assert.Equal(t, 2, totals["audited"], tc.name)
+		var md, html bytes.Buffer
+		for format, out := range map[string]*bytes.Buffer{"md": &md, "html": &html} {
+			var stderr bytes.Buffer
+			require.Equal(t, 0, run([]string{"report", "-dir", filepath.Join(dir, ".rook", "runs"), "-run", id, "-format", format}, out, &stderr), stderr.String())
+		}
+		assert.Contains(t, md.String(), "; 2 request(s) asked again without the agent's evidence", tc.name)
 		if tc.guessed {
+			assert.Contains(t, md.String(), "**it guessed: 2 row(s) it decided are judge_guessed**")
+			assert.Contains(t, html.String(), "<td>2 / <strong>2</strong></td>")
 			assert.Equal(t, 2, totals["guessed"])
 			assert.Contains(t, res.output["TestFake"], "was caught guessing")
 			assert.Contains(t, res.output["TestFake"], "the 2 row(s) it decided in the run are marked judge_guessed")
