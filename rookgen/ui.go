@@ -70,7 +70,7 @@ func serveUI(ctx context.Context, addr string, s *site.Site, ready func(url stri
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: site.LoopbackHosts(s.Handler(), addr), ReadHeaderTimeout: 10 * time.Second}
 	ready("http://" + ln.Addr().String() + "/")
 	go func() {
 		<-ctx.Done()

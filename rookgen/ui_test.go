@@ -38,6 +38,21 @@ func TestUIAndSite(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Contains(t, string(body), `<a href="run/2026-12-01T10-00-00Z.html">2026-12-01T10-00-00Z</a>`)
+	// A page elsewhere that rebinds its own name to 127.0.0.1 sends its own Host: refused.
+	for host, want := range map[string]int{"rebind.attacker.example": 421, "rebind.attacker.example:80": 421, "10.0.0.1": 421,
+		"localhost": 200, "LOCALHOST:1234": 200, "127.0.0.1": 200, "[::1]:9": 200} {
+		req, err := http.NewRequest(http.MethodGet, url+"fake/runs.html", nil)
+		require.NoError(t, err)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, host)
+		if want != 200 {
+			assert.NotContains(t, string(body), "2026-12-01T10-00-00Z", "%s: no record is served", host)
+		}
+	}
 	cancel()
 	require.NoError(t, <-done, "stopping the view is not an error")
 

@@ -114,3 +114,24 @@ func Loopback(addr string) error {
 	}
 	return nil
 }
+
+// LoopbackHosts serves h only to requests whose Host header names the loopback interface
+// (localhost, 127.0.0.1, [::1]) or the host of addr, the address the view was asked to
+// listen on: a web page elsewhere that rebinds its own name to 127.0.0.1 cannot read the
+// records through a visitor's browser.
+func LoopbackHosts(h http.Handler, addr string) http.Handler {
+	given, _, _ := net.SplitHostPort(addr)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		host := req.Host
+		if hn, _, err := net.SplitHostPort(host); err == nil {
+			host = hn
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		ip := net.ParseIP(host)
+		if !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) && !strings.EqualFold(host, given) {
+			http.Error(w, "the view answers only requests for a loopback host name (localhost, 127.0.0.1, [::1])", http.StatusMisdirectedRequest)
+			return
+		}
+		h.ServeHTTP(w, req)
+	})
+}
