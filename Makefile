@@ -39,9 +39,12 @@ LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdopt
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 
-## lint: staticcheck, and errcheck on the non-test code (fmt's prints to a writer aside, as
-## golangci-lint's defaults have it); CI runs it beside test
+## lint: vet for Windows and macOS (every package, the generated suites included, must
+## build there), staticcheck, and errcheck on the non-test code (fmt's prints to a writer
+## aside, as golangci-lint's defaults have it); CI runs it beside test
 lint:
+	GOOS=windows $(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 	$(GO) run github.com/kisielk/errcheck@v1.30.0 -ignoretests -exclude .ci/errcheck-exclude ./...
 
