@@ -84,7 +84,7 @@ capabilities: {multi_turn: true, calls: true, usage: true}
 		require.NoError(t, err)
 		assert.Eventually(t, func() bool { return processGone(pid) }, 5*time.Second, 20*time.Millisecond,
 			"%s: the process %d its hook left behind is alive", id, pid)
-		assert.Contains(t, res.output["TestFake/"+id], fmt.Sprintf("rooktest: warning: %s: hooks exited and left processes running, ended when each hook exited: execute turn 1: pid %d: ", id, pid))
+		assert.Contains(t, res.output["TestFake/"+id], fmt.Sprintf("rooktest: warning: %s: hooks or MCP servers exited and left processes running, ended when each exited: execute turn 1: pid %d: ", id, pid))
 	}
 	assert.NotContains(t, res.output["TestFake/SC-ECHO"], "left processes running")
 }

@@ -242,14 +242,14 @@ func (r *Run) nearMisses(t tb, a *lifecycle.Attempt) {
 		a.ScenarioID, strings.Join(unseen, ", "), strings.Join(a.Notes, "; "))))
 }
 
-// leftRunning warns (fails under -rook.strict) when hooks exited and left processes running:
-// they were ended then, and a hook that leaves its work to a process it does not wait for
-// may have reported before that work was done.
+// leftRunning warns (fails under -rook.strict) when hooks or the MCP servers a probe started
+// exited and left processes running: they were ended then, and a hook that leaves its
+// work to a process it does not wait for may have reported before that work was done.
 func (r *Run) leftRunning(t tb, who string, left []string) {
 	if len(left) == 0 {
 		return
 	}
-	r.warn(t, r.show(fmt.Sprintf("%s: hooks exited and left processes running, ended when each hook exited: %s; a hook waits for what it starts, or stops it, before it exits",
+	r.warn(t, r.show(fmt.Sprintf("%s: hooks or MCP servers exited and left processes running, ended when each exited: %s; a hook or server waits for what it starts, or stops it, before it exits",
 		who, strings.Join(left, "; "))))
 }
 

@@ -221,7 +221,7 @@ func TestReportLeftRunning(t *testing.T) {
 		v := verdict(record.Pass, "", row)
 		ft := reportOf(t, &lifecycle.Outcome{Scenario: sc, Verdict: v,
 			Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: v, Left: left}}}, strict)
-		want := "SC-1: hooks exited and left processes running, ended when each hook exited: execute turn 1: pid 4242: node server.js --token [redacted:TOKEN]"
+		want := "SC-1: hooks or MCP servers exited and left processes running, ended when each exited: execute turn 1: pid 4242: node server.js --token [redacted:TOKEN]"
 		if strict {
 			require.True(t, ft.Failed())
 			require.Len(t, ft.errs, 1)
@@ -229,7 +229,7 @@ func TestReportLeftRunning(t *testing.T) {
 			assert.Contains(t, ft.errs[0], "[failing under -rook.strict]")
 		} else {
 			assert.False(t, ft.Failed())
-			assert.Contains(t, ft.logs, "rooktest: warning: "+want+"; a hook waits for what it starts, or stops it, before it exits")
+			assert.Contains(t, ft.logs, "rooktest: warning: "+want+"; a hook or server waits for what it starts, or stops it, before it exits")
 		}
 		assert.NotContains(t, strings.Join(append(ft.logs, ft.errs...), "\n"), secret)
 	}

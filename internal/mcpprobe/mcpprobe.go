@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -31,9 +30,10 @@ const (
 	maxTools = 10000
 	// maxStderr bounds what of a command server's stderr is kept for an error.
 	maxStderr = 4 << 10
-	// maxBody bounds each HTTP response a URL server sends, as the SDK bounds each frame a
-	// command server prints (mcp.DefaultMaxLineLength).
-	maxBody = mcp.DefaultMaxLineLength
+	// maxFrame bounds each message a server sends: a line a command server prints, an HTTP
+	// response a URL server sends. A page of tools is one message: one that lists more
+	// tools than a probe looks through is refused before it is decoded whole.
+	maxFrame = 4 << 20
 )
 
 // Request is one probe: the server, by name, from the profile's approved list; the tool
@@ -80,10 +80,11 @@ func listOrNone(names []string) string {
 // call connects, finds the tool, checks it is read-only, and calls it.
 func call(ctx context.Context, srv spec.MCPServer, dir string, env []string, p *record.Probe) error {
 	var stderr bytes.Buffer
-	t, err := transport(ctx, srv, dir, env, &stderr)
+	t, stop, err := transport(ctx, srv, dir, env, &stderr)
 	if err != nil {
-		return err
+		return fmt.Errorf("start mcp server %s: %w", srv.Name, err)
 	}
+	defer func() { p.LeftRunning = stop() }()
 	client := mcp.NewClient(&mcp.Implementation{Name: "rookgo-mcp-probe", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -107,23 +108,24 @@ func call(ctx context.Context, srv spec.MCPServer, dir string, env []string, p *
 	return err
 }
 
-// transport is how the server is reached: a command over stdio, in a process group of its
-// own that is killed with the probe's context, or a URL over streamable HTTP.
-func transport(ctx context.Context, srv spec.MCPServer, dir string, env []string, stderr *bytes.Buffer) (mcp.Transport, error) {
+// transport is how the server is reached: a URL over streamable HTTP, or a command over
+// stdio, started as hooks are (startServer) and killed with the probe's context. stop ends
+// a command server and names what it left running.
+func transport(ctx context.Context, srv spec.MCPServer, dir string, env []string, stderr *bytes.Buffer) (mcp.Transport, func() []string, error) {
 	if srv.URL != "" {
 		client := &http.Client{Transport: bounded{http.DefaultTransport}}
-		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1, DisableStandaloneSSE: true}, nil
+		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1, DisableStandaloneSSE: true},
+			func() []string { return nil }, nil
 	}
-	cmd := exec.CommandContext(ctx, srv.Command[0], srv.Command[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append([]string(nil), env...)
+	env = append([]string(nil), env...)
 	for k, v := range srv.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
-	cmd.Stderr = &limited{buf: stderr, left: maxStderr}
-	ownGroup(cmd)
-	cmd.WaitDelay = 2 * time.Second
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil
+	s, err := startServer(ctx, srv.Command, dir, env, &limited{buf: stderr, left: maxStderr})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.IOTransport{Reader: s.stdout, Writer: s.stdin, MaxLineLength: maxFrame}, s.stop, nil
 }
 
 // findTool lists the server's tools, page by page, for the one named.
@@ -134,6 +136,9 @@ func findTool(ctx context.Context, cs *mcp.ClientSession, server, name string) (
 		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, fmt.Errorf("list the tools of mcp server %s: %w", server, err)
+		}
+		if len(names)+len(res.Tools) > maxTools {
+			return nil, fmt.Errorf("mcp server %s lists more than %d tools; a probe looks through no more", server, maxTools)
 		}
 		for _, t := range res.Tools {
 			if t.Name == name {
@@ -205,13 +210,13 @@ func (l *limited) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// bounded is an HTTP transport whose response bodies end in an error past maxBody bytes.
+// bounded is an HTTP transport whose response bodies end in an error past maxFrame bytes.
 type bounded struct{ next http.RoundTripper }
 
 func (b bounded) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := b.next.RoundTrip(req)
 	if err == nil {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxBody}
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxFrame}
 	}
 	return resp, err
 }
@@ -224,7 +229,7 @@ type cappedBody struct {
 
 func (c *cappedBody) Read(p []byte) (int, error) {
 	if c.left <= 0 {
-		return 0, fmt.Errorf("the mcp server's response is larger than %d bytes", maxBody)
+		return 0, fmt.Errorf("the mcp server's response is larger than %d bytes", maxFrame)
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]

@@ -1,12 +1,15 @@
 package mcpprobe
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +25,16 @@ import (
 // TestMain makes the test binary an MCP server over stdio, built with the official Go SDK,
 // when MCPPROBE_SERVE=1: the probes below start it as a real process.
 func TestMain(m *testing.M) {
-	if os.Getenv("MCPPROBE_SERVE") == "1" {
+	switch os.Getenv("MCPPROBE_SERVE") {
+	case "wide":
+		serveWide()
+	case "daemons":
+		leaveDaemons()
+	case "sleep":
+		time.Sleep(5 * time.Minute) // a daemon the server leaves; the probe ends it
+		os.Exit(0)
+	}
+	if os.Getenv("MCPPROBE_SERVE") != "" {
 		if f := os.Getenv("MCPPROBE_STARTED"); f != "" {
 			_ = os.WriteFile(f, []byte("started"), 0o644)
 		}
@@ -33,6 +45,55 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// serveWide is a stdio server that speaks just enough of the protocol to list its tools:
+// MCPPROBE_TOOLS of them, in one page.
+func serveWide() {
+	n, _ := strconv.Atoi(os.Getenv("MCPPROBE_TOOLS"))
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 64<<10), 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	reply := func(id json.RawMessage, result string) {
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+		_ = out.Flush()
+	}
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Version string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil {
+			continue
+		}
+		switch req.Method {
+		case "initialize":
+			reply(req.ID, `{"protocolVersion":"`+req.Params.Version+`","capabilities":{"tools":{}},"serverInfo":{"name":"wide","version":"1"}}`)
+		case "tools/list":
+			var b strings.Builder
+			b.WriteString(`{"tools":[`)
+			for i := range n {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `{"name":"tool_%d","inputSchema":{"type":"object"}}`, i)
+			}
+			b.WriteString(`]}`)
+			reply(req.ID, b.String())
+		default:
+			if len(req.ID) > 0 {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
+				_ = out.Flush()
+			}
+		}
+	}
+	os.Exit(0)
+}
+
+// leaveDaemons is a stdio server that first starts two daemons that outlive it (linux).
+var leaveDaemons = func() { os.Exit(2) }
 
 // servers are a stdio server (this binary) and a streamable HTTP one on 127.0.0.1.
 func servers(t *testing.T) (stdio, web spec.MCPServer, env []string, started, wrote string) {
@@ -98,7 +159,7 @@ func TestAProbeNeverWritesNorStartsWhatIsNotApproved(t *testing.T) {
 
 	broken := spec.MCPServer{Name: "gone", Command: []string{filepath.Join(t.TempDir(), "no-such-server")}}
 	p = Call(ctx(t), []spec.MCPServer{broken}, t.TempDir(), env, Request{Server: "gone", Tool: "x"})
-	assert.Contains(t, p.Error, "connect to mcp server gone")
+	assert.Contains(t, p.Error, "start mcp server gone")
 }
 
 // A URL server that answers without end is cut off, and the probe says why; it never
@@ -121,6 +182,20 @@ func TestAFloodingServerIsCutOff(t *testing.T) {
 	p := Call(ctx(t), []spec.MCPServer{srv}, t.TempDir(), nil, Request{Server: "flood", Tool: "x"})
 	require.NotEmpty(t, p.Error)
 	assert.Contains(t, p.Error, "connect to mcp server flood")
-	assert.Contains(t, p.Error, "the mcp server's response is larger than 16777216 bytes")
+	assert.Contains(t, p.Error, "the mcp server's response is larger than 4194304 bytes")
 	assert.Nil(t, p.Answer)
+}
+
+// One page of tools is one message: a page of 150,000 tools is refused for its size before
+// it is decoded, and one of 20,000 small ones for its count; the probe says which.
+func TestOnePageOfToolsIsBounded(t *testing.T) {
+	for tools, want := range map[string]string{"150000": "frame exceeded the configured maximum line length", "20000": "lists more than 10000 tools"} {
+		srv := spec.MCPServer{Name: "wide", Command: []string{os.Args[0]}, Env: map[string]string{"MCPPROBE_SERVE": "wide", "MCPPROBE_TOOLS": tools}}
+		p := Call(ctx(t), []spec.MCPServer{srv}, t.TempDir(), os.Environ(), Request{Server: "wide", Tool: "tool_149999"})
+		assert.Contains(t, p.Error, want, tools)
+		assert.Nil(t, p.Answer)
+	}
+	srv := spec.MCPServer{Name: "wide", Command: []string{os.Args[0]}, Env: map[string]string{"MCPPROBE_SERVE": "wide", "MCPPROBE_TOOLS": "3"}}
+	p := Call(ctx(t), []spec.MCPServer{srv}, t.TempDir(), os.Environ(), Request{Server: "wide", Tool: "tool_7"})
+	assert.Equal(t, `mcp server wide has no tool "tool_7" (it has: tool_0, tool_1, tool_2)`, p.Error, "the server itself speaks the protocol")
 }

@@ -62,4 +62,7 @@ type Probe struct {
 	// or reached, has no such tool, or the tool is not declared read-only.
 	Error      string `json:"error,omitempty"`
 	DurationMs int64  `json:"duration_ms"`
+	// LeftRunning names the processes a command server left running when it ended, ended
+	// then: "pid N: its command line".
+	LeftRunning []string `json:"left_running,omitempty"`
 }

@@ -71,6 +71,9 @@ type attemptRun struct {
 	// observed is what the judge observed of the attempt, kept for response.json: nothing
 	// is recorded between the two.
 	observed *observe.Observations
+	// probeLeft names what the MCP servers asked now left running ("mcp server ledger: pid
+	// N: ..."), ended then.
+	probeLeft []string
 }
 
 // attempt runs what the selection asks of attempt n and what its records have not done:
@@ -341,7 +344,7 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 	}
 	res.Failures, res.Problems = a.failures()
 	res.Notes = a.each(func(rec *record.PhaseRecord) []string { return rec.Notes })
-	res.Left = a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning })
+	res.Left = append(a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning }), a.probeLeft...)
 	ev := a.observed
 	if ev == nil {
 		ev = a.observe()

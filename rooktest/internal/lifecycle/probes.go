@@ -47,6 +47,9 @@ func (a *attemptRun) probe(ctx context.Context) {
 			}
 			a.log(msg)
 		}
+		for _, l := range p.LeftRunning {
+			a.probeLeft = append(a.probeLeft, "mcp server "+w.Server+": "+l)
+		}
 		have = append(have, p)
 	}
 	a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "evidence", probesFile), have))
