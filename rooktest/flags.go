@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -33,6 +34,7 @@ var (
 	flagJudgeRate   = flag.String("rook.judge-rate", "", "send the judge at most R requests a minute (R/m; R/s, R/h), over every shard (each takes its share; R/m/shard for one shard's own)")
 	flagTraces      = flag.Bool("rook.traces", false, "receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) as evidence, as the profile's traces: otlp does")
 	flagGate        = flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
+	flagMaxWait     = flag.Duration("rook.max-wait", 0, "the longest wait an agent's API may ask for (retry_after_ms) before its turn fails instead, saying what it asked (default 1m)")
 	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
 )
 
@@ -57,6 +59,8 @@ type options struct {
 	rate      rateFlag
 	judgeRate rateFlag
 	traces    bool
+	// maxWait is -rook.max-wait.
+	maxWait time.Duration
 }
 
 func loadOptions() (options, error) {
@@ -120,6 +124,14 @@ func loadOptions() (options, error) {
 	}
 	if o.traces, err = boolFlag(set, "rook.traces", *flagTraces); err != nil {
 		return o, err
+	}
+	o.maxWait = time.Minute
+	if v := get("rook.max-wait", new(flagMaxWait.String())); set["rook.max-wait"] || v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return o, fmt.Errorf("-rook.max-wait=%q: want a duration above zero, such as 90s", v)
+		}
+		o.maxWait = d
 	}
 	o.concurrency = *flagConcurrency
 	if !set["rook.concurrency"] {

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -286,6 +287,13 @@ func (a *attemptRun) askedToWait(rec *record.PhaseRecord, out *hook.Output, wait
 		return false
 	}
 	d := time.Duration(*out.RetryAfterMs) * time.Millisecond
+	if most := cmp.Or(a.r.cfg.MaxWait, time.Minute); d > most {
+		// One wait of an hour would hold every scenario of the run for as long.
+		rec.OK = false
+		rec.Error = fmt.Sprintf("the agent's API asked to wait %s (retry_after_ms %d), longer than -rook.max-wait=%s, so the turn fails rather than hold every scenario; give the API room (-rook.rate), a later run, or a longer -rook.max-wait",
+			d, *out.RetryAfterMs, most)
+		return false
+	}
 	a.r.cfg.Turns.Pause(d)
 	if a.log != nil {
 		a.log(fmt.Sprintf("execute (turn %d): the agent's API asked to wait %s (retry_after_ms); no turn of any scenario starts before then", rec.Turn, d))

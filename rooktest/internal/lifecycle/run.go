@@ -64,6 +64,9 @@ type Config struct {
 	// (-rook.rate), and holds them all while the agent's API asks to be left alone
 	// (retry_after_ms); nil lets every turn start at once, and still honours such waits.
 	Turns *ratelimit.Limiter
+	// MaxWait is the longest such wait honoured (-rook.max-wait; a minute when zero): a
+	// turn asked to wait longer fails, saying what the API asked.
+	MaxWait time.Duration
 	// Traces receives the agent's OpenTelemetry spans, each attempt a trace of its own;
 	// nil when traces are off. TracesQuiet is how long no span may arrive before an
 	// attempt's trace is taken as whole (500 ms when zero).

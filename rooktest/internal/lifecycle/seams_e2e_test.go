@@ -347,3 +347,17 @@ func uvarint(n int) []byte {
 	}
 	return append(out, byte(n))
 }
+
+// An agent's API that asks to wait longer than -rook.max-wait does not hold the run: the turn
+// fails at once, saying what the API asked.
+func TestAWaitOverTheCapFailsTheTurn(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `first:{"retry_after_ms": 3600000} || {"output": "done", "calls": []}`},
+		"hooks:\n  execute: {command: [BIN]}\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	o := f.run.Scenario(ctx, scenario(t, noRefund), f.logs.add)
+	require.NoError(t, ctx.Err(), "the run waited for the agent's hour")
+	require.Len(t, o.Attempts, 1)
+	require.NotEmpty(t, o.Attempts[0].Failures)
+	assert.Contains(t, o.Attempts[0].Failures[0].Error(), "the agent's API asked to wait 1h0m0s (retry_after_ms 3600000), longer than -rook.max-wait=1m0s, so the turn fails rather than hold every scenario")
+}
