@@ -15,7 +15,8 @@ import (
 // junitCmd is rookgen junit: it writes a JUnit XML report from a go test -json stream
 // (a file, or stdin), in memory that does not grow with the suite, for suites whose
 // JUnit a general-purpose reader would hold whole. It exits 1 when the stream shows a
-// failure, so that a pipeline without pipefail still fails.
+// failure, a package that did not build or never ended, or no package at all, so that a
+// pipeline without pipefail still fails.
 func junitCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen junit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -47,11 +48,14 @@ func junitCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stderr, "rookgen junit: %d test(s), %d failed, %d skipped, in %d package(s)", sum.Tests, sum.Failed, sum.Skipped, sum.Packages)
+	if sum.Errors > 0 {
+		fmt.Fprintf(stderr, "; %d package(s) did not build or never ended", sum.Errors)
+	}
 	if sum.Malformed > 0 {
 		fmt.Fprintf(stderr, "; %d line(s) of the stream were not go test -json events (build output?)", sum.Malformed)
 	}
 	fmt.Fprintf(stderr, ": %s\n", *out)
-	if sum.Failed > 0 {
+	if sum.Failed > 0 || sum.Errors > 0 {
 		return 1
 	}
 	return 0

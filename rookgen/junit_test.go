@@ -39,6 +39,20 @@ go: downloading example.com/x v1.0.0
 	assert.Contains(t, stdout.String(), `<failure message="Failed" type="">=== RUN   TestA&#xA;</failure>`)
 	assert.Contains(t, stderr.String(), "1 test(s), 1 failed")
 
+	// A stream with no package, or whose package never ended, writes nothing it could
+	// pass: it fails.
+	lines := strings.SplitAfter(stream, "\n")
+	for _, tc := range []struct{ name, text, says string }{
+		{"empty.json", "", "the stream holds no go test -json event of any package"},
+		{"unended.json", lines[0] + lines[2], "1 package(s) did not build or never ended"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		require.NoError(t, os.WriteFile(path, []byte(tc.text), 0o644))
+		stderr.Reset()
+		assert.Equal(t, 1, run([]string{"junit", "-o", filepath.Join(dir, tc.name+".xml"), path}, &stdout, &stderr), tc.name)
+		assert.Contains(t, stderr.String(), tc.says, tc.name)
+	}
+
 	stderr.Reset()
 	assert.Equal(t, 1, run([]string{"junit", filepath.Join(dir, "missing.json")}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "rookgen junit: open ")

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -41,11 +42,17 @@ type event struct {
 	Elapsed float64   `json:"Elapsed"`
 	Key     string    `json:"Key"`
 	Value   string    `json:"Value"`
+	// ImportPath names the package a build-output or build-fail event is of ("p [p.test]"),
+	// and FailedBuild the one whose build failed, on the package's fail event.
+	ImportPath  string `json:"ImportPath"`
+	FailedBuild string `json:"FailedBuild"`
 }
 
 // Summary counts what the report holds.
 type Summary struct {
 	Packages, Tests, Failed, Skipped int
+	// Errors counts the packages that did not build, or whose end the stream never showed.
+	Errors int
 	// Malformed counts lines of the stream that were not events (build output, a cut line).
 	Malformed int
 }
@@ -65,13 +72,15 @@ func Write(r io.Reader, w io.Writer, opts Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("create the junit spool: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(spool) }() // scratch space
-	c := &converter{dir: spool, pkgs: map[string]*suite{}}
-	defer c.closeAll()
+	c := &converter{dir: spool, pkgs: map[string]*suite{}, build: map[string]*held{}}
 	if err := c.read(r); err != nil {
 		return c.sum, err
 	}
 	if err := c.finish(); err != nil {
 		return c.sum, err
+	}
+	if c.sum.Packages == 0 {
+		return c.sum, errors.New("the stream holds no go test -json event of any package: was it go test -json's output?")
 	}
 	return c.sum, c.assemble(w, opts.GoVersion)
 }
@@ -114,20 +123,36 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// suite is one package's testsuite being written.
+// suite is one package's testsuite being written. Its finished test cases are written to
+// its spool file a batch at a time (spoolBatch), the file opened for each batch: however
+// many packages the stream holds, at most one file is open.
 type suite struct {
-	name          string
-	start         time.Time
-	elapsed       float64
-	ended         bool
-	failed        bool
-	tests, fails  int
-	skips         int
-	spool         *os.File
-	out           *bufio.Writer
-	running       map[string]*test
-	pkgOutput     []string
-	pkgOutputSize int
+	name         string
+	start        time.Time
+	elapsed      float64
+	ended        bool
+	failed       bool
+	tests, fails int
+	skips        int
+	spool        string
+	out          bytes.Buffer
+	running      map[string]*test
+	pkgOutput    held
+}
+
+// spoolBatch is how much of a package's finished cases is held before it is written out.
+const spoolBatch = 32 << 10
+
+// held is output kept within MaxTestOutput.
+type held struct {
+	lines []string
+	size  int
+}
+
+func (h *held) add(line string) {
+	if h.size+len(line) <= MaxTestOutput {
+		h.lines, h.size = append(h.lines, line), h.size+len(line)
+	}
 }
 
 // test is one running test: its output and attributes so far.
@@ -141,6 +166,9 @@ type test struct {
 type converter struct {
 	dir  string
 	pkgs map[string]*suite
+	// build is the build output of each package that printed some, by ImportPath, until
+	// its package claims it.
+	build map[string]*held
 	// order is the packages in the order they first appeared.
 	order []string
 	held  int
@@ -152,18 +180,30 @@ func (c *converter) suite(ev event) (*suite, error) {
 	if s != nil {
 		return s, nil
 	}
-	f, err := os.CreateTemp(c.dir, "suite-")
-	if err != nil {
-		return nil, fmt.Errorf("create the spool of package %s: %w", ev.Package, err)
-	}
-	s = &suite{name: ev.Package, start: ev.Time, spool: f, out: bufio.NewWriter(f), running: map[string]*test{}}
+	s = &suite{name: ev.Package, start: ev.Time, spool: filepath.Join(c.dir, fmt.Sprintf("suite-%d", len(c.order))), running: map[string]*test{}}
 	c.pkgs[ev.Package] = s
 	c.order = append(c.order, ev.Package)
 	return s, nil
 }
 
-// apply takes one event: a test's run, output, attribute and end, or the package's.
+// apply takes one event: a test's run, output, attribute and end, or the package's, or a
+// package's build output.
 func (c *converter) apply(ev event) error {
+	if ev.Package == "" {
+		if ev.ImportPath == "" {
+			c.sum.Malformed++ // an event of no package
+			return nil
+		}
+		b := c.build[ev.ImportPath]
+		if b == nil {
+			b = &held{}
+			c.build[ev.ImportPath] = b
+		}
+		if ev.Action == "build-output" {
+			b.add(ev.Output)
+		}
+		return nil
+	}
 	s, err := c.suite(ev)
 	if err != nil {
 		return err
@@ -206,12 +246,37 @@ func (c *converter) hold(t *test, line string) {
 func (c *converter) packageEvent(s *suite, ev event) error {
 	switch ev.Action {
 	case "output":
-		if s.pkgOutputSize+len(ev.Output) <= MaxTestOutput {
-			s.pkgOutput = append(s.pkgOutput, ev.Output)
-			s.pkgOutputSize += len(ev.Output)
-		}
+		s.pkgOutput.add(ev.Output)
 	case "pass", "fail", "skip":
 		s.ended, s.elapsed, s.failed = true, ev.Elapsed, ev.Action == "fail"
+		if b := c.build[ev.FailedBuild]; ev.FailedBuild != "" {
+			// The build's errors are the package's failure, before its FAIL line.
+			c.sum.Errors++
+			if b != nil {
+				s.pkgOutput.lines = append(append([]string(nil), b.lines...), s.pkgOutput.lines...)
+				delete(c.build, ev.FailedBuild)
+			}
+		}
+		return c.flush(s)
+	}
+	return nil
+}
+
+// flush writes s's finished cases held so far to its spool.
+func (c *converter) flush(s *suite) error {
+	if s.out.Len() == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(s.spool, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("write the spool of package %s: %w", s.name, err)
+	}
+	_, err = s.out.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write the spool of package %s: %w", s.name, err)
 	}
 	return nil
 }
@@ -246,7 +311,13 @@ func (c *converter) testcase(s *suite, ev event, t *test) error {
 		c.sum.Skipped++
 		tc.Skipped = &xmlSkipped{Message: body}
 	}
-	return encodeCase(s.out, tc)
+	if err := encodeCase(&s.out, tc); err != nil {
+		return err
+	}
+	if s.out.Len() >= spoolBatch {
+		return c.flush(s)
+	}
+	return nil
 }
 
 // finish ends what the stream left open: a test still running when the stream ended (the
@@ -267,26 +338,57 @@ func (c *converter) finish() error {
 				return err
 			}
 		}
+		if !s.ended {
+			// The test binary died, or the stream was cut: the package failed.
+			c.sum.Errors++
+			s.failed = true
+			s.pkgOutput.lines = append(s.pkgOutput.lines, fmt.Sprintf("\n[rookgen junit: the stream ended before package %s did]\n", name))
+		}
 		if s.failed && s.fails == 0 {
-			t := &test{output: s.pkgOutput}
+			t := &test{output: s.pkgOutput.lines}
 			if err := c.testcase(s, event{Action: "fail", Test: "TestMain", Elapsed: s.elapsed}, t); err != nil {
 				return err
 			}
 			s.tests-- // gotestsum does not count it among the tests
 			c.sum.Tests--
 		}
-		if err := s.out.Flush(); err != nil {
-			return fmt.Errorf("write the spool of package %s: %w", name, err)
+		if err := c.flush(s); err != nil {
+			return err
 		}
+	}
+	if err := c.unclaimedBuilds(); err != nil {
+		return err
 	}
 	c.sum.Packages = len(c.order)
 	return nil
 }
 
-func (c *converter) closeAll() {
-	for _, s := range c.pkgs {
-		_ = s.spool.Close() // a scratch file, removed with its folder
+// unclaimedBuilds makes a failed package of each build whose output no package's end
+// claimed (a package with no tests that did not build): named by its import path.
+func (c *converter) unclaimedBuilds() error {
+	paths := make([]string, 0, len(c.build))
+	for p := range c.build {
+		paths = append(paths, p)
 	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		name, _, _ := strings.Cut(p, " ")
+		s, err := c.suite(event{Package: name})
+		if err != nil {
+			return err
+		}
+		c.sum.Errors++
+		s.ended, s.failed = true, true
+		if err := c.testcase(s, event{Action: "fail", Test: "TestMain"}, &test{output: c.build[p].lines}); err != nil {
+			return err
+		}
+		s.tests--
+		c.sum.Tests--
+		if err := c.flush(s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // assemble writes the document: the totals, then each package's suite around its spool.
@@ -296,7 +398,7 @@ func (c *converter) assemble(w io.Writer, goVersion string) error {
 	for _, name := range c.order {
 		total += c.pkgs[name].elapsed
 	}
-	fmt.Fprintf(bw, "%s<testsuites tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%s\">\n", header, c.sum.Tests, c.sum.Failed, seconds(total))
+	fmt.Fprintf(bw, "%s<testsuites tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%s\">\n", header, c.sum.Tests, c.sum.Failed, c.sum.Errors, seconds(total))
 	for _, name := range c.order {
 		s := c.pkgs[name]
 		skipped := ""
@@ -306,16 +408,24 @@ func (c *converter) assemble(w io.Writer, goVersion string) error {
 		fmt.Fprintf(bw, "\t<testsuite tests=\"%d\" failures=\"%d\"%s time=\"%s\" name=%s timestamp=\"%s\">\n",
 			s.tests, s.fails, skipped, seconds(s.elapsed), attr(s.name), s.start.Format(time.RFC3339))
 		fmt.Fprintf(bw, "\t\t<properties>\n\t\t\t<property name=\"go.version\" value=%s></property>\n\t\t</properties>\n", attr(goVersion))
-		if _, err := s.spool.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("read the spool of package %s: %w", name, err)
-		}
-		if _, err := io.Copy(bw, s.spool); err != nil {
+		if err := copyFile(bw, s.spool); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("read the spool of package %s: %w", name, err)
 		}
 		_, _ = bw.WriteString("\t</testsuite>\n") // a bufio.Writer's error sticks: Flush returns it
 	}
 	_, _ = bw.WriteString("</testsuites>\n")
 	return bw.Flush()
+}
+
+// copyFile copies the file at path to w, the file open only meanwhile.
+func copyFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }() // read only
+	_, err = io.Copy(w, f)
+	return err
 }
 
 func seconds(s float64) string { return fmt.Sprintf("%f", s) }

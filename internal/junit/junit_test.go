@@ -118,7 +118,7 @@ func TestHostileStreams(t *testing.T) {
 	var out bytes.Buffer
 	sum, err := Write(strings.NewReader(in.String()), &out, Options{GoVersion: "v", TempDir: t.TempDir()})
 	require.NoError(t, err)
-	assert.Equal(t, Summary{Packages: 1, Tests: 2, Failed: 2, Malformed: 2}, sum)
+	assert.Equal(t, Summary{Packages: 1, Tests: 2, Failed: 2, Errors: 1, Malformed: 2}, sum, "the package never ended: an error")
 	_, got := cases(t, out.Bytes())
 	loud := got["TestLoud"].Failure.Contents
 	assert.LessOrEqual(t, len(loud), MaxTestOutput+200)
@@ -197,4 +197,106 @@ func BenchmarkWrite(b *testing.B) {
 	b.ReportMetric(float64(peak[1000])/1e6, "peak-heap-MB@1000")
 	b.ReportMetric(float64(peak[20000])/1e6, "peak-heap-MB@20000")
 	b.ReportMetric(float64(peak[20000])/float64(peak[1000]), "peak-20000-vs-1000")
+}
+
+// A package that did not build is an error of its package, as gotestsum counts it: its
+// suite's failure holds the compiler's output, and no nameless suite is made of the build
+// output. The totals are gotestsum's for the same stream.
+func TestABuildFailureIsItsPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test and gotestsum")
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"go.mod": "module bf\n\ngo 1.26\n",
+		"ok/ok_test.go":    "package ok\nimport \"testing\"\nfunc TestOK(t *testing.T) {}\n",
+		"broken/b_test.go": "package broken\nimport \"testing\"\nfunc TestX(t *testing.T) { undefinedThing() }\n",
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	run := exec.Command("go", "test", "-json", "./ok", "./broken")
+	run.Dir = dir
+	run.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	stream, _ := run.Output()
+	require.Contains(t, string(stream), `"build-fail"`)
+	var ours bytes.Buffer
+	sum, err := Write(bytes.NewReader(stream), &ours, Options{TempDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Equal(t, Summary{Packages: 2, Tests: 1, Failed: 1, Errors: 1}, sum)
+	d, got := cases(t, ours.Bytes())
+	for _, s := range d.Suites {
+		assert.NotEmpty(t, s.Name, "no nameless suite")
+	}
+	assert.Contains(t, got["TestMain"].Failure.Contents, "undefined: undefinedThing", "the compiler's output is the package's failure")
+	assert.Contains(t, got["TestMain"].Failure.Contents, "FAIL\tbf/broken [build failed]")
+	assert.Contains(t, ours.String(), `<testsuites tests="1" failures="1" errors="1"`)
+
+	gts, err := exec.Command("go", "tool", "-n", "gotestsum").Output()
+	require.NoError(t, err)
+	events := filepath.Join(t.TempDir(), "events.json")
+	require.NoError(t, os.WriteFile(events, stream, 0o644))
+	theirs := filepath.Join(t.TempDir(), "gotestsum.xml")
+	out, err := exec.Command(strings.TrimSpace(string(gts)), "--junitfile", theirs, "--format", "none", "--raw-command", "--", "cat", events).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	want, err := os.ReadFile(theirs)
+	require.NoError(t, err)
+	assert.Contains(t, string(want), `<testsuites tests="1" failures="1" errors="1"`, "gotestsum's totals")
+}
+
+// A stream that holds no event of any package is an error; a package whose end the stream
+// never showed failed, even when every test it started passed.
+func TestAStreamWithoutEndsFails(t *testing.T) {
+	for _, empty := range []string{"", "go: no packages to test\n", `{"Action":"output","Output":"x"}` + "\n"} {
+		_, err := Write(strings.NewReader(empty), io.Discard, Options{TempDir: t.TempDir()})
+		assert.ErrorContains(t, err, "the stream holds no go test -json event of any package", "%q", empty)
+	}
+	var out bytes.Buffer
+	sum, err := Write(strings.NewReader(line("run", "TestA", "")+line("pass", "TestA", "")), &out, Options{TempDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Equal(t, Summary{Packages: 1, Tests: 1, Failed: 1, Errors: 1}, sum)
+	_, got := cases(t, out.Bytes())
+	assert.Contains(t, got["TestMain"].Failure.Contents, "the stream ended before package p did")
+}
+
+// However many packages the stream holds, the converter keeps a bounded number of files
+// open: 1,100 packages, interleaved as go test -p runs them, under an fd limit of 1,024.
+func TestManyPackagesKeepFewFilesOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts this process's open files in /proc")
+	}
+	var in strings.Builder
+	const n = 1100
+	for i := range n {
+		in.WriteString(strings.ReplaceAll(line("run", "TestA", ""), `"p"`, fmt.Sprintf(`"p%d"`, i)))
+		in.WriteString(strings.ReplaceAll(line("pass", "TestA", ""), `"p"`, fmt.Sprintf(`"p%d"`, i)))
+	}
+	for i := range n {
+		in.WriteString(strings.ReplaceAll(line("pass", "", ""), `"p"`, fmt.Sprintf(`"p%d"`, i)))
+	}
+	open := func() int {
+		fds, err := os.ReadDir("/proc/self/fd")
+		require.NoError(t, err)
+		return len(fds)
+	}
+	before := open()
+	r := &fdCounting{r: strings.NewReader(in.String()), count: open}
+	var out bytes.Buffer
+	sum, err := Write(r, &out, Options{TempDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Equal(t, n, sum.Packages)
+	assert.Equal(t, n, sum.Tests)
+	assert.LessOrEqual(t, r.most-before, 2, "files open while the stream was read")
+	assert.Equal(t, n, strings.Count(out.String(), `<testcase classname="p`))
+}
+
+// fdCounting notes the most files the process had open at any read.
+type fdCounting struct {
+	r     io.Reader
+	count func() int
+	most  int
+}
+
+func (f *fdCounting) Read(p []byte) (int, error) {
+	f.most = max(f.most, f.count())
+	return f.r.Read(p)
 }

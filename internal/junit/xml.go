@@ -1,7 +1,6 @@
 package junit
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"fmt"
@@ -43,7 +42,7 @@ type xmlFailure struct {
 
 // encodeCase writes one testcase, indented as the suite's child. Text that XML cannot
 // hold (invalid UTF-8, control characters a test printed) is replaced, never dropped.
-func encodeCase(w *bufio.Writer, tc xmlCase) error {
+func encodeCase(w *bytes.Buffer, tc xmlCase) error {
 	tc.Name, tc.Classname = clean(tc.Name), clean(tc.Classname)
 	if tc.Properties != nil {
 		for i := range tc.Properties.Property {
