@@ -18,6 +18,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	lenient := fs.Bool("lenient", false, "keep a scenario key that reads like a misspelt one (forbidden_text) as a warning, not an error")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	signals := fs.Bool("signals", false, "also print how each red-team signal is read, one line each")
+	verbose := fs.Bool("v", false, "also name each profile's settings (env entries with no secret: key that are not credentials)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -46,6 +47,11 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if warn(stderr, "rookgen check", gen.Lint(root, agents), *strict) {
 		return 1
+	}
+	if *verbose {
+		for _, line := range gen.Settings(root, agents) {
+			fmt.Fprintln(stdout, "rookgen check: "+line)
+		}
 	}
 	if *signals {
 		for _, line := range gen.Signals(agents) {

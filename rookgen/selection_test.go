@@ -250,17 +250,48 @@ hook_env:
 	res, err := goTest(t, dir, []string{goflags, "SEC_A=" + leaked, "AGENT_URL=http://127.0.0.1:8080/agent/v1"},
 		"./scenarios/fake", "-v", "-rook.dir="+records)
 	require.NoError(t, err, res.all)
-	assert.Contains(t, res.all, "SEC_A has no secret: key; it is treated as a setting")
-	assert.Contains(t, res.all, "SEC_A's value looks like a credential: it is redacted")
+	assert.Contains(t, res.all, "SEC_A has no secret: key; its value reads as a credential, so it is redacted")
+	assert.Equal(t, 1, strings.Count(res.all, "SEC_A has no secret: key"), "said once")
+	assert.Contains(t, res.all, "rooktest: settings (env entries with no secret: key, not named as credentials), never redacted unless a value reads as a credential: AGENT_URL")
 	assert.Contains(t, res.all, "using [redacted:SEC_A] at http://127.0.0.1:8080/agent/v1", "a URL setting stays as it is")
 	assert.NotContains(t, res.all, leaked)
 	assertNoFileHolds(t, records, leaked)
 
+	// rookgen check: where a leak is possible (the value in the environment reads as a
+	// credential) it warns, and -strict fails; settings are named with -v only, and a
+	// profile of settings alone (as Rook's are) passes -strict.
 	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"check", "-strict", "-root", dir}, &stdout, &stderr), "settings alone: %s", stderr.String())
+	assert.Empty(t, stderr.String())
+	assert.NotContains(t, stdout.String(), "AGENT_URL")
+	stdout.Reset()
+	assert.Equal(t, 0, run([]string{"check", "-v", "-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "profiles/fake/fake.yaml: SEC_A, AGENT_URL: settings (no secret: key, a name that is not a credential's)")
+}
+
+// rookgen check -strict fails where a leak is possible: an env entry with no secret: key
+// whose name, or whose value in the environment, reads as a credential. A profile of
+// settings alone, as Rook's banking profiles are, passes.
+func TestCheckStrictNamesPossibleLeaks(t *testing.T) {
+	dir := newModule(t)
+	write(t, dir, "profiles/bank/demo.yaml", "id: demo\nhooks:\n  execute: scripts/h.mjs\nenv:\n  - variable: DEMO_BASE_URL\n  - variable: DEMO_ENGINE\n  - variable: DEMO_VARIANT\n")
+	write(t, dir, "profiles/bank/scripts/h.mjs", "")
+	write(t, dir, "scenarios/bank/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"check", "-strict", "-root", dir}, &stdout, &stderr), "Rook's settings: %s", stderr.String())
+
+	t.Setenv("DEMO_ENGINE", "sk-live-4f9a2b7c1d8e")
 	assert.Equal(t, 0, run([]string{"check", "-root", dir}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "profiles/fake/fake.yaml: SEC_A has no secret: key; it is treated as a setting")
+	assert.Contains(t, stderr.String(), "profiles/bank/demo.yaml: DEMO_ENGINE has no secret: key; its value reads as a credential, so it is redacted")
 	stderr.Reset()
 	assert.Equal(t, 1, run([]string{"check", "-strict", "-root", dir}, &stdout, &stderr), "an error under -strict")
+
+	t.Setenv("DEMO_ENGINE", "model")
+	write(t, dir, "profiles/bank/demo.yaml", "id: demo\nhooks:\n  execute: scripts/h.mjs\nenv:\n  - variable: DEMO_BASE_URL\n  - variable: DEMO_API_TOKEN\n")
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"check", "-strict", "-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "DEMO_API_TOKEN has no secret: key; its name reads as a credential, so it is treated as a secret")
+	assert.NotContains(t, stderr.String(), "DEMO_BASE_URL")
 }
 
 // goTestInPackage runs go test in local directory mode in agent's package (as a person in

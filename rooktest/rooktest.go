@@ -332,16 +332,18 @@ func (c *setup) quarantined() []record.Entry {
 // too short or too common to redact everywhere.
 func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
 	secrets := map[string]string{}
+	var settings []string
 	for _, v := range prof.Env {
-		if why := v.Undeclared(); why != "" {
+		if why := v.Undeclared(os.Getenv(v.Variable)); why != "" {
 			t.Logf("rooktest: %s", why)
+		} else if v.Setting() {
+			settings = append(settings, v.Variable)
 		}
 		if !v.IsSecret() {
 			// A setting (a URL, an engine): the evidence keeps it as the hooks saw it,
 			// unless its value reads as a credential: fail closed where it costs nothing.
 			if val := os.Getenv(v.Variable); v.Secret == nil && spec.ValueLooksSecret(val) {
-				t.Logf("rooktest: warning: %s's value looks like a credential: it is redacted, though the profile does not say it is a secret", v.Variable)
-				secrets[v.Variable] = val
+				secrets[v.Variable] = val // said above, by Undeclared
 			}
 			continue
 		}
@@ -351,6 +353,9 @@ func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
 		} else if store.CommonText(secrets[v.Variable]) {
 			t.Logf("rooktest: warning: secret %s is all digits or a common word; it is redacted in free text, but never in the records' ids, times and statuses", v.Variable)
 		}
+	}
+	if len(settings) > 0 {
+		t.Logf("rooktest: settings (env entries with no secret: key, not named as credentials), never redacted unless a value reads as a credential: %s", strings.Join(settings, ", "))
 	}
 	if key := jopts.cfg.APIKey; key != "" {
 		// The judge's key is redacted like a declared secret: records, log, JUnit.

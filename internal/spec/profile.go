@@ -135,19 +135,26 @@ func LooksSecret(name string) bool {
 	return false
 }
 
-// Undeclared says, for an entry with no secret: key, how it is treated, as a run and
-// rookgen check name it: "SEC_A has no secret: key; it is treated as a setting". "" for an
-// entry that says.
-func (v EnvVar) Undeclared() string {
-	if v.Secret != nil {
+// Undeclared says, for an entry with no secret: key whose name or value (value, as the
+// environment has it) reads as a credential, how it is treated, as a run and rookgen check
+// name it: "API_TOKEN has no secret: key; ...". "" for an entry that says, and for a
+// setting (DEMO_BASE_URL): a setting with no secret: key is what Rook's profiles write,
+// and is never redacted.
+func (v EnvVar) Undeclared(value string) string {
+	switch {
+	case v.Secret != nil:
 		return ""
+	case LooksSecret(v.Variable):
+		return fmt.Sprintf("%s has no secret: key; its name reads as a credential, so it is treated as a secret: say secret: true (or secret: false if it is not one)", v.Variable)
+	case ValueLooksSecret(value):
+		return fmt.Sprintf("%s has no secret: key; its value reads as a credential, so it is redacted: say secret: true (or secret: false if it is not one)", v.Variable)
 	}
-	how := "a setting (never redacted, unless its value looks like a credential)"
-	if v.IsSecret() {
-		how = "a secret (its name reads as a credential)"
-	}
-	return fmt.Sprintf("%s has no secret: key; it is treated as %s: say secret: true or secret: false", v.Variable, how)
+	return ""
 }
+
+// Setting reports whether the entry is a setting by default: no secret: key, and a name
+// that does not read as a credential.
+func (v EnvVar) Setting() bool { return v.Secret == nil && !LooksSecret(v.Variable) }
 
 // credentialPrefixes begin the values of well-known kinds of credentials.
 var credentialPrefixes = []string{"sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-",

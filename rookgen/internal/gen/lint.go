@@ -34,7 +34,7 @@ func Lint(root string, agents []Agent) []string {
 		}
 		for _, p := range a.Profiles {
 			for _, v := range p.Env {
-				if why := v.Undeclared(); why != "" {
+				if why := v.Undeclared(os.Getenv(v.Variable)); why != "" {
 					out = append(out, fmt.Sprintf("%s: %s", rel(p.File), why))
 				}
 			}
@@ -67,6 +67,28 @@ func Typos(root string, agents []Agent) []string {
 		for _, sc := range a.Scenarios {
 			for _, w := range sc.Typos {
 				out = append(out, workspace.Rel(root, fmt.Errorf("%s", w)).Error())
+			}
+		}
+	}
+	return out
+}
+
+// Settings names, per profile, the env entries with no secret: key that are settings (their
+// name does not read as a credential): never redacted, as Rook's profiles have them.
+// rookgen check -v prints them, once each.
+func Settings(root string, agents []Agent) []string {
+	var out []string
+	for _, a := range agents {
+		for _, p := range a.Profiles {
+			var names []string
+			for _, v := range p.Env {
+				if v.Setting() {
+					names = append(names, v.Variable)
+				}
+			}
+			if len(names) > 0 {
+				out = append(out, fmt.Sprintf("%s: %s: settings (no secret: key, a name that is not a credential's): never redacted, unless a value reads as a credential",
+					workspace.Rel(root, fmt.Errorf("%s", p.File)).Error(), strings.Join(names, ", ")))
 			}
 		}
 	}
