@@ -9,8 +9,8 @@
 //	json:<raw>        print raw on stdout
 //	exit:<code>:<msg> print msg on stderr and exit with code
 //	hang              sleep until killed
-//	trap-term         wait for SIGTERM, say so on stderr, exit 143
-//	ignore-term       ignore SIGTERM and sleep until killed
+//	trap-term         say "fake hook ready" on stderr, wait for SIGTERM, say so, exit 143
+//	ignore-term       ignore SIGTERM, say "fake hook ready", sleep until killed
 //	hang-child        start a child that sleeps, write its pid to FAKEHOOK_PIDFILE, sleep
 //	escape            start a child in a session of its own (setsid), write its pid to
 //	                  FAKEHOOK_PIDFILE, reply and exit
@@ -268,11 +268,13 @@ func process(verb string) (code int, done bool) {
 	case "trap-term":
 		term := make(chan os.Signal, 1)
 		signal.Notify(term, syscall.SIGTERM)
+		fmt.Fprintln(os.Stderr, "fake hook ready") // the trap is set: a test may signal now
 		<-term
 		fmt.Fprintln(os.Stderr, "fake hook got SIGTERM; closing its session")
 		return 143, true
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
+		fmt.Fprintln(os.Stderr, "fake hook ready")
 		time.Sleep(time.Hour)
 		return 0, true
 	case "escape":

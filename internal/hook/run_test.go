@@ -122,10 +122,19 @@ func TestRunInterruptTerminatesThenKills(t *testing.T) {
 		t.Run(tc.action, func(t *testing.T) {
 			s := fake(t, "execute", "FAKEHOOK_EXECUTE="+tc.action)
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(500*time.Millisecond, cancel)
-			start := time.Now()
+			defer cancel()
+			// Cancel once the hook says its trap is set: a signal sent before then would
+			// find the default action, not the hook's.
+			cancelled := make(chan time.Time, 1)
+			s.OnStderr = func(line string) {
+				if line == "fake hook ready" {
+					cancelled <- time.Now()
+					cancel()
+				}
+			}
 			res, err := hook.Run(ctx, s)
-			elapsed := time.Since(start) - 500*time.Millisecond
+			require.Len(t, cancelled, 1, "the hook said it was ready: %s", res.Stderr)
+			elapsed := time.Since(<-cancelled)
 			require.Error(t, err)
 			assert.True(t, res.Stopped)
 			assert.Contains(t, err.Error(), "stopped: context canceled")
