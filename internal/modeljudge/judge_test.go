@@ -110,9 +110,10 @@ func TestCacheAndPreflight(t *testing.T) {
 	assert.Len(t, fake.Requests("PREFLIGHT"), 1)
 	assert.Len(t, fake.Requests("SC-1"), 1)
 
-	again, fake2 := newJudge(t, nil, func(c *modeljudge.Config) { c.CacheDir, c.URL = dir, j.URL() })
-	_ = fake2
+	// A second judge of the same URL and model (a later run) shares the cache.
+	again, unused := newJudge(t, nil, func(c *modeljudge.Config) { c.CacheDir, c.URL = dir, j.URL() })
 	d2 := again.Decide(context.Background(), caseFor("SC-1"))
+	assert.Zero(t, unused.Total(), "the second judge asks the first's server, not the one newJudge started")
 	assert.True(t, d2.Info.Cached)
 	assert.Equal(t, "fake-judge-1", d2.Info.ReportedModel, "a cached answer is reported as the judge's that gave it")
 	assert.Equal(t, d.Results, d2.Results)

@@ -60,14 +60,20 @@ type Receiver struct {
 	stray, refused int
 }
 
+// ReadTimeout bounds how long one request may take to arrive, body included: a client
+// that trickles its body is cut off rather than holding a connection open.
+const ReadTimeout = 30 * time.Second
+
 // Start listens on a free loopback port.
-func Start() (*Receiver, error) {
+func Start() (*Receiver, error) { return start(ReadTimeout) }
+
+func start(readTimeout time.Duration) (*Receiver, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("start the trace receiver: %w", err)
 	}
 	r := &Receiver{ln: ln, sinks: map[[16]byte]*Sink{}, slots: make(chan struct{}, InFlight)}
-	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
+	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: min(10*time.Second, readTimeout), ReadTimeout: readTimeout}
 	go func() { _ = r.srv.Serve(ln) }() // ends with Close
 	return r, nil
 }

@@ -2,6 +2,9 @@ package otlp
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,6 +72,9 @@ func TestReceiver(t *testing.T) {
 	assert.Equal(t, "token [redacted:KEY] here", tr.Spans[0].Attributes["secret.note"], "redacted as it arrives")
 	assert.Empty(t, tr.Incomplete)
 
+	// Requests refused whole: each says why, none adds a span, and those that could have
+	// held spans count against the attempts open then.
+	open := r.Attempt("SC-2", 1, nil)
 	for _, c := range []struct {
 		method, path, ctype string
 		body                []byte
@@ -84,9 +90,16 @@ func TestReceiver(t *testing.T) {
 		req.Header.Set("Content-Type", c.ctype)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
+		msg, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		assert.Equal(t, c.want, resp.StatusCode, "%s %s", c.method, c.path)
+		assert.NotEmpty(t, strings.TrimSpace(string(msg)), "%s %s: a refusal says why", c.method, c.path)
 	}
+	refused := r.Settle(open, time.Millisecond, time.Second, nil)
+	assert.Empty(t, refused.Spans)
+	assert.Equal(t, 2, refused.Refused, "the bad protobuf and the body over the bound")
+	assert.Contains(t, refused.Incomplete, "2 export request(s) were refused while the attempt was open")
+	assert.Equal(t, 1, r.Stray(), "nothing of the refused requests was taken as a span")
 }
 
 // An attempt keeps at most MaxSpans spans; the rest are dropped and the trace says so.
@@ -110,4 +123,22 @@ func TestSpansOverTheBoundAreDropped(t *testing.T) {
 	assert.Len(t, tr.Spans, MaxSpans)
 	assert.Equal(t, 5, tr.Dropped)
 	assert.Contains(t, tr.Incomplete, "5 span(s) were dropped over the bounds")
+}
+
+// A client that sends its headers and then trickles its body is cut off once the read
+// timeout has passed: a connection cannot be held open by sending slowly.
+func TestATricklingClientIsCutOff(t *testing.T) {
+	r, err := start(300 * time.Millisecond)
+	require.NoError(t, err)
+	defer r.Close()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(r.Endpoint(), "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 100000\r\n\r\n0123456789")
+	require.NoError(t, err)
+	start := time.Now()
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second))) // a bound on the test, not what it waits for
+	_, err = io.ReadAll(conn)                                                // until the receiver closes the connection
+	require.NoError(t, err, "the receiver closed the connection before the test's own bound")
+	assert.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
 }

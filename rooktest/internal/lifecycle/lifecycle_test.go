@@ -298,7 +298,10 @@ func TestRecordsAreWholeAndRedacted(t *testing.T) {
 	require.Nil(t, f.run.Prepare(context.Background(), f.logs.add))
 	sc := scenario(t, "goal: g\nforbidden: [key]\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: x}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
-	_ = o.Attempts[0]
+	require.Len(t, o.Attempts, 1)
+	require.NotNil(t, o.Verdict, "judged")
+	require.Len(t, o.Verdict.ForbiddenHits, 1, "the reply names the key: a forbidden hit")
+	assert.Contains(t, o.Verdict.ForbiddenHits[0].Quote, "the key is [redacted:FAKE_SECRET]", "the hit quotes the reply as recorded, redacted")
 	_, err := f.run.Finish(time.Now())
 	require.NoError(t, err)
 	assert.NotContains(t, f.logs.all(), secret, "hook output is redacted as it comes in, before anything logs it")
