@@ -30,7 +30,11 @@
 //	sleep:<duration>  sleep, then do the default
 //	first:<a> || <b>  the scenario's first call in the run prints the object <a>, later calls <b>
 //	leak:<form>       reply with ROOK_CANARY in a disguise (base64, hex, spaced, split...)
-//	post:<url>        POST stdin to <url> with TRACEPARENT as the traceparent header, and
+//	tell:<file>       write TRACEPARENT to <file>, wait for <file>.done, reply
+//	forge:<file>      read a sibling's TRACEPARENT from <file>, export a span of an
+//	                  issue_refund call into its trace (with this hook's own OTLP headers,
+//	                  or none with FAKEHOOK_FORGE_BARE=1), write <file>.done, reply
+//	post:<url>        POST stdin to <url> with TRACEPARENT and TRACESTATE as headers, and
 //	                  print the answer (an HTTP agent's hook)
 //	wait-once:<ms>    the first call of the attempt prints {"retry_after_ms": ms} (an API's
 //	                  HTTP 429) and no reply; later calls do the default
@@ -239,6 +243,9 @@ func output(verb, arg string) (code int, done bool) {
 		// An HTTP agent's hook: POST stdin to the agent, with the trace context as the W3C
 		// traceparent header, and print the agent's answer.
 		return post(arg), true
+	case "tell", "forge":
+		// A hook whose TRACEPARENT a sibling learns, and the sibling (trace.go).
+		return crossTalk(verb, arg), true
 	case "wait-once":
 		// An API's HTTP 429: the first call of the attempt asks to wait, the next replies.
 		mark := filepath.Join(os.Getenv("ROOK_STATE_DIR"), "fakehook-waited")
@@ -459,8 +466,9 @@ func writePidfile(path string, pid int) error {
 	return os.Rename(tmp, path)
 }
 
-// post sends stdin to url with the hook's TRACEPARENT as the traceparent header, and
-// prints the answer.
+// post sends stdin to url with the hook's TRACEPARENT and TRACESTATE as the traceparent
+// and tracestate headers (FAKEHOOK_NO_TRACESTATE leaves the latter out), and prints the
+// answer.
 func post(url string) int {
 	body, _ := io.ReadAll(os.Stdin)
 	req, err := http.NewRequest("POST", url, bytes.NewReader(body))
@@ -470,6 +478,9 @@ func post(url string) int {
 	}
 	if tp := os.Getenv("TRACEPARENT"); tp != "" {
 		req.Header.Set("traceparent", tp)
+	}
+	if ts := os.Getenv("TRACESTATE"); ts != "" && os.Getenv("FAKEHOOK_NO_TRACESTATE") == "" {
+		req.Header.Set("tracestate", ts) // W3C propagation passes both on
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 func post(t *testing.T, r *Receiver, ctype string, body []byte, header ...string) (int, []byte) {
@@ -37,9 +39,7 @@ func opened(t *testing.T) (*Receiver, string, [8]byte) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
 	id := r.Attempt("SC-1", 1, nil)
-	parent, ok := idOf(r.Traceparent(id, "execute turn 1")[36:52])
-	require.True(t, ok)
-	return r, id, parent
+	return r, id, parentOf(t, r, id, "execute turn 1")
 }
 
 // The same span exported twice (a retrying exporter) is kept once and counted.
@@ -183,7 +183,7 @@ func TestClippedAndDroppedAttributesAreNamed(t *testing.T) {
 	}
 	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
 	require.NoError(t, err)
-	code, _ := post(t, r, "application/x-protobuf", body)
+	code, _ := post(t, r, "application/x-protobuf", body, record.TraceTokenHeader, tokenOf(r.sink(id).trace)) // signed as an SDK does, in the header
 	require.Equal(t, 200, code)
 	tr := r.Settle(id, time.Millisecond, time.Second, nil)
 	require.Len(t, tr.Spans, 1)
@@ -191,5 +191,57 @@ func TestClippedAndDroppedAttributesAreNamed(t *testing.T) {
 	assert.Equal(t, 3, got.DroppedAttributes)
 	if _, kept := got.Attributes["http.request.body"]; kept {
 		assert.Equal(t, []string{"http.request.body"}, got.Clipped)
+	}
+}
+
+// A span is taken into an attempt only with one of its hook calls' tokens. Another
+// attempt's hook that learnt this one's TRACEPARENT and exports with its own token is
+// cross-talk: kept by neither, no loss to either. One with no token at all (the header
+// left out, no tracestate) may be the agent's own: it is not taken, and the trace is not
+// complete. A token no hook was given signs nothing.
+func TestSpansAreTakenOnlyWithTheAttemptsToken(t *testing.T) {
+	r, a, parentA := opened(t)
+	b := r.Attempt("SC-2", 1, nil)
+	parentOf(t, r, b, "execute turn 1")
+	traceA, traceB := r.sink(a).trace, r.sink(b).trace
+
+	forged := request(traceA, parentA, "issue_refund")
+	unsigned(forged)
+	body, err := forged.MarshalProto()
+	require.NoError(t, err)
+	code, _ := post(t, r, "application/x-protobuf", body, record.TraceTokenHeader, tokenOf(traceB)) // B's own exporter
+	require.Equal(t, 200, code)
+	code, _ = post(t, r, "application/x-protobuf", body, record.TraceTokenHeader, "0123456789abcdef0123456789abcdef")
+	require.Equal(t, 200, code)
+	code, _ = post(t, r, "application/x-protobuf", body) // no token at all
+	require.Equal(t, 200, code)
+	ownBody, err := request(traceA, parentA, "lookup_order").MarshalProto() // A's own, signed in its tracestate
+	require.NoError(t, err)
+	code, _ = post(t, r, "application/x-protobuf", ownBody)
+	require.Equal(t, 200, code)
+
+	ta := r.Settle(a, time.Millisecond, time.Second, []string{"execute turn 1"})
+	require.Len(t, ta.Spans, 1, "only A's own span")
+	assert.Equal(t, "lookup_order", ta.Spans[0].Name)
+	assert.Equal(t, 1, ta.CrossTalk, "B's exporter's span")
+	assert.Equal(t, 2, ta.Unsigned, "the unknown token's and the tokenless one")
+	assert.Contains(t, ta.Incomplete, "2 span(s) named this trace with no hook call's token")
+	tb := r.Settle(b, time.Millisecond, time.Second, nil)
+	assert.Empty(t, tb.Spans)
+	assert.Equal(t, 1, tb.Foreign)
+	assert.Empty(t, tb.Incomplete, "cross-talk costs B nothing")
+}
+
+// unsigned takes the tracestate off every span of req.
+func unsigned(req ptraceotlp.ExportRequest) {
+	rss := req.Traces().ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				spans.At(k).TraceState().FromRaw("")
+			}
+		}
 	}
 }

@@ -55,6 +55,8 @@ type Receiver struct {
 
 	mu    sync.Mutex
 	sinks map[[16]byte]*Sink
+	// tokens are every hook call's token, by the attempt it signs for (token.go).
+	tokens map[string]*Sink
 	// stray counts the spans that named no attempt's trace; refused the requests refused
 	// whole.
 	stray, refused int
@@ -72,7 +74,7 @@ func start(readTimeout time.Duration) (*Receiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the trace receiver: %w", err)
 	}
-	r := &Receiver{ln: ln, sinks: map[[16]byte]*Sink{}, slots: make(chan struct{}, InFlight)}
+	r := &Receiver{ln: ln, sinks: map[[16]byte]*Sink{}, tokens: map[string]*Sink{}, slots: make(chan struct{}, InFlight)}
 	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: min(10*time.Second, readTimeout), ReadTimeout: readTimeout}
 	go func() { _ = r.srv.Serve(ln) }() // ends with Close
 	return r, nil
@@ -95,7 +97,7 @@ func (r *Receiver) Stray() int {
 // Attempt opens a new trace for one attempt of a scenario, and returns its id. redact
 // rewrites secrets out of what arrives.
 func (r *Receiver) Attempt(scenario string, attempt int, redact func(string) string) string {
-	s := &Sink{redact: redact, scenario: scenario, attempt: attempt, parents: map[[8]byte]string{}, seen: map[[8]byte]bool{}}
+	s := &Sink{redact: redact, scenario: scenario, attempt: attempt, parents: map[[8]byte]string{}, seen: map[[8]byte]bool{}, tokens: map[string]bool{}}
 	_, _ = rand.Read(s.trace[:]) // crypto/rand never fails
 	r.mu.Lock()
 	s.refusedAtOpen = r.refused
@@ -115,12 +117,17 @@ func (r *Receiver) sink(trace string) *Sink {
 }
 
 // Traceparent is the TRACEPARENT of one hook call ("execute turn 2") of the attempt whose
-// trace is trace.
-func (r *Receiver) Traceparent(trace, label string) string {
-	if s := r.sink(trace); s != nil {
-		return s.Traceparent(label)
+// trace is trace, and the call's token: spans are taken into the attempt only with it.
+func (r *Receiver) Traceparent(trace, label string) (traceparent, token string) {
+	s := r.sink(trace)
+	if s == nil {
+		return "", ""
 	}
-	return ""
+	traceparent, token = s.Traceparent(label)
+	r.mu.Lock()
+	r.tokens[token] = s
+	r.mu.Unlock()
+	return traceparent, token
 }
 
 // Settle waits until no span of the attempt has arrived for quiet (or most has passed),
@@ -224,7 +231,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, code, "not an OTLP trace export request within the bounds: "+err.Error())
 		return
 	}
-	rejected := r.take(td)
+	rejected := r.take(td, req.Header.Get(record.TraceTokenHeader))
 	writeResponse(w, asJSON, rejected)
 }
 
@@ -285,9 +292,10 @@ func writeResponse(w http.ResponseWriter, asJSON bool, rejected int) {
 	_, _ = w.Write(out)
 }
 
-// take files each span under its attempt's trace, and returns how many were rejected over
-// an attempt's bounds.
-func (r *Receiver) take(td ptrace.Traces) (rejected int) {
+// take files each span under its attempt's trace when it carries one of the attempt's
+// tokens (the request's, header, or its own tracestate's), and returns how many were
+// rejected over an attempt's bounds.
+func (r *Receiver) take(td ptrace.Traces, header string) (rejected int) {
 	rss := td.ResourceSpans()
 	now := time.Now()
 	for i := 0; i < rss.Len(); i++ {
@@ -303,11 +311,15 @@ func (r *Receiver) take(td ptrace.Traces) (rejected int) {
 				sp := spans.At(k)
 				r.mu.Lock()
 				s := r.sinks[[16]byte(sp.TraceID())]
+				signer := r.signer(header, sp.TraceState().AsRaw())
 				if s == nil {
 					r.stray++
 				}
 				r.mu.Unlock()
-				if s != nil && !s.add(sp, service, now) {
+				if !r.signed(s, signer) {
+					continue
+				}
+				if !s.add(sp, service, now) {
 					rejected++
 				}
 			}

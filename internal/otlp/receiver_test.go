@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,10 +16,36 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp" // the request as a real client builds it; only the test links it
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
-// request is an export request of spans of trace, each a child of parent, named names.
+// signing is each test trace's hook-call token, as parentOf minted it: request signs the
+// spans of a trace with it (in their tracestate, as a propagated trace does).
+var signing sync.Map // [16]byte -> token
+
+// parentOf opens a hook call of the attempt (label) and returns the parent its spans name;
+// the call's token signs the requests the test builds for the trace.
+func parentOf(t *testing.T, r *Receiver, id, label string) [8]byte {
+	t.Helper()
+	tp, token := r.Traceparent(id, label)
+	parent, ok := idOf(tp[36:52])
+	require.True(t, ok, tp)
+	signing.Store(r.sink(id).trace, token)
+	return parent
+}
+
+// tokenOf is the token parentOf minted for trace.
+func tokenOf(trace [16]byte) string {
+	token, _ := signing.Load(trace)
+	s, _ := token.(string)
+	return s
+}
+
+// request is an export request of spans of trace, each a child of parent, named names,
+// signed with the trace's token when parentOf minted one.
 func request(trace [16]byte, parent [8]byte, names ...string) ptraceotlp.ExportRequest {
+	token, _ := signing.Load(trace)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", "agent")
@@ -29,6 +56,9 @@ func request(trace [16]byte, parent [8]byte, names ...string) ptraceotlp.ExportR
 		sp.SetSpanID(pcommon.SpanID([8]byte{1, byte((i + 1) >> 8), byte(i + 1)}))
 		sp.SetParentSpanID(pcommon.SpanID(parent))
 		sp.SetName(name)
+		if token != nil {
+			sp.TraceState().FromRaw("vendor=x," + record.TraceStateKey + "=" + token.(string))
+		}
 		sp.Attributes().PutStr("gen_ai.tool.name", name)
 		sp.Attributes().PutStr("secret.note", "token sk-123456 here")
 		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(time.Now()))
@@ -43,9 +73,7 @@ func TestReceiver(t *testing.T) {
 	defer r.Close()
 	id := r.Attempt("SC-1", 1, func(t string) string { return strings.ReplaceAll(t, "sk-123456", "[redacted:KEY]") })
 	s := r.sink(id)
-	tp := r.Traceparent(id, "execute turn 1")
-	parent, ok := idOf(tp[36:52])
-	require.True(t, ok, tp)
+	parent := parentOf(t, r, id, "execute turn 1")
 
 	// OTLP JSON, as the JS SDK's http/json exporter sends it.
 	body, err := request(s.trace, parent, "lookup_order").MarshalJSON()
@@ -109,7 +137,7 @@ func TestSpansOverTheBoundAreDropped(t *testing.T) {
 	defer r.Close()
 	id := r.Attempt("SC-1", 1, nil)
 	s := r.sink(id)
-	parent, _ := idOf(r.Traceparent(id, "execute turn 1")[36:52])
+	parent := parentOf(t, r, id, "execute turn 1")
 	names := make([]string, MaxSpans+5)
 	for i := range names {
 		names[i] = "t"

@@ -47,6 +47,10 @@ type Sink struct {
 	// settled is set once the trace is recorded: what arrives after is late.
 	settled bool
 	late    record.LateSpans
+	// tokens are the hook calls' tokens (token.go); unsigned, crossTalk and foreign count
+	// the spans not taken for them.
+	tokens                       map[string]bool
+	unsigned, crossTalk, foreign int
 }
 
 // TraceID is the attempt's trace id, in hex.
@@ -54,13 +58,19 @@ func (s *Sink) TraceID() string { return hexID(s.trace[:]) }
 
 // Traceparent is the W3C TRACEPARENT for one hook call of the attempt (label says which:
 // "execute turn 2"): the attempt's trace, and a span of the harness's own as the parent.
-func (s *Sink) Traceparent(label string) string {
+// token is the call's own, unguessable: a span is taken into the attempt only with one of
+// its calls' tokens.
+func (s *Sink) Traceparent(label string) (traceparent, token string) {
 	var id [8]byte
+	var tok [16]byte
 	_, _ = rand.Read(id[:]) // crypto/rand never fails
+	_, _ = rand.Read(tok[:])
+	token = hex.EncodeToString(tok[:])
 	s.mu.Lock()
 	s.parents[id] = label
+	s.tokens[token] = true
 	s.mu.Unlock()
-	return fmt.Sprintf("00-%s-%s-01", hexID(s.trace[:]), hexID(id[:]))
+	return fmt.Sprintf("00-%s-%s-01", hexID(s.trace[:]), hexID(id[:])), token
 }
 
 // add keeps one span, bounded and redacted, once: a span that arrives again (a retrying
@@ -253,7 +263,7 @@ func (s *Sink) snapshot(expect []string, refused int) record.Trace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := record.Trace{TraceID: hexID(s.trace[:]), Spans: append([]record.Span(nil), s.spans...), Dropped: s.dropped,
-		Duplicates: s.duplicates, Refused: refused}
+		Duplicates: s.duplicates, Refused: refused, Unsigned: s.unsigned, CrossTalk: s.crossTalk, Foreign: s.foreign}
 	known := map[string]bool{}
 	for id, label := range s.parents {
 		known[hexID(id[:])] = true
@@ -277,6 +287,10 @@ func (s *Sink) snapshot(expect []string, refused int) record.Trace {
 	}
 	if refused > 0 {
 		why = append(why, fmt.Sprintf("%d export request(s) were refused while the attempt was open, and their spans are in no record", refused))
+	}
+	if s.unsigned > 0 {
+		why = append(why, fmt.Sprintf("%d span(s) named this trace with no hook call's token (the %s header from OTEL_EXPORTER_OTLP_HEADERS, or %s= in the span's tracestate), and are not its evidence: another process's, or the agent's own sent without the token",
+			s.unsigned, record.TraceTokenHeader, record.TraceStateKey))
 	}
 	if orphans > 0 {
 		why = append(why, fmt.Sprintf("%d span(s) name a parent that never arrived", orphans))

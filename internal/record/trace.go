@@ -36,6 +36,14 @@ type Trace struct {
 	// (too large, undecodable, over the bounds): their spans, whichever attempt they were
 	// of, are not in any record.
 	Refused int `json:"refused,omitempty"`
+	// Unsigned counts the spans that named the attempt's trace with no hook call's token
+	// (in the export request's header or the span's tracestate): they are not its
+	// evidence, and since they may be the agent's own, the trace is not complete.
+	// CrossTalk counts those that named it with another attempt's token, Foreign those
+	// exported with one of its own tokens that named another trace: kept by neither.
+	Unsigned  int `json:"unsigned,omitempty"`
+	CrossTalk int `json:"cross_talk,omitempty"`
+	Foreign   int `json:"foreign,omitempty"`
 	// Harness lists the harness's own spans (the hook calls), which are parents and never
 	// arrive: "span id = execute turn 1".
 	Harness []string `json:"harness"`
@@ -56,3 +64,11 @@ type LateSpans struct {
 	Tools       []string `json:"tools,omitempty" yaml:"tools,omitempty"`
 	CouldChange []string `json:"could_change,omitempty" yaml:"could_change,omitempty"`
 }
+
+// The names a hook call's trace token travels under (package otlp says how it is used):
+// the export request header the OpenTelemetry SDKs send from OTEL_EXPORTER_OTLP_HEADERS,
+// and the tracestate list member W3C propagation carries to the services an agent calls.
+const (
+	TraceTokenHeader = "X-Rook-Token"
+	TraceStateKey    = "rook"
+)

@@ -84,8 +84,9 @@ type Tracer interface {
 	// Attempt opens a trace for an attempt and returns its id; redact rewrites secrets
 	// out of what arrives.
 	Attempt(scenario string, attempt int, redact func(string) string) string
-	// Traceparent is one hook call's TRACEPARENT in the trace ("execute turn 2").
-	Traceparent(trace, label string) string
+	// Traceparent is one hook call's TRACEPARENT in the trace ("execute turn 2"), and the
+	// call's token, without which no span is taken into the attempt.
+	Traceparent(trace, label string) (traceparent, token string)
 	// Settle waits for the trace to go quiet and returns it, saying what it lost; spans
 	// that arrive after are late.
 	Settle(trace string, quiet, most time.Duration, expect []string) record.Trace

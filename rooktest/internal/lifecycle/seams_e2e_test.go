@@ -33,6 +33,7 @@ import (
 	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -360,4 +361,56 @@ func TestAWaitOverTheCapFailsTheTurn(t *testing.T) {
 	require.Len(t, o.Attempts, 1)
 	require.NotEmpty(t, o.Attempts[0].Failures)
 	assert.Contains(t, o.Attempts[0].Failures[0].Error(), "the agent's API asked to wait 1h0m0s (retry_after_ms 3600000), longer than -rook.max-wait=1m0s, so the turn fails rather than hold every scenario")
+}
+
+// Seam 13: a sibling attempt's hook that learnt this attempt's TRACEPARENT (as a process of
+// the same user reads another's environment) cannot put a refund into its trace: SC-A's
+// hook reports no call, and not_called passes. Exported with the sibling's own token, the
+// span is cross-talk, no loss to SC-A's trace; exported with no token, it may have been
+// the agent's own, so the trace says it is not complete.
+func TestASiblingCannotForgeSpans(t *testing.T) {
+	for _, tc := range []struct {
+		name, bare          string
+		crossTalk, unsigned int
+		incomplete          string
+	}{
+		{"with its own token", "", 1, 0, ""},
+		{"with no token", "1", 0, 1, "1 span(s) named this trace with no hook call's token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recv := receiver(t)
+			file := filepath.Join(t.TempDir(), "traceparent")
+			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE_SC_A": "tell:" + file, "FAKEHOOK_EXECUTE_SC_B": "forge:" + file,
+				"FAKEHOOK_FORGE_BARE": tc.bare}, "hooks:\n  execute: {command: [BIN]}\n")
+			f.cfg.Traces, f.cfg.TracesQuiet, f.cfg.Concurrency = recv, 100*time.Millisecond, 2
+			f.restart(t, nil)
+			sc := func(id string) *spec.Scenario {
+				s, err := spec.ParseScenario(id+".yaml", []byte("id: "+id+"\n"+noRefund))
+				require.NoError(t, err)
+				return s
+			}
+			var b *lifecycle.Outcome
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				b = f.run.Scenario(context.Background(), sc("SC-B"), f.logs.add)
+			}()
+			a := f.run.Scenario(context.Background(), sc("SC-A"), f.logs.add)
+			<-done
+			require.NotNil(t, a.Verdict, "%v", a.Attempts[0].Failures)
+			require.NotNil(t, b.Verdict, "%v", b.Attempts[0].Failures)
+			row := a.Verdict.Criteria[0]
+			assert.Equal(t, record.Pass, row.Status, row.Achieved)
+			var tr record.Trace
+			data, err := os.ReadFile(filepath.Join(a.Dir, "evidence", "traces.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &tr))
+			assert.Empty(t, tr.Spans, "the forged refund is not SC-A's evidence")
+			assert.Equal(t, tc.crossTalk, tr.CrossTalk)
+			assert.Equal(t, tc.unsigned, tr.Unsigned)
+			if tc.incomplete != "" {
+				assert.Contains(t, tr.Incomplete, tc.incomplete)
+			}
+		})
+	}
 }

@@ -3,8 +3,10 @@ package lifecycle
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -15,8 +17,11 @@ const tracesFile = "traces.json"
 const tracesMost = 10 * time.Second
 
 // traceEnv is a hook call's OpenTelemetry environment when traces are on: the receiver as
-// the exporter's endpoint, and a TRACEPARENT in the attempt's trace whose parent is this
-// call ("execute turn 2"). They win over the inherited ones.
+// the exporter's endpoint, a TRACEPARENT in the attempt's trace whose parent is this call
+// ("execute turn 2"), and the call's token, which the receiver takes its spans with: as an
+// export header for the SDKs, and in TRACESTATE for the services the agent passes the
+// trace on to (package otlp, token.go). They win over the inherited ones, the traces-only
+// variants too.
 func (a *attemptRun) traceEnv(inv invocation) []string {
 	if a.trace == "" {
 		return nil
@@ -26,8 +31,12 @@ func (a *attemptRun) traceEnv(inv invocation) []string {
 		label = fmt.Sprintf("execute turn %d", inv.turn)
 		a.expect = append(a.expect, label)
 	}
-	return []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + a.r.cfg.Traces.Endpoint(), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
-		"OTEL_TRACES_EXPORTER=otlp", "TRACEPARENT=" + a.r.cfg.Traces.Traceparent(a.trace, label)}
+	parent, token := a.r.cfg.Traces.Traceparent(a.trace, label)
+	endpoint, header := a.r.cfg.Traces.Endpoint(), strings.ToLower(record.TraceTokenHeader)+"="+token
+	return []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + endpoint + "/v1/traces",
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf", "OTEL_TRACES_EXPORTER=otlp",
+		"OTEL_EXPORTER_OTLP_HEADERS=" + header, "OTEL_EXPORTER_OTLP_TRACES_HEADERS=" + header,
+		"TRACEPARENT=" + parent, "TRACESTATE=" + record.TraceStateKey + "=" + token}
 }
 
 // settleTrace waits, once this process has run the attempt's hooks with traces on, until
