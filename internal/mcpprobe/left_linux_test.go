@@ -57,7 +57,22 @@ func TestWhatAServerLeavesIsEndedAndNamed(t *testing.T) {
 	for _, pid := range pids {
 		assert.True(t, strings.HasPrefix(p.LeftRunning[0], "pid "+pid+": ") || strings.HasPrefix(p.LeftRunning[1], "pid "+pid+": "), "%s in %v", pid, p.LeftRunning)
 		n, _ := strconv.Atoi(pid)
-		assert.True(t, errors.Is(syscall.Kill(n, 0), syscall.ESRCH), "pid %d is still there", n)
+		assert.True(t, ended(n), "pid %d still runs", n)
 	}
 	t.Log(fmt.Sprint("left running, ended: ", p.LeftRunning))
+}
+
+// ended reports whether pid no longer runs: gone, or a zombie its reaper (the supervisor)
+// has not collected yet.
+func ended(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // gone between the two looks
+	}
+	// The state follows the command, which is in parentheses and may hold any byte.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i > 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
