@@ -25,6 +25,7 @@ hooks:
   execute: {command: [%q]}
 traces: otlp
 traces_quiet_ms: 100
+capabilities: {calls: true, usage: true}
 `, otlptest.Agent(t)))
 	write(t, dir, "scenarios/fake/SC-1.yaml", `id: SC-1
 goal: where is order 7
@@ -39,6 +40,7 @@ acceptance_criteria:
 	assert.Contains(t, res.all, "receiving the agent's OpenTelemetry spans at http://127.0.0.1:")
 	assert.Equal(t, "pass", res.action["TestFake/SC-1/NO-REFUND_not_called_issue_refund"], res.all)
 	assert.Equal(t, "fail", res.action["TestFake/SC-1/CHARGE-OK_called_charge_card"], res.all)
+	assert.NotContains(t, res.all, "declares capabilities.", "calls and usage came from the spans: the capabilities are met")
 	page, err := os.ReadFile(filepath.Join(records, "fake", "traced", "report.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "tool charge_card: card declined")

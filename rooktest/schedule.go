@@ -399,7 +399,7 @@ func (r *Run) capabilities() {
 		if !c.declared || c.reported {
 			continue
 		}
-		msg := fmt.Sprintf("profile %s declares capabilities.%s: true, but no hook reported %s in this run, so its %s checks could not be observed; return %s from execute or collect, or declare capabilities.%s: false",
+		msg := fmt.Sprintf("profile %s declares capabilities.%s: true, but no hook reported %s in this run and no trace showed any, so its %s checks could not be observed; return %s from execute or collect, export the agent's spans (traces: otlp), or declare capabilities.%s: false",
 			r.profile.ID, c.key, c.key, c.key, c.want, c.key)
 		if near := nearMissesOf(notes, `"`+c.key+`"`); len(near) > 0 {
 			msg += "; the hooks printed a near miss: " + strings.Join(near, "; ")

@@ -25,6 +25,7 @@ import (
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/ratelimit"
+	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
@@ -296,8 +297,20 @@ func (r *Run) saw(out *hook.Output) {
 	r.mu.Unlock()
 }
 
+// observed notes what an attempt's judged observations hold, for the capability warnings:
+// a capability is met by any source that observed it (a trace's calls, collect's usage),
+// not only by what a hook printed.
+func (r *Run) observed(obs *observe.Observations) {
+	calls, usage := obs.Coverage(observe.Calls).Observed, obs.Coverage(observe.Usage).Observed
+	r.mu.Lock()
+	r.sawCalls = r.sawCalls || calls
+	r.sawUsage = r.sawUsage || usage
+	r.mu.Unlock()
+}
+
 // Reported says whether any hook this process ran printed output (ran), whether any
-// reported calls, and usage, and the near misses of the contract they printed (notes).
+// source observed calls, and usage (a hook's report, collect's, the trace), and the near
+// misses of the contract the hooks printed (notes).
 func (r *Run) Reported() (ran, calls, usage bool, notes []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
