@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -321,4 +322,22 @@ func TestAnInterruptedJudgeCallFailsTheRun(t *testing.T) {
 			assert.Contains(t, output.String(), "--- FAIL: TestFake ")
 		})
 	}
+}
+
+// A judge that cannot be reached is said without -v, in the run's log and report.md's
+// headline, even when other criteria were decided; -rook.strict fails the run on it.
+func TestAnUnreachableJudgeIsSaid(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
+	dir, _ := judgeModule(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := "http://" + ln.Addr().String() + "/v1"
+	require.NoError(t, ln.Close()) // nothing listens there now
+	env := []string{"ROOK_JUDGE_URL=" + closed, "ROOK_JUDGE_MODEL=m", "ROOK_JUDGE_RETRIES=0", "ROOK_JUDGE_PREFLIGHT=off", "ROOK_JUDGE_CACHE=off"}
+	out, err := goTestInPackageEnv(t, dir, "fake", env, "-rook.only=SC-PASS")
+	require.NoError(t, err, "the contains criterion passed; nothing failed:\n%s", out)
+	assert.Contains(t, out, "rooktest: warning: the judge m at "+closed+" never answered 1 scenario(s) of this run")
+	out, err = goTestInPackageEnv(t, dir, "fake", env, "-rook.only=SC-PASS", "-rook.strict")
+	require.Error(t, err, out)
+	assert.Contains(t, out, "never answered 1 scenario(s) of this run")
 }

@@ -298,9 +298,15 @@ func TestCheckStrictNamesPossibleLeaks(t *testing.T) {
 // its folder would: the test binary's stderr is shown without -v), with fresh records.
 func goTestInPackage(t *testing.T, dir, agent string, args ...string) (string, error) {
 	t.Helper()
+	return goTestInPackageEnv(t, dir, agent, nil, args...)
+}
+
+// goTestInPackageEnv is goTestInPackage with env added to the test's environment.
+func goTestInPackageEnv(t *testing.T, dir, agent string, env []string, args ...string) (string, error) {
+	t.Helper()
 	cmd := exec.Command("go", append([]string{"test", "-count=1", "-rook.dir=" + t.TempDir()}, args...)...)
 	cmd.Dir = filepath.Join(dir, "scenarios", agent)
-	cmd.Env = append(os.Environ(), goflags)
+	cmd.Env = append(append(os.Environ(), goflags), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -172,6 +172,18 @@ func onOff(what, v string) (bool, error) {
 	return false, fmt.Errorf("%s %q: want on or off", what, v)
 }
 
+// unanswered says, at the end of a run and without -v (failing under -rook.strict), that
+// the configured judge never answered some scenarios: a wrong URL must not end a run ok
+// because other criteria were decided.
+func (r *Run) unanswered(rep *record.Report) {
+	for _, j := range rep.Judges {
+		if j.Unanswered > 0 {
+			r.warn(r.t, r.show(fmt.Sprintf("the judge %s at %s never answered %d scenario(s) of this run, so their llm_judge rows are Unable to Verify (the first reason is on each row); check ROOK_JUDGE_URL and ROOK_JUDGE_MODEL with rookgen judge-check, then judge again with -rook.run=%s -rook.phases=judge",
+				j.Model, r.judge.URL(), j.Unanswered, r.run.ID)))
+		}
+	}
+}
+
 // guessed says, at the end of a run, that an audit caught the judge guessing, and how many
 // rows it decided are marked for it.
 func (r *Run) guessed(rep *record.Report) {

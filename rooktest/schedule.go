@@ -175,7 +175,7 @@ func (r *Run) dispatch() {
 				// Once, before the first judged criterion: a judge that cannot answer in
 				// the protocol is said here, not scenario after scenario.
 				if err := r.judge.Preflight(r.ctx); err != nil {
-					logln(r.t, r.show("rooktest: "+err.Error()))
+					r.warn(r.t, r.show(err.Error()))
 				}
 			}
 		})
@@ -308,6 +308,9 @@ func (r *Run) finish() {
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
 	r.undecided(rep)
+	if r.judge != nil {
+		r.unanswered(rep)
+	}
 	r.guessed(rep)
 	lateSpans(r.t, r.run.ID, r.show, rep.LateSpans)
 	r.capabilities()

@@ -36,10 +36,13 @@ type JudgeTotals struct {
 	ControlsFailed int    `yaml:"controls_failed" json:"controls_failed"`
 	// Audited counts the requests asked again with the agent's evidence removed
 	// (-rook.judge-audit), Guessed the rows marked judge_guessed.
-	Audited   int   `yaml:"audited,omitempty" json:"audited,omitempty"`
-	Guessed   int   `yaml:"guessed,omitempty" json:"guessed,omitempty"`
-	TokensIn  int64 `yaml:"tokens_in" json:"tokens_in"`
-	TokensOut int64 `yaml:"tokens_out" json:"tokens_out"`
+	Audited int `yaml:"audited,omitempty" json:"audited,omitempty"`
+	Guessed int `yaml:"guessed,omitempty" json:"guessed,omitempty"`
+	// Unanswered counts the scenarios with a row the judge never answered (unreached, an
+	// error, the preflight failed, out of protocol).
+	Unanswered int   `yaml:"unanswered,omitempty" json:"unanswered,omitempty"`
+	TokensIn   int64 `yaml:"tokens_in" json:"tokens_in"`
+	TokensOut  int64 `yaml:"tokens_out" json:"tokens_out"`
 }
 
 // AddJudge counts one verdict's judge block, and its rows marked judge_guessed, into the
@@ -66,10 +69,15 @@ func (r *Report) AddJudge(v *Verdict) {
 	if j.Audit != nil {
 		t.Audited++
 	}
+	unanswered := false
 	for _, row := range v.Criteria {
 		if row.JudgeGuessed {
 			t.Guessed++
 		}
+		unanswered = unanswered || row.Unanswered
+	}
+	if unanswered {
+		t.Unanswered++
 	}
 	if j.Usage != nil && j.Usage.Input != nil {
 		t.TokensIn += *j.Usage.Input

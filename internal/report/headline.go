@@ -35,6 +35,12 @@ func (r *Report) headline() string {
 	if failedN > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed%s", failedN, shared(r.Failed)))
 	}
+	for _, j := range r.Judges {
+		if j.Unanswered > 0 {
+			parts = append(parts, fmt.Sprintf("the judge %s never answered %d scenario(s), whose llm_judge rows are Unable to Verify: check ROOK_JUDGE_URL and ROOK_JUDGE_MODEL (rookgen judge-check), then judge again with -rook.run=%s -rook.phases=judge",
+				j.Model, j.Unanswered, r.RunID))
+		}
+	}
 	for _, u := range r.Unable {
 		parts = append(parts, fmt.Sprintf("%d Unable to Verify (%s): %s", u.Count, u.Reason, u.Remedy))
 	}

@@ -70,6 +70,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		if j.Guessed > 0 {
 			audit += fmt.Sprintf("; **it guessed: %d row(s) it decided are judge_guessed**", j.Guessed)
 		}
+		if j.Unanswered > 0 {
+			audit += fmt.Sprintf("; **it never answered %d scenario(s)**", j.Unanswered)
+		}
 		fmt.Fprintf(&b, "Judge %s: %d scenario(s) judged (%d from the cache); controls failed %d of %d%s; tokens %d in, %d out.\n\n",
 			md(j.Model), j.Judged, j.Cached, j.ControlsFailed, j.Controls, audit, j.TokensIn, j.TokensOut)
 	}
