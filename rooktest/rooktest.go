@@ -251,6 +251,7 @@ func configure(s Suite) (*setup, error) {
 	if c.prof, c.scenarios, c.warnings, err = load(c.root, s); err != nil {
 		return nil, err
 	}
+	c.warnings = append(c.warnings, strayVars(os.Environ())...)
 	if c.opts.shard, err = c.opts.shard.withPlan(c.root, c.opts.shardPlan, s.Agent); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ var rookVars = []string{"ROOK_HOOK", "ROOK_WORKSPACE", "ROOK_PROJECT", "ROOK_AGE
 // isRookVar reports whether kv is of the ROOK_ prefix, which the runtime owns: an inherited
 // one is dropped, so that each of the contract's is set exactly in its scope and no other
 // (ROOK_JUDGE_API_KEY, the judge's credential) reaches a hook or the agent under test.
+// ContractVars are the ROOK_* variables the hook contract gives every hook.
+func ContractVars() []string { return slices.Clone(rookVars) }
+
 func isRookVar(kv string) bool { return strings.HasPrefix(kv, "ROOK_") }
 
 // Inherited is base without its ROOK_* variables: what a hook, or a process the run starts
