@@ -174,7 +174,8 @@ func start(t tb, s Suite) (*Run, error) {
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
 		Selection: r.sel, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
-		Quarantined: c.quarantined(), Gate: c.opts.gate.on, MaxWait: c.opts.maxWait}
+		Quarantined: c.quarantined(), Gate: c.opts.gate.on, MaxWait: c.opts.maxWait,
+		Notice: func(msg string) { notice(t, r.show("rooktest: "+msg)) }}
 	var rate string
 	if cfg.Turns, rate = limiter(c.opts.rate, c.prof.Rate, c.opts.shard.n); rate != "" {
 		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")

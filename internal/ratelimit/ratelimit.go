@@ -65,7 +65,13 @@ type Limiter struct {
 }
 
 // Ticket is one start the limiter let through.
-type Ticket struct{ at time.Time }
+type Ticket struct {
+	at time.Time
+	// Waited is how long Wait held the start, and Why what held it longest: the rate, or
+	// a wait asked for (Pause).
+	Waited time.Duration
+	Why    string
+}
 
 // New is a limiter of rate r.
 func New(r Rate) *Limiter { return &Limiter{rate: r} }
@@ -79,17 +85,21 @@ func (l *Limiter) Wait(ctx context.Context) (*Ticket, error) {
 	if l == nil {
 		return &Ticket{at: time.Now()}, nil
 	}
+	began, why := time.Now(), ""
 	for {
 		l.mu.Lock()
 		now := time.Now()
-		next := l.until
+		next, held := l.until, "the agent's API asked to wait (retry_after_ms)"
 		if l.rate.N > 0 && len(l.starts) == l.rate.N {
 			if free := l.starts[0].at.Add(l.rate.Per + l.margin()); free.After(next) {
-				next = free
+				next, held = free, fmt.Sprintf("the rate of %s: %d started in the last %s", l.rate, l.rate.N, l.rate.Per)
 			}
 		}
+		if next.After(now) && why == "" {
+			why = held
+		}
 		if !next.After(now) {
-			t := &Ticket{at: now}
+			t := &Ticket{at: now, Waited: now.Sub(began), Why: why}
 			if l.rate.N > 0 {
 				if len(l.starts) == l.rate.N {
 					l.starts = l.starts[1:]

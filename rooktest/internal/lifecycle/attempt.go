@@ -234,6 +234,7 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 		in := withPhase(inv, spec.Execute, h)
 		in.turn, in.conversation, in.stdin = turn, a.hooks.Conversation, sc.TurnInput(turn)
 		ticket, _ := r.cfg.Turns.Wait(ctx) // a context that ends stops the hook, which says so
+		r.heldFor(sc.ID, turn, ticket)
 		rec, out, perr := a.phase(ctx, in)
 		r.cfg.Turns.Started(ticket, rec.At) // the turn counts from when its hook began
 		if again := a.askedToWait(rec, out, &waits); again {

@@ -65,6 +65,9 @@ type Config struct {
 	// (-rook.rate), and holds them all while the agent's API asks to be left alone
 	// (retry_after_ms); nil lets every turn start at once, and still honours such waits.
 	Turns *ratelimit.Limiter
+	// Notice says what the run does that a user would otherwise wonder about (a turn held
+	// by the rate), without -v; nil says nothing.
+	Notice func(string)
 	// MaxWait is the longest such wait honoured (-rook.max-wait; a minute when zero): a
 	// turn asked to wait longer fails, saying what the API asked.
 	MaxWait time.Duration
@@ -120,6 +123,7 @@ type Run struct {
 	failedInARow int
 	// unlock releases the run folder's lock.
 	unlock func()
+	heldOnce sync.Once
 	// sawCalls and sawUsage say whether any hook of this process reported calls or usage.
 	sawCalls, sawUsage, sawOutput bool
 	// scenarios are the scenarios this process ran attempts of, by id.
@@ -295,6 +299,18 @@ func (r *Run) saw(out *hook.Output) {
 		}
 	}
 	r.mu.Unlock()
+}
+
+// heldFor says, once a run, why a turn's start was held longer than a second: a run that
+// waits a minute on a rate with nothing said looks hung.
+func (r *Run) heldFor(scenario string, turn int, t *ratelimit.Ticket) {
+	if t == nil || t.Waited <= time.Second || r.cfg.Notice == nil {
+		return
+	}
+	r.heldOnce.Do(func() {
+		r.cfg.Notice(fmt.Sprintf("%s execute turn %d waited %s to start: %s (said once a run; every held turn waits the same way)",
+			scenario, turn, t.Waited.Round(100*time.Millisecond), t.Why))
+	})
 }
 
 // observed notes what an attempt's judged observations hold, for the capability warnings:

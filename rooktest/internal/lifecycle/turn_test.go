@@ -3,10 +3,12 @@ package lifecycle_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -74,4 +76,19 @@ acceptance_criteria:
 	assert.Equal(t, record.UnableToVerify, rows["T1-CALLS"].Status)
 	assert.Contains(t, rows["T1-CALLS"].Achieved, `turn 1 reported no "calls"; collect's calls are the whole session's and cannot be put in a turn`)
 	assert.Equal(t, record.Pass, rows["SESSION-CALLS"].Status, "the session's calls decide a criterion about every turn")
+}
+
+// A turn held longer than a second by the rate says why, once a run, without -v (Notice):
+// a run that waits on its rate with nothing said looks hung.
+func TestAHeldTurnSaysWhy(t *testing.T) {
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "ok", "conversation": "c1", "calls": []}`}, "hooks:\n  execute: {command: [BIN]}\n")
+	var notices []string
+	f.cfg.Turns = ratelimit.New(ratelimit.Rate{N: 1, Per: 1500 * time.Millisecond})
+	f.cfg.Notice = func(msg string) { notices = append(notices, msg) }
+	f.restart(t, nil)
+	sc := scenario(t, "goal: three\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: ok}}\n")
+	o := f.run.Scenario(context.Background(), sc, f.logs.add)
+	require.NotNil(t, o.Verdict)
+	require.Len(t, notices, 1, "said once, though two turns were held: %v", notices)
+	assert.Regexp(t, `^SC-1 execute turn 2 waited 1\.\ds to start: the rate of 1 per 1\.5s: 1 started in the last 1\.5s`, notices[0])
 }
