@@ -24,8 +24,8 @@ import (
 
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/hook"
-	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/observe"
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
@@ -122,7 +122,7 @@ type Run struct {
 	// failedInARow counts consecutive execute transport failures, for halting.
 	failedInARow int
 	// unlock releases the run folder's lock.
-	unlock func()
+	unlock   func()
 	heldOnce sync.Once
 	// sawCalls and sawUsage say whether any hook of this process reported calls or usage.
 	sawCalls, sawUsage, sawOutput bool
