@@ -102,6 +102,7 @@ func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
 	}
 	fmt.Fprintln(stdout, "\nnext:")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  go mod tidy\t# adds what the generated tests import (rooktest's dependencies)\n")
 	fmt.Fprintf(tw, "  %s probe %s/%s\t# call the hook once: what came back, what to fix\n", gen, opts.Agent, opts.Profile)
 	fmt.Fprintf(tw, "  go test ./scenarios/%s\t# run SC-001 against the agent\n", opts.Agent)
 	fmt.Fprintf(tw, "  go generate ./scenarios/...\t# after editing or adding scenarios and profiles\n")

@@ -63,7 +63,8 @@ func TestInitThenGoTest(t *testing.T) {
 				assert.FileExists(t, filepath.Join(dir, f))
 				assert.Contains(t, stdout.String(), "wrote "+f, "init names every file it wrote")
 			}
-			assert.Contains(t, stdout.String(), "next:\n  go run github.com/rookgo/rookgo/rookgen probe helper/local ")
+			assert.Contains(t, stdout.String(), "next:\n  go mod tidy ")
+			assert.Contains(t, stdout.String(), "\n  go run github.com/rookgo/rookgo/rookgen probe helper/local ")
 			assert.Contains(t, stdout.String(), "\n  go test ./scenarios/helper ")
 
 			// The message passes byte for byte: no replacement pattern or placeholder in it is read.
