@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -17,12 +18,12 @@ import (
 // warnings are what the test repeats while it stands: the scenario keys that read like
 // misspelt ones (generation let them stand only under -lenient) and the agent's profiles
 // with no generated test.
-func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario, warnings []string, err error) {
+func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario, tools, warnings []string, err error) {
 	fix := "the generated test is stale; run go generate ./... (or " + workspace.GeneratorCommand(root) + ")"
 	var problems []error
 	prof, err = spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
+		return nil, nil, nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
 	}
 	if prof.SHA256 != s.Profile.SHA256 {
 		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
@@ -45,6 +46,7 @@ func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario,
 		for _, ty := range sc.Typos {
 			warnings = append(warnings, workspace.Rel(root, errors.New(ty)).Error())
 		}
+		tools = appendTools(tools, sc)
 		scenarios = append(scenarios, slim(sc))
 	}
 	files, _ := filepath.Glob(filepath.Join(root, "scenarios", s.Agent, "*.yaml"))
@@ -55,9 +57,10 @@ func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario,
 		}
 	}
 	if len(problems) > 0 {
-		return nil, nil, nil, errors.Join(problems...)
+		return nil, nil, nil, nil, errors.Join(problems...)
 	}
-	return prof, scenarios, append(warnings, ungenerated(root, s.Agent)...), nil
+	slices.Sort(tools)
+	return prof, scenarios, tools, append(warnings, ungenerated(root, s.Agent)...), nil
 }
 
 // ungenerated names the agent's profiles that have no generated test yet: go test -run
@@ -117,4 +120,17 @@ func interpretersPresent(p *spec.Profile) error {
 		return fmt.Errorf("profile %s: hook programs not found in PATH: %s", p.ID, strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// appendTools adds the tools sc's criteria name to tools, each once: what the run's end
+// compares with the tools it saw called (schedule.go, toolTypos).
+func appendTools(tools []string, sc *spec.Scenario) []string {
+	for _, c := range sc.Criteria {
+		for _, name := range check.ToolNames(c.Check) {
+			if !slices.Contains(tools, name) {
+				tools = append(tools, name)
+			}
+		}
+	}
+	return tools
 }

@@ -124,6 +124,9 @@ type reporter struct {
 	red *store.Redactor
 	// quarantine is the agent's quarantine list: run and reported, out of the exit code.
 	quarantine spec.Quarantine
+	// criterionTools are the tools the suite's criteria name, for the did-you-mean at the
+	// end of the run.
+	criterionTools []string
 }
 
 type plan struct {
@@ -209,6 +212,7 @@ func start(t tb, s Suite) (*Run, error) {
 		}
 	}
 	r.judges, r.selected = r.judging(c.scenarios), len(ahead)
+	r.criterionTools = c.tools
 	r.announce(t, len(ahead), len(cfg.Included), c.jopts.minConfidence)
 	for _, n := range c.notes {
 		notice(t, "rooktest: "+n)
@@ -229,6 +233,7 @@ type setup struct {
 	jopts                  judgeOptions
 	prof                   *spec.Profile
 	scenarios              []*spec.Scenario
+	tools                  []string // the tools the suite's criteria name
 	quarantine             spec.Quarantine
 	warnings               []string
 	notes                  []string // said once at the start, without -v too
@@ -249,7 +254,7 @@ func configure(s Suite) (*setup, error) {
 	if c.jopts, err = loadJudgeOptions(); err != nil {
 		return nil, fmt.Errorf("bad flag: %w", err)
 	}
-	if c.prof, c.scenarios, c.warnings, err = load(c.root, s); err != nil {
+	if c.prof, c.scenarios, c.tools, c.warnings, err = load(c.root, s); err != nil {
 		return nil, err
 	}
 	c.warnings = append(c.warnings, strayVars(os.Environ())...)

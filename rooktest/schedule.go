@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -314,6 +315,7 @@ func (r *Run) finish() {
 	r.guessed(rep)
 	lateSpans(r.t, r.run.ID, r.show, rep.LateSpans)
 	r.capabilities()
+	r.toolTypos()
 	r.opts.gate.decide(r.t, r.run.Dir)
 	if jobs > 0 {
 		// Reading back a file this run just wrote makes go test's result uncacheable, so
@@ -408,6 +410,23 @@ func (r *Run) capabilities() {
 			msg += "; the hooks printed a near miss: " + strings.Join(near, "; ")
 		}
 		r.warn(r.t, msg)
+	}
+}
+
+// toolTypos warns of a tool the suite's criteria name that no attempt was observed to call,
+// when it reads like one that was: not_called of a misspelt tool passes for ever.
+func (r *Run) toolTypos() {
+	seen := r.run.ToolsSeen()
+	if len(seen) == 0 {
+		return
+	}
+	for _, name := range r.criterionTools {
+		if slices.Contains(seen, name) {
+			continue
+		}
+		if near := spec.Nearest(name, seen); near != "" {
+			r.warn(r.t, r.show(fmt.Sprintf("the suite's criteria name tool %q, which no attempt of this run was observed to call; did you mean %q, which was called? (declare the agent's tools: in its profile to make this an error)", name, near)))
+		}
 	}
 }
 

@@ -306,3 +306,15 @@ func Statement(ch Check) string {
 	}
 	return s + "."
 }
+
+// ToolNames are the tools a check names: a called, not_called or call_sequence check's;
+// none for the others.
+func ToolNames(c Check) []string {
+	switch x := c.(type) {
+	case *Called:
+		return []string{x.Name}
+	case *CallSequence:
+		return slices.Clone(x.Names)
+	}
+	return nil
+}

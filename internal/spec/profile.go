@@ -42,6 +42,9 @@ type Profile struct {
 	// evasion (nil: told by their names); MCP the MCP servers mcp_probe criteria may call.
 	CanaryFixtures []string
 	WriteTools     []string
+	// Tools, when set, are every tool the agent has: a criterion that names another is an
+	// error (a misspelt tool would pass not_called for ever).
+	Tools []string
 	MCP            []MCPServer
 	// Concurrency is how many scenarios are in flight at once (at least 1).
 	Concurrency int
@@ -196,7 +199,7 @@ func (p *Profile) TimeoutFor(ph Phase) time.Duration {
 }
 
 var (
-	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate", "traces", "traces_quiet_ms", "canary", "write_tools", "mcp"}
+	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate", "traces", "traces_quiet_ms", "canary", "write_tools", "tools", "mcp"}
 	hookKeys    = []string{"script", "timeout_seconds", "delay_seconds", "command"}
 	envKeys     = []string{"variable", "purpose", "secret"}
 	capKeys     = []string{"multi_turn", "calls", "usage"}
@@ -278,6 +281,11 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 			}
 		case "canary", "write_tools", "mcp":
 			p.redteamKey(e, f)
+		case "tools":
+			p.Tools = strList(e, f)
+			if p.Tools == nil {
+				p.Tools = []string{}
+			}
 		case "pricing", "traces", "traces_quiet_ms", "rate":
 			p.runKey(e, f)
 		case "concurrency":

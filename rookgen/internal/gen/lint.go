@@ -45,6 +45,7 @@ func Lint(root string, agents []Agent) []string {
 			}
 		}
 		out = append(out, probeWarnings(a, rel)...)
+		out = append(out, LikelyMisspeltTools(rel, a)...)
 	}
 	dirs, _ := os.ReadDir(filepath.Join(root, "scenarios"))
 	for _, d := range dirs {
@@ -63,7 +64,9 @@ func Lint(root string, agents []Agent) []string {
 // refuses them unless -lenient.
 func Typos(root string, agents []Agent) []string {
 	var out []string
+	rel := func(p string) string { return workspace.Rel(root, fmt.Errorf("%s", p)).Error() }
 	for _, a := range agents {
+		out = append(out, UnknownTools(rel, a)...)
 		for _, sc := range a.Scenarios {
 			for _, w := range sc.Typos {
 				out = append(out, workspace.Rel(root, fmt.Errorf("%s", w)).Error())

@@ -124,6 +124,7 @@ type Run struct {
 	// unlock releases the run folder's lock.
 	unlock   func()
 	heldOnce sync.Once
+	sawTools map[string]bool
 	// sawCalls and sawUsage say whether any hook of this process reported calls or usage.
 	sawCalls, sawUsage, sawOutput bool
 	// scenarios are the scenarios this process ran attempts of, by id.
@@ -318,10 +319,35 @@ func (r *Run) heldFor(scenario string, turn int, t *ratelimit.Ticket) {
 // not only by what a hook printed.
 func (r *Run) observed(obs *observe.Observations) {
 	calls, usage := obs.Coverage(observe.Calls).Observed, obs.Coverage(observe.Usage).Observed
+	seen, _, _ := obs.Calls()
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.sawCalls = r.sawCalls || calls
 	r.sawUsage = r.sawUsage || usage
-	r.mu.Unlock()
+	for _, c := range seen {
+		if r.sawTools == nil {
+			r.sawTools = map[string]bool{}
+		}
+		if len(r.sawTools) < maxToolsSeen {
+			r.sawTools[c.Name] = true
+		}
+	}
+}
+
+// maxToolsSeen bounds the tool names a run remembers: an agent's names are hostile input.
+const maxToolsSeen = 1000
+
+// ToolsSeen are the names of the tools any attempt this process judged was observed to
+// call, sorted.
+func (r *Run) ToolsSeen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.sawTools))
+	for n := range r.sawTools {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Reported says whether any hook this process ran printed output (ran), whether any
