@@ -38,6 +38,7 @@ hooks:
   prepare: {command: [sh, ../../hooks/prep.sh]}
   execute: {command: [%[1]q]}
 hook_env: {FAKEHOOK: "1"}
+sources: [agent/]
 `, os.Args[0]))
 	criteria := "acceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"
 	for _, id := range []string{"SC-1", "SC-2", "SC-5"} {
@@ -90,6 +91,14 @@ hook_env: {FAKEHOOK: "1"}
 	require.NoError(t, err)
 	assert.Contains(t, string(runYAML), "skipped:\n  - scenario_id: SC-1\n")
 	assert.Equal(t, 4, strings.Count(string(runYAML)[:strings.Index(string(runYAML), "skipped:")], "scenario_id:"))
+
+	// The agent's own code changed, where its profile's sources: place it: SC-1, which
+	// names no sources of its own, is affected too.
+	write(t, dir, "agent/loop.go", "package agent\n")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"affected", "-root", dir, "-dir", records}, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), "  SC-1  agent/loop.go changed, in the agent's sources (agent/)")
+	assert.NotContains(t, out.String(), "  SC-4  agent/loop.go", "SC-4 names its own sources")
 
 	// A hook script changed: every scenario of the agent, now with its recorded time.
 	write(t, dir, "hooks/prep.sh", "echo '{\"ready\": true}'\n")

@@ -1,7 +1,9 @@
 // Package affected maps the files a change touched to the scenarios it may change the
 // outcome of: every scenario of an agent whose profile or hook scripts changed, a scenario
-// whose file changed, and a scenario whose sources name a changed file or whose exercises
-// name a tool a changed file is named after. It writes what it found for
+// whose file changed, a scenario whose sources name a changed file or whose exercises name
+// a tool a changed file is named after, and, failing safe, a scenario that a changed file
+// nothing places elsewhere could affect (the agent's own code, most often), narrowed by the
+// scenario's sources or its agent's profiles' sources. It writes what it found for
 // -rook.only=@affected to read.
 package affected
 
@@ -95,10 +97,17 @@ func Map(root string, changed []string, suites []Suite) map[string][]Hit {
 	for _, s := range suites {
 		hits := []Hit{}
 		all := whole(root, s, changed)
+		var sources []string // the agent's own code, as its profiles place it
+		for _, p := range s.Profiles {
+			sources = append(sources, p.Sources...)
+		}
 		for _, sc := range s.Scenarios {
 			why := all
 			if why == "" {
 				why = one(root, s.Agent, sc, changed)
+			}
+			if why == "" {
+				why = unplaced(s.Agent, sc, sources, changed)
 			}
 			if why != "" {
 				hits = append(hits, Hit{ScenarioID: sc.ID, Why: why})
@@ -176,6 +185,56 @@ func one(root, agent string, sc *spec.Scenario, changed []string) string {
 		}
 	}
 	return ""
+}
+
+// unplaced says why a scenario is affected by a change nothing shows leaves it alone: a
+// changed file that is not another agent's, not the records, not another scenario's file or
+// a generated test, and that neither the scenario's sources nor its agent's profiles'
+// sources place elsewhere. A change to the agent's own code is what such a file most often
+// is.
+func unplaced(agent string, sc *spec.Scenario, sources, changed []string) string {
+	for _, f := range changed {
+		if harness(agent, f) {
+			continue
+		}
+		switch {
+		case len(sc.Sources) > 0:
+			continue // the scenario says what it depends on, and one() read it
+		case len(sources) > 0:
+			for _, src := range sources {
+				if under(f, src) {
+					return f + " changed, in the agent's sources (" + src + ")"
+				}
+			}
+		default:
+			return f + " changed, and nothing shows it leaves the scenario alone (give the scenario or the agent's profiles sources: to narrow what affects it)"
+		}
+	}
+	return ""
+}
+
+// harness says whether a changed file is shown to leave agent's scenarios alone: the
+// records, another agent's scenarios and profiles, a scenario file (each scenario's own is
+// read by one), a generated test.
+func harness(agent, f string) bool {
+	top, rest, _ := strings.Cut(f, "/")
+	switch top {
+	case ".rook", "labels":
+		return true
+	case "scenarios", "profiles":
+		owner, _, _ := strings.Cut(rest, "/")
+		if owner != agent {
+			return true
+		}
+		return top == "profiles" || path.Ext(f) == ".yaml" || strings.HasSuffix(f, "_rook_test.go")
+	}
+	return false
+}
+
+// under says whether f is src or inside it.
+func under(f, src string) bool {
+	s := strings.TrimSuffix(strings.TrimPrefix(path.Clean(filepath.ToSlash(src)), "./"), "/")
+	return f == s || strings.HasPrefix(f, s+"/")
 }
 
 func quarantined(root, agent, id string) bool {

@@ -45,6 +45,10 @@ type Profile struct {
 	// Tools, when set, are every tool the agent has: a criterion that names another is an
 	// error (a misspelt tool would pass not_called for ever).
 	Tools []string
+	// Sources, when set, are where the agent's own code is (files or folders, relative to
+	// the module root): rookgen affected takes a change elsewhere to leave its scenarios
+	// alone.
+	Sources []string
 	MCP            []MCPServer
 	// Concurrency is how many scenarios are in flight at once (at least 1).
 	Concurrency int
@@ -199,7 +203,7 @@ func (p *Profile) TimeoutFor(ph Phase) time.Duration {
 }
 
 var (
-	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate", "traces", "traces_quiet_ms", "canary", "write_tools", "tools", "mcp"}
+	profileKeys = []string{"id", "name", "hooks", "env", "hook_env", "capabilities", "concurrency", "pricing", "rate", "traces", "traces_quiet_ms", "canary", "write_tools", "tools", "sources", "mcp"}
 	hookKeys    = []string{"script", "timeout_seconds", "delay_seconds", "command"}
 	envKeys     = []string{"variable", "purpose", "secret"}
 	capKeys     = []string{"multi_turn", "calls", "usage"}
@@ -286,6 +290,8 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 			if p.Tools == nil {
 				p.Tools = []string{}
 			}
+		case "sources":
+			p.Sources = strList(e, f)
 		case "pricing", "traces", "traces_quiet_ms", "rate":
 			p.runKey(e, f)
 		case "concurrency":
