@@ -49,7 +49,7 @@ type Profile struct {
 	// the module root): rookgen affected takes a change elsewhere to leave its scenarios
 	// alone.
 	Sources []string
-	MCP            []MCPServer
+	MCP     []MCPServer
 	// Concurrency is how many scenarios are in flight at once (at least 1).
 	Concurrency int
 
