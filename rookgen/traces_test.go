@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/rookgo/rookgo/internal/otlp/otlptest"
+	"github.com/rookgo/rookgo/internal/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,4 +50,65 @@ acceptance_criteria:
 	page, err := os.ReadFile(filepath.Join(records, "fake", "traced", "report.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "tool charge_card: card declined")
+}
+
+// An agent service started on its own, before the run and outside the hooks, exports its
+// spans with the OTel Go SDK to the run's fixed receiver address (traces: {otlp: ...}).
+// The hook rookgen init --curl wrote sends the trace context with each request; the
+// service's spans carry it back, token included, and called and not_called are decided
+// from them.
+func TestAServiceOnItsOwnExportsToTheFixedAddress(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("the hook init writes needs node")
+	}
+	free := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		return ln.Addr().String()
+	}
+	receiver, service := free(), free()
+	svc := exec.Command(otlptest.Agent(t))
+	svc.Env = append(os.Environ(), "TESTAGENT_SERVE="+service, "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+receiver)
+	out, err := svc.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, svc.Start())
+	t.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n') // it says when it listens
+	require.NoError(t, err)
+	require.Contains(t, line, "listening on")
+
+	dir := newModule(t)
+	var stdout, stderr bytes.Buffer
+	curl := fmt.Sprintf(`curl -X POST http://%s/chat -H 'Content-Type: application/json' -d '{"message": "{{goal}}"}'`, service)
+	require.Equal(t, 0, run([]string{"init", "svc", "--curl", curl, "--reply", "$.reply", "-root", dir}, &stdout, &stderr), stderr.String())
+	profile := filepath.Join(dir, "profiles", "svc", "local.yaml")
+	data, err := os.ReadFile(profile)
+	require.NoError(t, err)
+	require.NotContains(t, string(data), "traces:")
+	require.NoError(t, os.WriteFile(profile, append(data, []byte("traces: {otlp: '"+receiver+"'}\ntraces_quiet_ms: 200\n")...), 0o644))
+	write(t, dir, "scenarios/svc/SC-002.yaml", `id: SC-002
+goal: where is order 7
+acceptance_criteria:
+  - {id: LOOKS, statement: s, check: called, params: {name: lookup_order}}
+  - {id: NO-REFUND, statement: s, check: not_called, params: {name: issue_refund}}
+`)
+	rookgen(t, dir)
+	records := t.TempDir()
+	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/svc", "-rook.dir="+records, "-rook.run-id=svc")
+	require.NoError(t, err, res.all)
+	assert.Contains(t, res.all, "receiving the agent's OpenTelemetry spans at http://"+receiver)
+	assert.Equal(t, "pass", res.action["TestLocal/SC-002/LOOKS_called_lookup_order"], res.all)
+	assert.Equal(t, "pass", res.action["TestLocal/SC-002/NO-REFUND_not_called_issue_refund"], res.all)
+	var tr record.Trace
+	data, err = os.ReadFile(filepath.Join(records, "svc", "svc", "scenarios", "SC-002", "evidence", "traces.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &tr))
+	assert.Len(t, tr.Spans, 2, "the service's spans, taken with the token its tracestate carried")
+	assert.Zero(t, tr.Unsigned)
+	assert.Empty(t, tr.Incomplete)
 }

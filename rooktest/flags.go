@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -32,6 +33,7 @@ var (
 	flagBudget      = flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
 	flagRate        = flag.String("rook.rate", "", "start at most R execute turns a minute (R/m; R/s, R/h) in any window, over every shard (each takes its share; R/m/shard for one shard's own); overrides the profile's rate:")
 	flagJudgeRate   = flag.String("rook.judge-rate", "", "send the judge at most R requests a minute (R/m; R/s, R/h), over every shard (each takes its share; R/m/shard for one shard's own)")
+	flagTracesAddr  = flag.String("rook.traces-addr", "", "receive the agent's spans at this loopback address (127.0.0.1:4318), as the profile's traces: {otlp: ...} does, for an agent service started on its own that exports there; implies -rook.traces")
 	flagTraces      = flag.Bool("rook.traces", false, "receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) as evidence, as the profile's traces: otlp does")
 	flagGate        = flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
 	flagMaxWait     = flag.Duration("rook.max-wait", 0, "the longest wait an agent's API may ask for (retry_after_ms) before its turn fails instead, saying what it asked (default 1m)")
@@ -59,6 +61,8 @@ type options struct {
 	rate      rateFlag
 	judgeRate rateFlag
 	traces    bool
+	// tracesAddr is -rook.traces-addr.
+	tracesAddr string
 	// maxWait is -rook.max-wait.
 	maxWait time.Duration
 }
@@ -124,6 +128,12 @@ func loadOptions() (options, error) {
 	}
 	if o.traces, err = boolFlag(set, "rook.traces", *flagTraces); err != nil {
 		return o, err
+	}
+	if o.tracesAddr = strings.TrimSpace(get("rook.traces-addr", flagTracesAddr)); o.tracesAddr != "" {
+		if !spec.LoopbackAddr(o.tracesAddr) {
+			return o, fmt.Errorf("-rook.traces-addr=%q: want a loopback host and a port, such as 127.0.0.1:4318", o.tracesAddr)
+		}
+		o.traces = true
 	}
 	o.maxWait = time.Minute
 	if v := get("rook.max-wait", new(flagMaxWait.String())); set["rook.max-wait"] || v != "" {

@@ -1,6 +1,7 @@
 package rooktest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -184,11 +185,17 @@ func start(t tb, s Suite) (*Run, error) {
 		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")
 	}
 	if c.prof.Traces || c.opts.traces {
-		if r.traces, err = otlp.Start(); err != nil {
+		addr := cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr)
+		if addr == "" {
+			r.traces, err = otlp.Start()
+		} else {
+			r.traces, err = otlp.StartAt(addr)
+		}
+		if err != nil {
 			return nil, err
 		}
 		cfg.Traces, cfg.TracesQuiet = r.traces, c.prof.TracesQuiet
-		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT and TRACEPARENT are given to every hook)")
+		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT, TRACEPARENT and TRACESTATE are given to every hook)")
 	}
 	cfg.Probe = mcpProber(c.prof, cfg.Env)
 	cfg.Decide = r.decider(t, c, s.Agent)

@@ -16,12 +16,14 @@ import (
 	"compress/gzip"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -67,12 +69,23 @@ type Receiver struct {
 const ReadTimeout = 30 * time.Second
 
 // Start listens on a free loopback port.
-func Start() (*Receiver, error) { return start(ReadTimeout) }
+func Start() (*Receiver, error) { return start("127.0.0.1:0", ReadTimeout) }
 
-func start(readTimeout time.Duration) (*Receiver, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// StartAt listens at addr, a loopback address an agent service started on its own exports
+// to. Only one process can: a second go test process of the same run (go test runs
+// packages side by side) is told so.
+func StartAt(addr string) (*Receiver, error) {
+	r, err := start(addr, ReadTimeout)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%w: another process listens there, perhaps another test package of this go test (run it with -p 1, or give each agent's profile an address of its own)", err)
+	}
+	return r, err
+}
+
+func start(addr string, readTimeout time.Duration) (*Receiver, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("start the trace receiver: %w", err)
+		return nil, fmt.Errorf("start the trace receiver at %s: %w", addr, err)
 	}
 	r := &Receiver{ln: ln, sinks: map[[16]byte]*Sink{}, tokens: map[string]*Sink{}, slots: make(chan struct{}, InFlight)}
 	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: min(10*time.Second, readTimeout), ReadTimeout: readTimeout}

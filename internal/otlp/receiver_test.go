@@ -156,7 +156,7 @@ func TestSpansOverTheBoundAreDropped(t *testing.T) {
 // A client that sends its headers and then trickles its body is cut off once the read
 // timeout has passed: a connection cannot be held open by sending slowly.
 func TestATricklingClientIsCutOff(t *testing.T) {
-	r, err := start(300 * time.Millisecond)
+	r, err := start("127.0.0.1:0", 300*time.Millisecond)
 	require.NoError(t, err)
 	defer r.Close()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(r.Endpoint(), "http://"))

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +33,9 @@ type Profile struct {
 	// how long no span may arrive before an attempt's trace is taken as whole.
 	Traces      bool
 	TracesQuiet time.Duration
+	// TracesAddr is where the receiver listens (traces: {otlp: 127.0.0.1:4318}), for an
+	// agent service started on its own that exports there; "" for a free port each run.
+	TracesAddr string
 	// Rate is how often the agent's API takes a turn (rate: 60/m), over every CI shard;
 	// zero for no bound.
 	Rate ratelimit.Rate
@@ -229,8 +233,18 @@ func (p *Profile) runKey(e *errs, f field) {
 	case "pricing":
 		p.parsePricing(e, f)
 	case "traces":
+		if f.v.Kind == yaml.MappingNode {
+			for _, g := range fields(e, f.v, "traces", []string{"otlp"}, true) {
+				if addr := str(e, g); LoopbackAddr(addr) {
+					p.Traces, p.TracesAddr = true, addr
+				} else {
+					e.at(g.v, "traces: {otlp: ...} is the receiver's address, a loopback host and a port (127.0.0.1:4318), got %q", addr)
+				}
+			}
+			return
+		}
 		if v := str(e, f); v != "otlp" && v != "off" {
-			e.at(f.v, "traces must be otlp (receive the agent's OpenTelemetry spans) or off, got %q", v)
+			e.at(f.v, "traces must be otlp (receive the agent's OpenTelemetry spans), {otlp: 127.0.0.1:4318} (at that address) or off, got %q", v)
 		} else {
 			p.Traces = v == "otlp"
 		}
@@ -472,4 +486,17 @@ func (p *Profile) MissingEnv(lookup func(string) (string, bool)) error {
 		return nil
 	}
 	return fmt.Errorf("profile %s needs environment variables that are not set (or empty): %s", p.ID, strings.Join(missing, "; "))
+}
+
+// LoopbackAddr says whether addr is a loopback host (an IP or localhost) and a port.
+func LoopbackAddr(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -7,7 +7,8 @@
 // parent that never arrives. The lookup's result holds ROOK_CANARY (a fixture it read);
 // with TESTAGENT_EXFIL=1 it also makes a request whose URL carries it out. It is a
 // program of its own, so that no other test's hook
-// carries the SDK.
+// carries the SDK. With TESTAGENT_SERVE=addr it is instead an agent service started on its
+// own (serve.go): one exporter for the process, the trace context taken from each request.
 package main
 
 import (
@@ -23,7 +24,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-func main() { os.Exit(run(os.Getenv("TESTAGENT_NO_ROOT") == "1")) }
+func main() {
+	if addr := os.Getenv("TESTAGENT_SERVE"); addr != "" {
+		os.Exit(serve(addr))
+	}
+	os.Exit(run(os.Getenv("TESTAGENT_NO_ROOT") == "1"))
+}
 
 func run(noRoot bool) int {
 	ctx := context.Background()

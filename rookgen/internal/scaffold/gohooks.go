@@ -193,6 +193,13 @@ func ask(cfg config, goal, conversation string) (any, []byte) {
 		value := fill(h.Value, same)
 		req.Header.Set(h.Name, value)
 	}
+	// The trace context, so that an agent service that propagates it puts its spans in
+	// this scenario's trace (the token in tracestate lets the run take them).
+	for _, kv := range [][2]string{{"TRACEPARENT", "traceparent"}, {"TRACESTATE", "tracestate"}} {
+		if v := os.Getenv(kv[0]); v != "" {
+			req.Header.Set(kv[1], v)
+		}
+	}
 	res, err := (&http.Client{Timeout: 55 * time.Second}).Do(req)
 	if err != nil {
 		fail(cfg.Request.Method + " " + cfg.Request.URL + ": " + err.Error())

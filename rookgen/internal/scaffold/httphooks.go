@@ -43,6 +43,10 @@ const fillJSON = (v) => typeof v === 'string' ? fill(v, (x) => x)
 const req = CONFIG.request;
 const headers = {};
 for (const h of req.headers) if (!noConversation(h.value)) headers[h.name] = fill(h.value, (x) => x);
+// The trace context, so that an agent service that propagates it puts its spans in this
+// scenario's trace (the token in tracestate lets the run take them).
+if (process.env.TRACEPARENT) headers.traceparent = process.env.TRACEPARENT;
+if (process.env.TRACESTATE) headers.tracestate = process.env.TRACESTATE;
 const body = req.body ? JSON.stringify(fillJSON(JSON.parse(req.body))) : undefined;
 // node:http rather than fetch: fetch's first request in a process spends some 50 ms
 // setting itself up, which would be counted as the agent's.
@@ -195,6 +199,11 @@ def main():
     for h in req["headers"]:
         if not no_conversation(h.get("value", "")):
             headers[h["name"]] = fill(h.get("value", ""))
+    # The trace context, so that an agent service that propagates it puts its spans in
+    # this scenario's trace (the token in tracestate lets the run take them).
+    for var, name in (("TRACEPARENT", "traceparent"), ("TRACESTATE", "tracestate")):
+        if os.environ.get(var):
+            headers[name] = os.environ[var]
     body = None
     if req.get("body"):
         body = json.dumps(fill_json(json.loads(req["body"]))).encode()
