@@ -42,16 +42,36 @@ func TestViewInABrowser(t *testing.T) {
 	}
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/fake/scenarios.html")))
-	assert.Equal(t, statuses(t, root, "SC-1"), eval(`Array.from(document.querySelectorAll('tr[data-id="SC-1"] .cell')).map(c => c.title.replace(/: not in this run$/, ': ').replace(/; failed .*$/, ''))`),
+	assert.Equal(t, statuses(t, root, "SC-1"), eval(`Array.from(document.querySelectorAll('tr[data-id="SC-1"] .cell')).map(c => c.title.replace(/; profile [^;]*$/, '').replace(/, excused by .*$/, '').replace(/: not in this run$/, ': ').replace(/; failed .*$/, ''))`),
 		"SC-1's history strip is its status in each run's report, oldest first")
 	assert.Equal(t, []string{"SC-1", "SC-2", "SC-3", "SC-4", "SC-5"}, filter(`0`))
 	assert.Equal(t, []string{"SC-5"}, filter(`document.querySelector('input[data-flag=never]').checked = true`))
 	assert.Equal(t, []string{"SC-1"}, filter(`document.querySelector('input[data-flag=never]').checked = false; document.querySelector('select[data-filter=owner]').value = 'agent'`))
 	assert.Equal(t, []string{"SC-4"}, filter(`document.querySelector('select[data-filter=owner]').value = 'judge'`))
 	assert.Equal(t, []string{"SC-1", "SC-3"}, filter(`document.querySelector('select[data-filter=owner]').value = ''; document.querySelector('select[data-filter=feature]').value = 'F-1'`))
+	// The strip marks each run's profile, and a failure the run's quarantine excused.
+	assert.Equal(t, []string{"p", "p", "p", "q", "p"}, eval(`Array.from(document.querySelectorAll('tr[data-id="SC-1"] .cell')).map(c => c.dataset.profile)`))
+	assert.Equal(t, []string{"2026-11-04T10-00-00Z: Fail, excused by quarantine; failed C2; profile q"},
+		eval(`Array.from(document.querySelectorAll('tr[data-id="SC-1"] .cell.excused')).map(c => c.title)`))
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
 	browsertest.SaveScreenshot(t, "view-scenarios.png", shot)
+
+	// The agent page draws each profile's trends: pass rate, Unable to Verify share, cost
+	// and p95 latency over its runs, a point a run.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/fake/")))
+	assert.Equal(t, []string{"p pass rate", "p Unable to Verify share", "p cost", "p p95 latency", "q pass rate", "q Unable to Verify share", "q cost", "q p95 latency"},
+		eval(`Array.from(document.querySelectorAll('#trends figure')).map(f => f.dataset.profile + ' ' + f.dataset.trend)`))
+	assert.Equal(t, []string{"4", "1"}, eval(`['p', 'q'].map(p => String(document.querySelectorAll('figure[data-profile="'+p+'"][data-trend="p95 latency"] circle').length))`))
+	assert.Equal(t, []string{"2026-11-01T10-00-00Z: 1200ms", "2026-11-02T10-00-00Z: 1200ms", "2026-11-03T10-00-00Z: 1100ms", "2026-11-05T10-00-00Z: 1300ms"},
+		eval(`Array.from(document.querySelectorAll('figure[data-profile="p"][data-trend="p95 latency"] circle title')).map(t => t.textContent)`))
+	widths := eval(`Array.from(document.querySelectorAll('#trends svg')).map(s => String(Math.round(s.getBoundingClientRect().width)))`)
+	for _, w := range widths {
+		assert.Equal(t, "240", w, "each chart is drawn")
+	}
+	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	browsertest.SaveScreenshot(t, "view-agent.png", shot)
 	assert.False(t, pwned(), "an agent's title ran nothing on the scenarios page")
 
 	for _, page := range []string{"/fake/scenario/SC-3.html", "/fake/run/2026-11-05T10-00-00Z.html", "/fake/", "/fake/runs.html"} {

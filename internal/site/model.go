@@ -27,6 +27,8 @@ type agentView struct {
 	Runs []runRow
 	// Owners, Classes and Categories are the values the scenario filters offer.
 	Owners, Classes, Categories, FeatureIDs []string
+	// Charts are the trends a lead looks for, per profile, over its runs (charts.go).
+	Charts []chart
 }
 
 type profileRow struct {
@@ -57,6 +59,9 @@ type scenarioRow struct {
 
 type cell struct {
 	RunID, Status, Owner string
+	// Profile is the run's profile; Excused says what left a failure out of the run's exit
+	// code (quarantine, gate), "" when it counted.
+	Profile, Excused string
 	DurationMs           int64
 	Tokens               string
 	Failed               string
@@ -132,6 +137,7 @@ func (s *Site) agent(name string) *agentView {
 	for i := range v.Profiles {
 		v.Profiles[i] = *profiles[v.Profiles[i].ID]
 	}
+	v.Charts = charts(h.Runs)
 	v.Features = s.features(name, v.Scenarios)
 	for _, sc := range v.Scenarios {
 		v.Owners = addOnce(v.Owners, sc.Owner)
@@ -184,10 +190,13 @@ func (s *Site) scenario(h *history.History, id string, sc *spec.Scenario) scenar
 	}
 	entries := h.Scenarios[id]
 	for i := len(h.Runs) - 1; i >= 0; i-- {
-		c := cell{RunID: h.Runs[i].ID}
+		c := cell{RunID: h.Runs[i].ID, Profile: h.Runs[i].Profile}
 		if i < len(entries) && entries[i].Status != history.NotIncluded {
 			e := entries[i]
 			c.Status, c.DurationMs, c.Failed = e.Status, e.DurationMs, strings.Join(e.Failed, ", ")
+			if v := e.Verdict(); v != nil {
+				c.Excused = v.ExcusedBy
+			}
 			c.Owner = string(h.Owner(id, i))
 			if e.Cost != nil {
 				c.Cost = cost.Money(h.Runs[i].Pricing, e.Cost.Total)

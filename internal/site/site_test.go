@@ -56,7 +56,11 @@ func fixture(t *testing.T) (root, module string) {
 	red := store.NewRedactor(nil)
 	for _, r := range runs {
 		dir := filepath.Join(root, "fake", r.id)
-		run := record.Run{Version: 1, ID: r.id, Agent: "fake", Pins: record.Pins{ProfileID: "p"}}
+		profile := "p"
+		if r.id == "2026-11-04T10-00-00Z" {
+			profile = "q" // a second profile, whose run quarantined SC-1
+		}
+		run := record.Run{Version: 1, ID: r.id, Agent: "fake", Pins: record.Pins{ProfileID: profile}}
 		totals := record.Totals{}
 		for _, sc := range []string{"SC-1", "SC-2", "SC-3", "SC-4"} {
 			o, ok := r.scs[sc]
@@ -75,6 +79,11 @@ func fixture(t *testing.T) (root, module string) {
 			if o.status == record.Fail {
 				v.Criteria = []record.Row{{CriterionID: "C2", Status: record.Fail, Confidence: o.conf, Expected: "no refund", Achieved: "a refund", Evidence: `"` + hostile + `"`}}
 				totals.Failed++
+				if profile == "q" && sc == "SC-1" {
+					counts := false
+					v.Counts, v.ExcusedBy = &counts, "quarantine"
+					totals.Excused++
+				}
 			}
 			switch o.status {
 			case record.Pass:
@@ -91,10 +100,10 @@ func fixture(t *testing.T) (root, module string) {
 		totals.PassRate = float64(totals.Passed) / float64(totals.Decided)
 		require.NoError(t, totals.Check())
 		require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), run))
-		require.NoError(t, red.YAML(filepath.Join(dir, "profile.yaml"), record.Profile{ID: "p", Pricing: &record.Pricing{Currency: "USD", AgentModel: "m",
+		require.NoError(t, red.YAML(filepath.Join(dir, "profile.yaml"), record.Profile{ID: profile, Pricing: &record.Pricing{Currency: "USD", AgentModel: "m",
 			Models: map[string]record.Price{"m": {InputPerMillion: 1000, OutputPerMillion: 1000}}}}))
-		require.NoError(t, red.YAML(filepath.Join(dir, "report.yaml"), record.Report{RunID: r.id, Agent: "fake", Profile: "p", Totals: totals,
-			Metrics: record.Metrics{DurationMs: 4200}, Clusters: []record.Cluster{}}))
+		require.NoError(t, red.YAML(filepath.Join(dir, "report.yaml"), record.Report{RunID: r.id, Agent: "fake", Profile: profile, Totals: totals,
+			Metrics: record.Metrics{DurationMs: 4200, LatencyP95Ms: int64(900 + 100*len(r.scs))}, Clusters: []record.Cluster{}}))
 	}
 	for _, sc := range []string{"SC-1", "SC-2", "SC-4", "SC-5"} {
 		body := "id: " + sc + "\ntitle: case " + sc + "\ngoal: g\nclass: functional\ncategory: refunds\n"
