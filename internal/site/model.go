@@ -62,10 +62,10 @@ type cell struct {
 	// Profile is the run's profile; Excused says what left a failure out of the run's exit
 	// code (quarantine, gate), "" when it counted.
 	Profile, Excused string
-	DurationMs           int64
-	Tokens               string
-	Failed               string
-	Cost                 string
+	DurationMs       int64
+	Tokens           string
+	Failed           string
+	Cost             string
 }
 
 type runRow struct {
