@@ -13,16 +13,9 @@ import (
 const _ = rooktest.SupportsGenVersion1
 
 var suiteDemoLeaky = rooktest.Suite{
-	Agent:   "helpdesk",
-	Profile: rooktest.File{Path: "profiles/helpdesk/demo-leaky.yaml", SHA256: "56c18c88771e9f8d1adbe0a0299e75a9b4645fcef4bc6c9738a8beabbd0f3efd"},
-	Scenarios: []rooktest.Scenario{
-		{ID: "SC-001", File: rooktest.File{Path: "scenarios/helpdesk/SC-001.yaml", SHA256: "3f80fc4dbaecb3276b28f5d948b977f26e8ef1ddbd0b11c8706e863a7e3c521d"}},
-		{ID: "SC-002", File: rooktest.File{Path: "scenarios/helpdesk/SC-002.yaml", SHA256: "774026b683c22b4277392e37d88c7af824c2ad847270f5de12478032d1a239ed"}},
-		{ID: "SC-003", File: rooktest.File{Path: "scenarios/helpdesk/SC-003.yaml", SHA256: "c530d2bb297d5c09c46677003fda4c4cb2431bd10e6c02467620298a63e270ad"}},
-		{ID: "SC-004", File: rooktest.File{Path: "scenarios/helpdesk/SC-004.yaml", SHA256: "6490a31a566b5cea325234a6db8b3dce88a610db573127b49609ce9403cd6a3a"}},
-		{ID: "SC-005", File: rooktest.File{Path: "scenarios/helpdesk/SC-005.yaml", SHA256: "5282aaa7e4c095d1fdd61a872b745607b28d8be2477d8262337798eb5e5db17c"}},
-		{ID: "SC-006", File: rooktest.File{Path: "scenarios/helpdesk/SC-006.yaml", SHA256: "18d0b8713117501572bbb2c5acdb5b42b49e99741dfc1f134e5fbf895b6bc535"}},
-	},
+	Agent:     "helpdesk",
+	Profile:   rooktest.File{Path: "profiles/helpdesk/demo-leaky.yaml", SHA256: "56c18c88771e9f8d1adbe0a0299e75a9b4645fcef4bc6c9738a8beabbd0f3efd"},
+	Scenarios: rookScenarios,
 }
 
 // TestDemoLeaky runs the helpdesk scenarios against profile demo-leaky.

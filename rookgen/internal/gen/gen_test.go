@@ -140,14 +140,21 @@ func FuzzGenerate(f *testing.F) {
 		name, err := strconv.Unquote(call.Args[0].(*ast.BasicLit).Value)
 		require.NoError(t, err)
 		assert.Equal(t, sc.Subtest(), name)
-		lits := 0
-		ast.Inspect(file, func(n ast.Node) bool {
-			if bl, ok := n.(*ast.BasicLit); ok && bl.Kind == token.STRING {
-				lits++
-			}
-			return true
-		})
-		assert.Equal(t, 10, lits, "two imports and the fixed string literals:\n%s", src)
+		lits := func(f *ast.File) int {
+			n := 0
+			ast.Inspect(f, func(x ast.Node) bool {
+				if bl, ok := x.(*ast.BasicLit); ok && bl.Kind == token.STRING {
+					n++
+				}
+				return true
+			})
+			return n
+		}
+		assert.Equal(t, 7, lits(file), "two imports and the fixed string literals (agent, profile path and hash, subtest, id):\n%s", src)
+		scSrc := out["scenarios/a/scenarios_rook_test.go"]
+		scFile, err := parser.ParseFile(token.NewFileSet(), "s.go", scSrc, parser.ParseComments)
+		require.NoError(t, err, "%s", scSrc)
+		assert.Equal(t, 4, lits(scFile), "one import, and the scenario's id, path and hash:\n%s", scSrc)
 		// Scenario text never lands in a comment: the comments are those of the same
 		// scenario with another goal.
 		sc2 := *sc
@@ -158,6 +165,9 @@ func FuzzGenerate(f *testing.F) {
 		file2, err := parser.ParseFile(token.NewFileSet(), "x.go", out2["scenarios/a/fuzz_rook_test.go"], parser.ParseComments)
 		require.NoError(t, err)
 		assert.Equal(t, comments(file2), comments(file), "the goal changed a comment")
+		scFile2, err := parser.ParseFile(token.NewFileSet(), "s.go", out2["scenarios/a/scenarios_rook_test.go"], parser.ParseComments)
+		require.NoError(t, err)
+		assert.Equal(t, comments(scFile2), comments(scFile), "the goal changed a comment")
 	})
 }
 
@@ -228,4 +238,30 @@ func TestLoadFollowsSymlinkedAgents(t *testing.T) {
 	require.Len(t, agents, 1)
 	assert.Equal(t, "shared", agents[0].Name)
 	assert.Len(t, agents[0].Profiles, 1)
+}
+
+// A scenario edit changes one generated file, the agent's scenarios file, whatever the
+// number of profiles; a profile that would be generated under that file's name is refused.
+func TestAScenarioEditChangesOneFile(t *testing.T) {
+	agents, err := gen.Load("testdata/basic")
+	require.NoError(t, err)
+	require.Greater(t, len(agents[0].Profiles), 1, "the case has profiles to spare")
+	before, err := gen.Generate(agents)
+	require.NoError(t, err)
+	edited := *agents[0].Scenarios[0]
+	edited.SHA256 = "0000000000000000000000000000000000000000000000000000000000000000"
+	agents[0].Scenarios[0] = &edited
+	after, err := gen.Generate(agents)
+	require.NoError(t, err)
+	var changed []string
+	for p := range after {
+		if string(after[p]) != string(before[p]) {
+			changed = append(changed, p)
+		}
+	}
+	assert.Equal(t, []string{gen.ScenariosFile(agents[0].Name)}, changed)
+
+	agents[0].Profiles = append(agents[0].Profiles, &spec.Profile{ID: "scenarios"})
+	_, err = gen.Generate(agents)
+	assert.ErrorContains(t, err, "profile scenarios of agent "+agents[0].Name+" would be generated as scenarios_rook_test.go, which holds the agent's scenarios; rename the profile")
 }
