@@ -14,6 +14,7 @@ import (
 	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
+	"github.com/rookgo/rookgo/internal/summary"
 )
 
 // writeRun writes a run folder: run.yaml with included and skipped scenarios, and for
@@ -220,4 +221,25 @@ func TestCompromisedQuotesOnce(t *testing.T) {
 	r, err := Build(dir, "")
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(r.attacksMarkdown(), "ROOK-CANARY-0123456789abcdef"), r.attacksMarkdown())
+}
+
+// A judge that never answered a scenario is in the headline, whatever else was decided: a
+// wrong judge URL must not read as a green run.
+func TestHeadlineNamesAJudgeThatNeverAnswered(t *testing.T) {
+	unanswered := record.Verdict{Status: record.UnableToVerify, UnverifiableReason: record.Undecidable,
+		Judge:    &record.JudgeInfo{Model: "m"},
+		Criteria: []record.Row{{CriterionID: "C1", Status: record.UnableToVerify, Reason: record.Undecidable, Judge: "m", Unanswered: true}}}
+	pass := record.Verdict{Status: record.Pass, Criteria: []record.Row{}}
+	dir := writeRun(t, filepath.Join(t.TempDir(), "R1"), "R1", map[string]record.Verdict{"SC-1": unanswered, "SC-2": pass})
+	var run record.Run
+	require.NoError(t, store.ReadYAML(filepath.Join(dir, "run.yaml"), &run))
+	rep, err := summary.Summarize(dir, run, record.PrepareSummary{Status: "not_defined"}, time.Second, time.Now()) // as a run's end does
+	require.NoError(t, err)
+	require.NoError(t, store.NewRedactor(nil).YAML(filepath.Join(dir, "report.yaml"), rep))
+	r, err := Build(dir, "")
+	require.NoError(t, err)
+	assert.Contains(t, r.Headline, "the judge m never answered 1 scenario(s), whose llm_judge rows are Unable to Verify")
+	var md bytes.Buffer
+	require.NoError(t, r.Markdown(&md))
+	assert.Contains(t, md.String(), "**it never answered 1 scenario(s)**")
 }
