@@ -227,3 +227,26 @@ func sameAsRookgenJUnit(t *testing.T, want junit, events string) {
 	assert.Len(t, g, len(w))
 	assert.Equal(t, w, g, "rookgen junit and gotestsum agree on every testcase")
 }
+
+// make demo says why its two skips are expected: a first-time user reads "green" above two
+// SKIPs otherwise.
+func TestMakeDemoSaysWhyItSkips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the example agent's good suite")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("needs make")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("the example agent's hooks need node")
+	}
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	dependOnExample(t, root)
+	cmd := exec.Command("make", "--no-print-directory", "demo")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, 2, strings.Count(string(out), "=== SKIP:"), "%s", out)
+	assert.Contains(t, string(out), "The two SKIPs are expected: SC-001's C5 is an llm_judge criterion, Unable to Verify until a judge model is set")
+}
