@@ -126,37 +126,8 @@ func loadOptions() (options, error) {
 	if o.allowUndecided, err = boolFlag(set, "rook.allow-undecided", *flagUndecided); err != nil {
 		return o, err
 	}
-	if o.traces, err = boolFlag(set, "rook.traces", *flagTraces); err != nil {
-		return o, err
-	}
-	if o.tracesAddr = strings.TrimSpace(get("rook.traces-addr", flagTracesAddr)); o.tracesAddr != "" {
-		if !spec.LoopbackAddr(o.tracesAddr) {
-			return o, fmt.Errorf("-rook.traces-addr=%q: want a loopback host and a port, such as 127.0.0.1:4318", o.tracesAddr)
-		}
-		o.traces = true
-	}
-	o.maxWait = time.Minute
-	if v := get("rook.max-wait", new(flagMaxWait.String())); set["rook.max-wait"] || v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return o, fmt.Errorf("-rook.max-wait=%q: want a duration above zero, such as 90s", v)
-		}
-		o.maxWait = d
-	}
-	o.concurrency = *flagConcurrency
-	if !set["rook.concurrency"] {
-		if v := os.Getenv(envName("rook.concurrency")); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return o, fmt.Errorf("%s=%q: want a number", envName("rook.concurrency"), v)
-			}
-			o.concurrency = n
-		}
-	}
-	if o.concurrency < 0 {
-		return o, fmt.Errorf("-rook.concurrency=%d: want at least 1", o.concurrency)
-	}
-	return o, nil
+	err = o.loadPace(set, get) // before o is returned: it fills o in
+	return o, err
 }
 
 // boolFlag is a boolean flag, or its environment twin when the flag was not given.
@@ -188,4 +159,41 @@ func list(s string) []string {
 		}
 	}
 	return out
+}
+
+// loadPace reads the options of how the run goes: traces and where they are received, the
+// longest wait an agent's API may ask for, and the concurrency.
+func (o *options) loadPace(set map[string]bool, get func(string, *string) string) error {
+	var err error
+	if o.traces, err = boolFlag(set, "rook.traces", *flagTraces); err != nil {
+		return err
+	}
+	if o.tracesAddr = strings.TrimSpace(get("rook.traces-addr", flagTracesAddr)); o.tracesAddr != "" {
+		if !spec.LoopbackAddr(o.tracesAddr) {
+			return fmt.Errorf("-rook.traces-addr=%q: want a loopback host and a port, such as 127.0.0.1:4318", o.tracesAddr)
+		}
+		o.traces = true
+	}
+	o.maxWait = time.Minute
+	if v := get("rook.max-wait", new(flagMaxWait.String())); set["rook.max-wait"] || v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("-rook.max-wait=%q: want a duration above zero, such as 90s", v)
+		}
+		o.maxWait = d
+	}
+	o.concurrency = *flagConcurrency
+	if !set["rook.concurrency"] {
+		if v := os.Getenv(envName("rook.concurrency")); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%s=%q: want a number", envName("rook.concurrency"), v)
+			}
+			o.concurrency = n
+		}
+	}
+	if o.concurrency < 0 {
+		return fmt.Errorf("-rook.concurrency=%d: want at least 1", o.concurrency)
+	}
+	return nil
 }
