@@ -245,3 +245,29 @@ func unsigned(req ptraceotlp.ExportRequest) {
 		}
 	}
 }
+
+// A trace whose tree is closed (every execute turn has its root, no span names a parent
+// that has not arrived) settles after a short grace, not the quiet window; one still open
+// waits the whole window for what may yet come.
+func TestAClosedTreeSettlesAfterAGrace(t *testing.T) {
+	r, id, parent := opened(t)
+	body, err := request(r.sink(id).trace, parent, "invoke_agent").MarshalProto()
+	require.NoError(t, err)
+	code, _ := post(t, r, "application/x-protobuf", body)
+	require.Equal(t, 200, code)
+	start := time.Now()
+	tr := r.Settle(id, 10*time.Second, 20*time.Second, []string{"execute turn 1"})
+	assert.Less(t, time.Since(start), 5*time.Second, "closed: it did not wait the 10 s window")
+	assert.Empty(t, tr.Incomplete)
+
+	r2, id2, parent2 := opened(t)
+	parentOf(t, r2, id2, "execute turn 2") // a second turn, which exports nothing
+	body, err = request(r2.sink(id2).trace, parent2, "invoke_agent").MarshalProto()
+	require.NoError(t, err)
+	code, _ = post(t, r2, "application/x-protobuf", body)
+	require.Equal(t, 200, code)
+	start = time.Now()
+	tr = r2.Settle(id2, 300*time.Millisecond, 20*time.Second, []string{"execute turn 1", "execute turn 2"})
+	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond, "open: it waited the window")
+	assert.Contains(t, tr.Incomplete, "execute turn 2 exported no span")
+}

@@ -151,7 +151,7 @@ func (r *Receiver) Settle(trace string, quiet, most time.Duration, expect []stri
 	if s == nil {
 		return record.Trace{TraceID: trace, Spans: []record.Span{}, Incomplete: "the attempt's trace was never opened"}
 	}
-	settled := s.quiet(quiet, most)
+	settled := s.quiet(quiet, most, expect)
 	r.mu.Lock()
 	refused := r.refused - s.refusedAtOpen
 	r.mu.Unlock()

@@ -233,25 +233,65 @@ func (s *Sink) text(t string, cut *bool) string {
 	return t
 }
 
-// quiet waits until no span of the attempt has arrived for quiet, or until most has
-// passed, and says whether it was quiet.
-func (s *Sink) quiet(quiet, most time.Duration) bool {
+// settleGrace is how long a trace whose tree is closed (closed) waits for a span still
+// on its way: an agent that exports before it replies has sent everything by then, and one
+// that does not keeps its tree open, and the full quiet window.
+const settleGrace = 5 * time.Millisecond
+
+// quiet waits until no span of the attempt has arrived for quiet, or, once its tree is
+// closed (every label of expect has its root, and no span names a parent that has not
+// arrived), for settleGrace; or until most has passed. It says whether it was quiet.
+func (s *Sink) quiet(quiet, most time.Duration, expect []string) bool {
 	start := time.Now()
 	for {
 		s.mu.Lock()
-		ref := s.last
+		ref, closed := s.last, s.closed(expect)
 		s.mu.Unlock()
 		if ref.Before(start) {
 			ref = start
 		}
-		if time.Since(ref) >= quiet {
+		wait := quiet
+		if closed {
+			wait = min(quiet, settleGrace)
+		}
+		if time.Since(ref) >= wait {
 			return true
 		}
 		if time.Since(start) >= most {
 			return false
 		}
-		time.Sleep(min(quiet/4+time.Millisecond, 50*time.Millisecond))
+		time.Sleep(min(wait/4+time.Millisecond, 50*time.Millisecond))
 	}
+}
+
+// closed says whether the trace's tree is whole as far as can be seen: each label of
+// expect (an execute turn) has a root span under it, and every span's parent is a span
+// that arrived or a harness span. An attempt with no label expects nothing it could
+// check, so its tree is never closed. s.mu is held.
+func (s *Sink) closed(expect []string) bool {
+	if len(expect) == 0 {
+		return false
+	}
+	known := map[string]bool{}
+	under := map[string]bool{}
+	for _, sp := range s.spans {
+		known[sp.SpanID] = true
+		under[sp.Under] = true
+	}
+	for _, label := range expect {
+		if !under[label] {
+			return false
+		}
+	}
+	for _, sp := range s.spans {
+		if sp.ParentSpanID == "" || known[sp.ParentSpanID] {
+			continue
+		}
+		if id, ok := idOf(sp.ParentSpanID); !ok || s.parents[id] == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // snapshot is the attempt's trace as it stands, with why it is not complete, if it is not:
