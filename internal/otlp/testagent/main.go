@@ -33,12 +33,11 @@ func main() {
 
 func run(noRoot bool) int {
 	ctx := context.Background()
-	exp, err := otlptracehttp.New(ctx) // reads OTEL_EXPORTER_OTLP_ENDPOINT
+	tp, err := provider(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	carrier := propagation.MapCarrier{"traceparent": os.Getenv("TRACEPARENT")}
 	ctx = propagation.TraceContext{}.Extract(ctx, carrier)
 	tr := tp.Tracer("fake-agent")
@@ -70,4 +69,14 @@ func run(noRoot bool) int {
 	// The reply says nothing of calls or usage: the trace is their only channel.
 	fmt.Println(`{"output": "your order ORD-7 has shipped; I could not charge the card", "conversation": "conv-1"}`)
 	return 0
+}
+
+// provider exports every span as it ends to OTEL_EXPORTER_OTLP_ENDPOINT, with the headers
+// OTEL_EXPORTER_OTLP_HEADERS gives (a hook call's token).
+func provider(ctx context.Context) (*sdktrace.TracerProvider, error) {
+	exp, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), nil
 }

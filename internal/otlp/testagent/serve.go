@@ -9,9 +9,7 @@ import (
 	"os"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -23,12 +21,11 @@ import (
 // {"reply": ...}. It prints "listening on <addr>" once it accepts connections.
 func serve(addr string) int {
 	ctx := context.Background()
-	exp, err := otlptracehttp.New(ctx) // reads OTEL_EXPORTER_OTLP_ENDPOINT
+	tp, err := provider(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer func() { _ = tp.Shutdown(ctx) }()
 	tr := tp.Tracer("agent-service")
 	prop := propagation.TraceContext{}
