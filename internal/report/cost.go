@@ -29,37 +29,58 @@ type FeatureCost struct {
 	Cost      cost.Cost `json:"cost" yaml:"cost"`
 }
 
-// price gives each scenario with a verdict its cost, and the report the run's, by the
-// price table in the run's profile.yaml.
-func (r *Report) price(dir string, verdicts map[int]*record.Verdict) {
+// pricer prices a run's scenarios one at a time, by the price table in the run's
+// profile.yaml; without one it prices nothing.
+type pricer struct {
+	r        *Report
+	dir      string
+	table    *record.Pricing
+	features map[string]*FeatureCost
+}
+
+// pricing starts pricing the run in dir into r.Spend.
+func (r *Report) pricing(dir string) *pricer {
+	p := &pricer{r: r, dir: dir}
 	prof, err := (store.Store{Dir: dir}).Profile()
 	if err != nil || prof.Pricing == nil {
+		return p
+	}
+	p.table, p.features = prof.Pricing, map[string]*FeatureCost{}
+	r.Spend = &Spend{Currency: p.table.Currency}
+	return p
+}
+
+// add gives the scenario s, whose verdict is v, its cost, and counts it into the run's.
+func (p *pricer) add(s *Scenario, v *record.Verdict) {
+	if p.table == nil {
 		return
 	}
-	t := prof.Pricing
-	r.Spend = &Spend{Currency: t.Currency}
-	features := map[string]*FeatureCost{}
-	for i, v := range verdicts {
-		s := &r.Scenarios[i]
-		c := cost.Scenario(t, store.Store{Dir: dir}.ScenarioDir(s.ID), v)
-		s.Cost = &c
-		r.Spend.Total.Add(c)
-		if len(c.Unpriced) > 0 {
-			r.Spend.Unpriced++
-		}
-		f := features[s.Feature]
-		if f == nil {
-			f = &FeatureCost{Feature: s.Feature}
-			features[s.Feature] = f
-		}
-		f.Scenarios++
-		f.Cost.Add(c)
+	c := cost.Scenario(p.table, store.Store{Dir: p.dir}.ScenarioDir(s.ID), v)
+	s.Cost = &c
+	p.r.Spend.Total.Add(c)
+	if len(c.Unpriced) > 0 {
+		p.r.Spend.Unpriced++
 	}
-	for _, f := range features {
-		r.Spend.Features = append(r.Spend.Features, *f)
+	f := p.features[s.Feature]
+	if f == nil {
+		f = &FeatureCost{Feature: s.Feature}
+		p.features[s.Feature] = f
 	}
-	sort.Slice(r.Spend.Features, func(i, j int) bool {
-		a, b := r.Spend.Features[i], r.Spend.Features[j]
+	f.Scenarios++
+	f.Cost.Add(c)
+}
+
+// close lists the run's costs by feature, costliest first.
+func (p *pricer) close() {
+	if p.table == nil {
+		return
+	}
+	sp := p.r.Spend
+	for _, f := range p.features {
+		sp.Features = append(sp.Features, *f)
+	}
+	sort.Slice(sp.Features, func(i, j int) bool {
+		a, b := sp.Features[i], sp.Features[j]
 		if a.Cost.Total != b.Cost.Total {
 			return a.Cost.Total > b.Cost.Total
 		}

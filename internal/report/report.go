@@ -240,17 +240,25 @@ func Build(dir, base string) (*Report, error) {
 		held[e.ScenarioID] = e.Why
 	}
 	reasons := map[string]*Reason{}
-	judged := map[int]*record.Verdict{} // every scenario with a verdict, by index
+	pricing := r.pricing(dir)
+	// One scenario's verdict at a time: a report of thousands holds its rows, not their
+	// verdicts. Who must act on a scenario that did not pass is decided here both ways,
+	// for whether it ever passed, which owners learns for all of them at once.
+	var notPassed []undecidedOwner
 	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
 		sc, v := readScenario(st, e.ScenarioID)
 		sc.Quarantined = held[e.ScenarioID]
 		if v != nil {
-			judged[len(r.Scenarios)] = v
+			if v.Status != record.Pass {
+				notPassed = append(notPassed, undecidedOwner{row: len(r.Scenarios),
+					never: owner.Of(v, false), ever: owner.Of(v, true)})
+			}
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
 			}
 			r.attacks(sc, v)
+			pricing.add(&sc, v)
 			for _, row := range v.Rows() {
 				if row.Status == record.Fail {
 					r.Failed = append(r.Failed, Failure{ScenarioID: sc.ID, CriterionID: row.CriterionID, Expected: row.Expected,
@@ -272,8 +280,8 @@ func Build(dir, base string) (*Report, error) {
 	for _, rs := range reasons {
 		r.Unable = append(r.Unable, *rs)
 	}
-	r.owners(dir, judged)
-	r.price(dir, judged)
+	r.owners(dir, notPassed)
+	pricing.close()
 	sort.Slice(r.Unable, func(i, j int) bool { return r.Unable[i].Count > r.Unable[j].Count })
 	r.Headline = r.headline()
 	if base != "" {
@@ -308,26 +316,33 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 	return sc, v
 }
 
-// owners says who must act on each scenario that did not pass, from its verdict and
-// whether it ever passed in a run of the agent under the records root.
-func (r *Report) owners(dir string, judged map[int]*record.Verdict) {
-	verdicts := map[int]*record.Verdict{}
-	ids := []string{}
-	for i, v := range judged {
-		if v.Status != record.Pass {
-			verdicts[i] = v
-			ids = append(ids, r.Scenarios[i].ID)
-		}
-	}
-	if len(verdicts) == 0 {
+// undecidedOwner is who must act on the scenario at row of the report, whether it never
+// passed or passed in an earlier run.
+type undecidedOwner struct {
+	row         int
+	never, ever owner.Owner
+}
+
+// owners says who must act on each scenario that did not pass, by whether it ever passed
+// in a run of the agent under the records root.
+func (r *Report) owners(dir string, notPassed []undecidedOwner) {
+	if len(notPassed) == 0 {
 		return
 	}
-	ever := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), ids)
+	ids := make([]string, len(notPassed))
+	for k, u := range notPassed {
+		ids[k] = r.Scenarios[u.row].ID
+	}
+	passed := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), ids)
 	r.Owners = map[owner.Owner]int{}
 	by := map[string]owner.Owner{}
-	for i, v := range verdicts {
-		o := owner.Of(v, ever[r.Scenarios[i].ID])
-		r.Scenarios[i].Owner, by[r.Scenarios[i].ID] = o, o
+	for _, u := range notPassed {
+		s := &r.Scenarios[u.row]
+		o := u.never
+		if passed[s.ID] {
+			o = u.ever
+		}
+		s.Owner, by[s.ID] = o, o
 		r.Owners[o]++
 	}
 	for i := range r.Failed {
