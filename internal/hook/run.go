@@ -204,11 +204,25 @@ func (sio *stdio) copy(stdin string, stdout, stderr io.Writer) <-chan struct{} {
 		from *os.File
 		to   io.Writer
 	}{{sio.stdout, stdout}, {sio.stderr, stderr}} {
-		wg.Go(func() { _, _ = io.Copy(c.to, c.from) }) // a read error is the end of the stream
+		wg.Go(func() { copyStream(c.to, c.from) })
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	return done
+}
+
+// copyBuffers are the buffers hooks' output is copied through: a long run calls hooks
+// tens of thousands of times, and a new 32 KiB buffer for each stream of each was most of
+// the garbage a run made.
+var copyBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+// copyStream copies from to to through a pooled buffer; a read error is the end of the
+// stream. Neither side is let take the copy over (*os.File's WriteTo would allocate a
+// buffer of its own for a pipe).
+func copyStream(to io.Writer, from *os.File) {
+	buf := copyBuffers.Get().(*[32 << 10]byte)
+	defer copyBuffers.Put(buf)
+	_, _ = io.CopyBuffer(struct{ io.Writer }{to}, struct{ io.Reader }{from}, buf[:])
 }
 
 // drain waits for the hook's output to reach its end, at most KillGrace, and closes our
