@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkRun calls a hook that answers at once (sh printing one line), as the run calls
-// every hook: what one call allocates in this process, the hook's own start aside.
+// every hook: the time of a call, the hook's start included, and what it allocates in this
+// process.
 // go test -run '^$' -bench Run -benchmem ./internal/hook
 func BenchmarkRun(b *testing.B) {
 	spec := Spec{Argv: []string{"sh", "-c", `echo '{"output": "hi"}'`}, Dir: b.TempDir(), Env: os.Environ(),

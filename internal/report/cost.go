@@ -29,24 +29,24 @@ type FeatureCost struct {
 	Cost      cost.Cost `json:"cost" yaml:"cost"`
 }
 
-// pricer prices a run's scenarios one at a time, by the price table in the run's
-// profile.yaml; without one it prices nothing.
+// pricer prices a run's scenarios one at a time into spend, by the price table in the
+// run's profile.yaml; without one it prices nothing.
 type pricer struct {
-	r        *Report
-	dir      string
+	st       store.Store
 	table    *record.Pricing
+	spend    *Spend
 	features map[string]*FeatureCost
 }
 
-// pricing starts pricing the run in dir into r.Spend.
-func (r *Report) pricing(dir string) *pricer {
-	p := &pricer{r: r, dir: dir}
-	prof, err := (store.Store{Dir: dir}).Profile()
+// pricing starts pricing the run in st into r.Spend.
+func (r *Report) pricing(st store.Store) *pricer {
+	p := &pricer{st: st}
+	prof, err := st.Profile()
 	if err != nil || prof.Pricing == nil {
 		return p
 	}
-	p.table, p.features = prof.Pricing, map[string]*FeatureCost{}
-	r.Spend = &Spend{Currency: p.table.Currency}
+	r.Spend = &Spend{Currency: prof.Pricing.Currency}
+	p.table, p.spend, p.features = prof.Pricing, r.Spend, map[string]*FeatureCost{}
 	return p
 }
 
@@ -55,11 +55,11 @@ func (p *pricer) add(s *Scenario, v *record.Verdict) {
 	if p.table == nil {
 		return
 	}
-	c := cost.Scenario(p.table, store.Store{Dir: p.dir}.ScenarioDir(s.ID), v)
+	c := cost.Scenario(p.table, p.st.ScenarioDir(s.ID), v)
 	s.Cost = &c
-	p.r.Spend.Total.Add(c)
+	p.spend.Total.Add(c)
 	if len(c.Unpriced) > 0 {
-		p.r.Spend.Unpriced++
+		p.spend.Unpriced++
 	}
 	f := p.features[s.Feature]
 	if f == nil {
@@ -75,7 +75,7 @@ func (p *pricer) close() {
 	if p.table == nil {
 		return
 	}
-	sp := p.r.Spend
+	sp := p.spend
 	for _, f := range p.features {
 		sp.Features = append(sp.Features, *f)
 	}

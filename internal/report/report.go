@@ -240,7 +240,7 @@ func Build(dir, base string) (*Report, error) {
 		held[e.ScenarioID] = e.Why
 	}
 	reasons := map[string]*Reason{}
-	pricing := r.pricing(dir)
+	pricing := r.pricing(st)
 	// One scenario's verdict at a time: a report of thousands holds its rows, not their
 	// verdicts. Who must act on a scenario that did not pass is decided here both ways,
 	// for whether it ever passed, which owners learns for all of them at once.
