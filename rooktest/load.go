@@ -17,8 +17,8 @@ import (
 // load reads the profile and scenarios and checks them against what was generated.
 // warnings are what the test repeats while it stands: the scenario keys that read like
 // misspelt ones (generation let them stand only under -lenient) and the agent's profiles
-// with no generated test.
-func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario, tools, warnings []string, err error) {
+// with no generated test. runs is go test's -run as a match on a subtest name.
+func load(root string, s Suite, runs func(string) bool) (prof *spec.Profile, scenarios []brief, tools, warnings []string, err error) {
 	fix := "the generated test is stale; run go generate ./... (or " + workspace.GeneratorCommand(root) + ")"
 	var problems []error
 	prof, err = spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
@@ -29,6 +29,8 @@ func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario,
 		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
 	}
 	known := map[string]bool{}
+	scenarios = make([]brief, 0, len(s.Scenarios))
+	var bf briefer
 	for _, f := range s.Scenarios {
 		known[filepath.ToSlash(f.Path)] = true
 		sc, err := spec.LoadScenario(filepath.Join(root, f.Path))
@@ -47,7 +49,7 @@ func load(root string, s Suite) (prof *spec.Profile, scenarios []*spec.Scenario,
 			warnings = append(warnings, workspace.Rel(root, errors.New(ty)).Error())
 		}
 		tools = appendTools(tools, sc)
-		scenarios = append(scenarios, slim(sc))
+		scenarios = append(scenarios, bf.briefOf(f.ID, sc, runs))
 	}
 	files, _ := filepath.Glob(filepath.Join(root, "scenarios", s.Agent, "*.yaml"))
 	for _, f := range files {
@@ -73,25 +75,6 @@ func ungenerated(root, agent string) []string {
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(workspace.GeneratedFile(agent, id)))); errors.Is(err, os.ErrNotExist) {
 			out = append(out, fmt.Sprintf("profiles/%s/%s.yaml has no generated test yet (go test runs nothing for it): run go generate ./... (or %s)",
 				agent, id, workspace.GeneratorCommand(root)))
-		}
-	}
-	return out
-}
-
-// slim is what planning reads of a scenario: its selectors and turns, whether it grades
-// usage (RequiresUsage, or a usage criterion), and its first llm_judge criterion if any,
-// with none of its text. A job reads the whole scenario again from its file when it
-// starts, so that a suite of thousands is not held in memory for the length of the run.
-func slim(sc *spec.Scenario) *spec.Scenario {
-	out := &spec.Scenario{ID: sc.ID, Title: sc.Title, SetupMessages: make([]string, len(sc.SetupMessages)),
-		MultiTurn: sc.MultiTurn, Class: sc.Class, Category: sc.Category, Tags: sc.Tags,
-		Excluded: sc.Excluded, NotExecutable: sc.NotExecutable, SkipReason: sc.SkipReason,
-		RequiresUsage: sc.RequiresUsage, Redteam: sc.Redteam}
-	out.RequiresUsage = sc.Observes().Has(check.ObservesUsage)
-	for _, c := range sc.Criteria {
-		if c.Check.Observes().Has(check.ObservesModel) {
-			out.Criteria = []spec.Criterion{{ID: c.ID, Kind: c.Kind, Check: c.Check}}
-			break
 		}
 	}
 	return out

@@ -34,14 +34,14 @@ func narrowing(o options) string {
 
 // selects reports whether the selection flags let sc in (an excluded scenario only when
 // -rook.only names it), whatever the shard or an earlier run says.
-func selects(o options, sc *spec.Scenario) bool {
-	named := slices.Contains(o.only, sc.ID)
+func selects(o options, sc *brief) bool {
+	named := slices.Contains(o.only, sc.id)
 	switch {
 	case len(o.only) > 0 && !named,
-		sc.Excluded && !named,
-		len(o.tags) > 0 && !overlaps(o.tags, sc.Tags),
-		len(o.classes) > 0 && !slices.Contains(o.classes, sc.Class),
-		len(o.categories) > 0 && !slices.Contains(o.categories, sc.Category):
+		sc.has(excluded) && !named,
+		len(o.tags) > 0 && !overlaps(o.tags, sc.tags),
+		len(o.classes) > 0 && !slices.Contains(o.classes, sc.class),
+		len(o.categories) > 0 && !slices.Contains(o.categories, sc.category):
 		return false
 	}
 	return true
@@ -50,13 +50,13 @@ func selects(o options, sc *spec.Scenario) bool {
 // noneSelected is why this suite runs nothing under the selection flags: a skipTest when
 // another agent's scenarios are selected (its package runs them), an error when no agent's
 // are. nil when the flags select one of this suite's scenarios, or select nothing.
-func noneSelected(root string, s Suite, o options, scenarios []*spec.Scenario) error {
+func noneSelected(root string, s Suite, o options, scenarios []brief) error {
 	flags := narrowing(o)
 	if flags == "" || o.run != "" {
 		return nil // a continued run keeps its plan
 	}
-	for _, sc := range scenarios {
-		if selects(o, sc) {
+	for i := range scenarios {
+		if selects(o, &scenarios[i]) {
 			return nil
 		}
 	}
@@ -86,8 +86,13 @@ func otherSelections(root, agent string, o options) (selected, agents []string) 
 		}
 		agents = append(agents, d.Name())
 		n := 0
+		var bf briefer
 		for _, f := range files {
-			if sc, err := spec.LoadScenario(f); err == nil && selects(o, sc) {
+			sc, err := spec.LoadScenario(f)
+			if err != nil {
+				continue
+			}
+			if b := bf.briefOf(sc.ID, sc, nil); selects(o, &b) {
 				n++
 			}
 		}
@@ -99,14 +104,14 @@ func otherSelections(root, agent string, o options) (selected, agents []string) 
 }
 
 // inUse says what this suite's scenarios do carry, for the flags given.
-func inUse(o options, scenarios []*spec.Scenario) string {
+func inUse(o options, scenarios []brief) string {
 	seen := map[string]map[string]bool{"tags": {}, "classes": {}, "categories": {}}
 	for _, sc := range scenarios {
-		for _, tag := range sc.Tags {
+		for _, tag := range sc.tags {
 			seen["tags"][tag] = true
 		}
-		seen["classes"][sc.Class] = sc.Class != ""
-		seen["categories"][sc.Category] = sc.Category != ""
+		seen["classes"][sc.class] = sc.class != ""
+		seen["categories"][sc.category] = sc.category != ""
 	}
 	var parts []string
 	for _, k := range []struct {

@@ -5,13 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // decision is what the run does with one scenario.
-type decision int
+type decision uint8
 
 const (
 	include decision = iota
@@ -22,29 +21,29 @@ const (
 // planOne applies the plan of a continued run, selection, exclusion, executability and
 // runnability, in that order. planned is nil for a new run; for a run that -rook.run
 // continues, it is the plan the run started with, which selection flags only narrow.
-func planOne(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]bool) (decision, string) {
-	named := slices.Contains(o.only, sc.ID)
+func planOne(o options, p *spec.Profile, sc *brief, planned map[string]bool) (decision, string) {
+	named := slices.Contains(o.only, sc.id)
 	switch {
-	case planned != nil && !planned[sc.ID]:
+	case planned != nil && !planned[sc.id]:
 		return skip, fmt.Sprintf("not planned by run %s, which keeps the plan it started with", o.run)
-	case o.shard.excludes(sc.ID):
-		return skip, record.ShardSkipped(o.shard.of(sc.ID), o.shard.n, o.shard.String())
-	case o.rerun != nil && !o.rerunPlanned[sc.ID]:
+	case o.shard.excludes(sc.id):
+		return skip, record.ShardSkipped(o.shard.of(sc.id), o.shard.n, o.shard.String())
+	case o.rerun != nil && !o.rerunPlanned[sc.id]:
 		return skip, fmt.Sprintf("not selected: run %s did not run it (-rook.failed runs again what that run ran and did not pass)", o.failed)
-	case o.rerun != nil && !o.rerun[sc.ID]:
+	case o.rerun != nil && !o.rerun[sc.id]:
 		return skip, fmt.Sprintf("not selected: it passed in run %s (-rook.failed)", o.failed)
 	case len(o.only) > 0 && !named:
 		return skip, "not selected: not named by -rook.only"
-	case sc.Excluded && !named && planned == nil && o.rerun == nil:
+	case sc.has(excluded) && !named && planned == nil && o.rerun == nil:
 		return skip, "excluded (excluded: true); name it in -rook.only to run it"
-	case len(o.tags) > 0 && !overlaps(o.tags, sc.Tags):
+	case len(o.tags) > 0 && !overlaps(o.tags, sc.tags):
 		return skip, fmt.Sprintf("not selected: it has none of the tags %s", strings.Join(o.tags, ", "))
-	case len(o.classes) > 0 && !slices.Contains(o.classes, sc.Class):
-		return skip, fmt.Sprintf("not selected: its class %q is not %s", sc.Class, strings.Join(o.classes, ", "))
-	case len(o.categories) > 0 && !slices.Contains(o.categories, sc.Category):
-		return skip, fmt.Sprintf("not selected: its category %q is not %s", sc.Category, strings.Join(o.categories, ", "))
-	case sc.NotExecutable:
-		why := sc.SkipReason
+	case len(o.classes) > 0 && !slices.Contains(o.classes, sc.class):
+		return skip, fmt.Sprintf("not selected: its class %q is not %s", sc.class, strings.Join(o.classes, ", "))
+	case len(o.categories) > 0 && !slices.Contains(o.categories, sc.category):
+		return skip, fmt.Sprintf("not selected: its category %q is not %s", sc.category, strings.Join(o.categories, ", "))
+	case sc.has(notExecutable):
+		why := sc.skipReason
 		if why == "" {
 			why = "no skip_reason given"
 		}
@@ -57,11 +56,11 @@ func planOne(o options, p *spec.Profile, sc *spec.Scenario, planned map[string]b
 }
 
 // unrunnableWhy says why the profile cannot run the scenario at all, or "".
-func unrunnableWhy(p *spec.Profile, sc *spec.Scenario) string {
-	if sc.IsMultiTurn() && !p.Capabilities.MultiTurn {
-		return fmt.Sprintf("it takes %d turns and %s's hooks keep no conversation (capabilities.multi_turn is false)", sc.Turns(), p.ID)
+func unrunnableWhy(p *spec.Profile, sc *brief) string {
+	if sc.has(multiTurn) && !p.Capabilities.MultiTurn {
+		return fmt.Sprintf("it takes %d turns and %s's hooks keep no conversation (capabilities.multi_turn is false)", sc.turns, p.ID)
 	}
-	if sc.Observes().Has(check.ObservesUsage) && !p.Capabilities.Usage {
+	if sc.has(gradesUsage) && !p.Capabilities.Usage {
 		return fmt.Sprintf("it grades token usage and %s's hooks report none (capabilities.usage is false)", p.ID)
 	}
 	return ""

@@ -51,7 +51,7 @@ func TestDecide(t *testing.T) {
 			if tc.o.run != "" {
 				plan = planned
 			}
-			d, why := planOne(tc.o, p, tc.sc, plan)
+			d, why := planOne(tc.o, p, briefFor(tc.sc), plan)
 			assert.Equal(t, tc.want, d)
 			assert.Equal(t, tc.why, why)
 		})

@@ -81,7 +81,8 @@ type planner struct {
 	// starts, not held from Start on. plans are the suite's scenarios' decisions, in the
 	// suite's order; indexOf, when the suite is not sorted by id, finds them.
 	root    string
-	plans   []plan
+	plans   []planCell
+	whys    map[int]string // a skipped or unrunnable scenario's plan's why, by index
 	indexOf map[string]int
 	judges  bool // an llm_judge criterion is judged in this process
 	// selected counts the planned scenarios this process's -run selects: with none, prepare is
@@ -137,6 +138,14 @@ type plan struct {
 	fed bool
 }
 
+// planCell is a scenario's plan as the planner holds it for the length of the run: two
+// bytes, its why kept apart (whys) for the scenarios that do not run, and shared by all
+// that share it.
+type planCell struct {
+	decision decision
+	fed      bool
+}
+
 // Start loads and checks the suite's YAML, plans the run and creates its record folder.
 // Any problem (stale generated code, bad YAML, unset environment variables, a missing
 // interpreter) fails the test before any hook runs. The run is finished, and report.yaml
@@ -157,12 +166,13 @@ func Start(t *testing.T, s Suite) *Run {
 // start is Start on a tb, returning what stops the run before any hook runs.
 func start(t tb, s Suite) (*Run, error) {
 	t.Helper()
-	c, err := configure(s)
+	runs, exact := runFilter(t.Name())
+	c, err := configure(s, runs)
 	if err != nil {
 		return nil, err
 	}
 	r := &Run{t: t,
-		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]plan, len(s.Scenarios))},
+		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]planCell, len(s.Scenarios)), whys: map[int]string{}},
 		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})},
 		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine}}
 	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
@@ -210,11 +220,10 @@ func start(t tb, s Suite) (*Run, error) {
 		return nil, workspace.Rel(c.root, err)
 	}
 	r.ctx, r.cancel, r.startBy = testContext(t)
-	runs, exact := runFilter(t.Name())
 	var ahead []string
 	for _, sc := range c.scenarios {
-		if i, ok := r.index(sc.ID); ok && r.plans[i].decision == include && runs(sc.Subtest()) {
-			ahead = append(ahead, sc.ID)
+		if i, ok := r.index(sc.id); ok && r.plans[i].decision == include && sc.has(runSelected) {
+			ahead = append(ahead, sc.id)
 			r.plans[i].fed = exact
 		}
 	}
@@ -239,7 +248,7 @@ type setup struct {
 	opts                   options
 	jopts                  judgeOptions
 	prof                   *spec.Profile
-	scenarios              []*spec.Scenario
+	scenarios              []brief
 	tools                  []string // the tools the suite's criteria name
 	quarantine             spec.Quarantine
 	warnings               []string
@@ -249,7 +258,7 @@ type setup struct {
 // configure reads the flags and the suite's files, and refuses what stops the run before
 // any hook runs: bad flags, bad or stale YAML, a selection that names nothing, a run flag
 // naming no run, an unset variable, a missing interpreter.
-func configure(s Suite) (*setup, error) {
+func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 	c := &setup{}
 	var err error
 	if c.root, c.project, err = workspace.RootOfWorkingDir(); err != nil {
@@ -261,7 +270,7 @@ func configure(s Suite) (*setup, error) {
 	if c.jopts, err = loadJudgeOptions(); err != nil {
 		return nil, fmt.Errorf("bad flag: %w", err)
 	}
-	if c.prof, c.scenarios, c.tools, c.warnings, err = load(c.root, s); err != nil {
+	if c.prof, c.scenarios, c.tools, c.warnings, err = load(c.root, s, runs); err != nil {
 		return nil, err
 	}
 	c.warnings = append(c.warnings, strayVars(os.Environ())...)
@@ -270,7 +279,7 @@ func configure(s Suite) (*setup, error) {
 	}
 	ids := map[string]bool{}
 	for _, sc := range c.scenarios {
-		ids[sc.ID] = true
+		ids[sc.id] = true
 	}
 	if c.quarantine, err = spec.LoadQuarantine(filepath.Join(c.root, "profiles", s.Agent), time.Now(), ids); err != nil {
 		return nil, workspace.Rel(c.root, err)
@@ -335,8 +344,8 @@ func configure(s Suite) (*setup, error) {
 func (c *setup) quarantined() []record.Entry {
 	var out []record.Entry
 	for _, sc := range c.scenarios {
-		if q, ok := c.quarantine[sc.ID]; ok {
-			out = append(out, record.Entry{ScenarioID: sc.ID, Why: q.Says()})
+		if q, ok := c.quarantine[sc.id]; ok {
+			out = append(out, record.Entry{ScenarioID: sc.id, Why: q.Says()})
 		}
 	}
 	return out
@@ -406,25 +415,36 @@ func (r *Run) announce(t tb, selected, included int, minConfidence string) {
 // plan decides each scenario: included, skipped (with why) or unrunnable (with why). A
 // scenario the run's selection left out is skipped, whether or not it could have run: the
 // run counts what it was asked to run, as Rook's run.yaml lists an unselected scenario.
-func (r *Run) plan(scenarios []*spec.Scenario, planned map[string]bool) (included, skipped, unrun []record.Entry) {
+func (r *Run) plan(scenarios []brief, planned map[string]bool) (included, skipped, unrun []record.Entry) {
 	if !slices.IsSortedFunc(r.suite.Scenarios, func(a, b Scenario) int { return strings.Compare(a.ID, b.ID) }) {
 		r.indexOf = make(map[string]int, len(r.suite.Scenarios))
 		for i, f := range r.suite.Scenarios {
 			r.indexOf[f.ID] = i
 		}
 	}
-	for _, sc := range scenarios {
+	included = make([]record.Entry, 0, len(scenarios))
+	shared := map[string]string{}
+	for k := range scenarios {
+		sc := &scenarios[k]
 		d, why := planOne(r.opts, r.profile, sc, planned)
-		if i, ok := r.index(sc.ID); ok {
-			r.plans[i] = plan{decision: d, why: why}
+		if s, ok := shared[why]; ok {
+			why = s
+		} else {
+			shared[why] = why
+		}
+		if i, ok := r.index(sc.id); ok {
+			r.plans[i] = planCell{decision: d}
+			if why != "" {
+				r.whys[i] = why
+			}
 		}
 		switch d {
 		case include:
-			included = append(included, record.Entry{ScenarioID: sc.ID, Why: "selected"})
+			included = append(included, record.Entry{ScenarioID: sc.id, Why: "selected"})
 		case skip:
-			skipped = append(skipped, record.Entry{ScenarioID: sc.ID, Why: why})
+			skipped = append(skipped, record.Entry{ScenarioID: sc.id, Why: why})
 		case unrunnable:
-			unrun = append(unrun, record.Entry{ScenarioID: sc.ID, Why: why})
+			unrun = append(unrun, record.Entry{ScenarioID: sc.id, Why: why})
 		}
 	}
 	return included, skipped, unrun
@@ -446,7 +466,7 @@ func (r *Run) planOf(id string) (p plan, ok bool) {
 	if !ok {
 		return plan{}, false
 	}
-	return r.plans[i], true
+	return plan{decision: r.plans[i].decision, why: r.whys[i], fed: r.plans[i].fed}, true
 }
 
 // open starts the run: a new one, the one -rook.run continues, or a new one that

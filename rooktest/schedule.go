@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -298,7 +297,7 @@ func (r *Run) finish() {
 		defer func() { _ = r.traces.Close() }() // once every attempt has settled its trace
 	}
 	rep, err := r.run.Finish(time.Now())
-	err = errors.Join(err, report.WriteHTML(r.run.Dir)) // the page, from the records Finish completed
+	err = errors.Join(err, report.WriteHTML(r.run.Dir))
 	if err != nil {
 		errorf(r.t, "rooktest: write run records: %v", err)
 		return
@@ -324,15 +323,15 @@ func (r *Run) finish() {
 }
 
 // judging reports whether this process judges a scenario with llm_judge criteria.
-func (r *Run) judging(scenarios []*spec.Scenario) bool {
+func (r *Run) judging(scenarios []brief) bool {
 	if !r.sel[spec.Judge] {
 		return false
 	}
 	for _, sc := range scenarios {
-		if p, _ := r.planOf(sc.ID); p.decision != include {
+		if p, _ := r.planOf(sc.id); p.decision != include {
 			continue
 		}
-		if sc.Observes().Has(check.ObservesModel) {
+		if sc.has(judgedModel) {
 			return true
 		}
 	}

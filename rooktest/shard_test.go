@@ -101,10 +101,10 @@ func TestDecideShard(t *testing.T) {
 	p := &spec.Profile{ID: "p"}
 	sc := &spec.Scenario{ID: "SC-1"}
 	mine := shard{k: 1, n: 2}.of("SC-1")
-	d, why := planOne(options{shard: shard{k: mine, n: 2}}, p, sc, nil)
+	d, why := planOne(options{shard: shard{k: mine, n: 2}}, p, briefFor(sc), nil)
 	assert.Equal(t, include, d, why)
 	other := 3 - mine
-	d, why = planOne(options{shard: shard{k: other, n: 2}}, p, sc, nil)
+	d, why = planOne(options{shard: shard{k: other, n: 2}}, p, briefFor(sc), nil)
 	assert.Equal(t, skip, d)
 	assert.Equal(t, fmt.Sprintf("not selected: shard %d/2 runs it (-rook.shard=%d/2)", mine, other), why)
 }
