@@ -74,3 +74,60 @@ func overlaps(a, b []string) bool {
 	}
 	return false
 }
+
+// plan decides each scenario: included, skipped (with why) or unrunnable (with why). A
+// scenario the run's selection left out is skipped, whether or not it could have run: the
+// run counts what it was asked to run, as Rook's run.yaml lists an unselected scenario.
+func (r *Run) plan(scenarios []brief, planned map[string]bool) (included, skipped, unrun []record.Entry) {
+	if !slices.IsSortedFunc(r.suite.Scenarios, func(a, b Scenario) int { return strings.Compare(a.ID, b.ID) }) {
+		r.indexOf = make(map[string]int, len(r.suite.Scenarios))
+		for i, f := range r.suite.Scenarios {
+			r.indexOf[f.ID] = i
+		}
+	}
+	included = make([]record.Entry, 0, len(scenarios))
+	shared := map[string]string{}
+	for k := range scenarios {
+		sc := &scenarios[k]
+		d, why := planOne(r.opts, r.profile, sc, planned)
+		if s, ok := shared[why]; ok {
+			why = s
+		} else {
+			shared[why] = why
+		}
+		if i, ok := r.index(sc.id); ok {
+			r.plans[i] = planCell{decision: d}
+			if why != "" {
+				r.whys[i] = why
+			}
+		}
+		switch d {
+		case include:
+			included = append(included, record.Entry{ScenarioID: sc.id, Why: "selected"})
+		case skip:
+			skipped = append(skipped, record.Entry{ScenarioID: sc.id, Why: why})
+		case unrunnable:
+			unrun = append(unrun, record.Entry{ScenarioID: sc.id, Why: why})
+		}
+	}
+	return included, skipped, unrun
+}
+
+// index finds scenario id in the suite: by binary search, as the generator writes the
+// scenarios sorted by id (a long suite needs no map of them).
+func (r *Run) index(id string) (int, bool) {
+	if r.indexOf != nil {
+		i, ok := r.indexOf[id]
+		return i, ok
+	}
+	return slices.BinarySearchFunc(r.suite.Scenarios, id, func(s Scenario, id string) int { return strings.Compare(s.ID, id) })
+}
+
+// planOf is scenario id's plan; ok is false for an id not in the suite.
+func (r *Run) planOf(id string) (p plan, ok bool) {
+	i, ok := r.index(id)
+	if !ok {
+		return plan{}, false
+	}
+	return plan{decision: r.plans[i].decision, why: r.whys[i], fed: r.plans[i].fed}, true
+}
