@@ -30,6 +30,8 @@ type ended struct {
 	left []string
 	// err is set when how it ended could not be seen.
 	err error
+	// cpu is the user and system time it used, 0 when unknown.
+	cpu time.Duration
 }
 
 // endedIn bounds the wait for a hook killed at the end of its grace: the kernel ends it at

@@ -29,7 +29,7 @@ func (s supervised) ended() ended {
 	if e.Err != nil {
 		return ended{code: -1, err: e.Err}
 	}
-	r := ended{exited: e.Status.Exited(), code: e.Status.ExitStatus()}
+	r := ended{exited: e.Status.Exited(), code: e.Status.ExitStatus(), cpu: e.CPU}
 	if e.Status.Signaled() {
 		r.how = "signal: " + e.Status.Signal().String()
 	}

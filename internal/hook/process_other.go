@@ -38,7 +38,7 @@ func (d *direct) wait() {
 		d.e = ended{code: -1, err: err}
 		return
 	}
-	d.e = ended{exited: st.Exited(), code: st.ExitCode()}
+	d.e = ended{exited: st.Exited(), code: st.ExitCode(), cpu: st.UserTime() + st.SystemTime()}
 	if !st.Exited() {
 		d.e.how = st.String()
 	}

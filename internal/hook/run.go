@@ -115,6 +115,7 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	copied := sio.copy(s.Stdin, stdout, stderr)
 	await(runCtx, p)
 	e := p.ended()
+	spent.Add(int64(e.cpu))
 	// What the hook left holding its output was ended with it; a descendant that could not
 	// be told apart from another hook's may still hold it: KillGrace, then it is cut off.
 	drain(sio, copied)

@@ -177,7 +177,7 @@ func (c *client) read() {
 		case "started", "failed":
 			p.started <- m
 		case "exited":
-			p.exit = Exit{Status: m.Status, Left: m.Left}
+			p.exit = Exit{Status: m.Status, Left: m.Left, CPU: m.CPU}
 			close(p.done)
 		}
 	}

@@ -20,7 +20,10 @@
 // start hooks themselves.
 package supervisor
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // Marker is the environment variable the supervisor adds to every hook's environment: a
 // value of its own per hook, by which the processes a hook leaves are told apart.
@@ -32,6 +35,8 @@ type Exit struct {
 	Status syscall.WaitStatus
 	// Left are the processes the hook left running when it exited, ended since.
 	Left []Process
+	// CPU is the user and system time the hook and the children it waited for used.
+	CPU time.Duration
 	// Err is set when the supervisor ended before it could say how the hook ended (the
 	// hook was killed with it); Status is then meaningless.
 	Err error

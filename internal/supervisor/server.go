@@ -175,7 +175,8 @@ func (s *server) reap(chld <-chan os.Signal) {
 	for range chld {
 		for {
 			var ws syscall.WaitStatus
-			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			var ru syscall.Rusage
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, &ru)
 			if pid <= 0 || err != nil {
 				break
 			}
@@ -187,20 +188,21 @@ func (s *server) reap(chld <-chan os.Signal) {
 			}
 			s.mu.Unlock()
 			if h != nil {
-				go s.ended(h, ws)
+				cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+				go s.ended(h, ws, cpu)
 			}
 		}
 	}
 }
 
 // ended sweeps what h left and says how it ended.
-func (s *server) ended(h *hookProc, ws syscall.WaitStatus) {
+func (s *server) ended(h *hookProc, ws syscall.WaitStatus, cpu time.Duration) {
 	left := s.sweep(h)
 	s.mu.Lock()
 	delete(s.ids, h.id)
 	s.mu.Unlock()
 	<-h.announced
-	_ = s.w.send(&message{Op: "exited", ID: h.id, Status: ws, Left: left})
+	_ = s.w.send(&message{Op: "exited", ID: h.id, Status: ws, Left: left, CPU: cpu})
 }
 
 // sweep ends the processes h left: every child of the supervisor that is not a running

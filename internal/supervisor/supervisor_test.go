@@ -191,3 +191,15 @@ func TestHooksStartingWhileOthersEndAreLeftAlone(t *testing.T) {
 		t.Error("a hook was ended by another's sweep: " + e)
 	}
 }
+
+// How much CPU a hook used comes back with how it ended: what the run's in-flight limit
+// reads. A hook that spins for a while has used some; one that only sleeps, next to none.
+func TestExitCarriesTheHooksCPU(t *testing.T) {
+	busy := run(t, `i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; echo done`, nil)
+	idle := run(t, `sleep 0.2; echo done`, nil)
+	be, out := busy.wait(t)
+	assert.Equal(t, "done\n", out)
+	ie, _ := idle.wait(t)
+	assert.Greater(t, be.CPU, 20*time.Millisecond, "a loop of 200,000 steps in sh")
+	assert.Less(t, ie.CPU, be.CPU/2, "sleep uses next to none")
+}

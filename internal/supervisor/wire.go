@@ -12,6 +12,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // message is one frame between the test process and the supervisor. Gob carries strings as
@@ -30,6 +31,7 @@ type message struct {
 	Errno  syscall.Errno
 	Status syscall.WaitStatus
 	Left   []Process
+	CPU    time.Duration // exited: the hook's user and system time
 }
 
 // maxFrame bounds a frame: an environment and arguments of a few MiB at most.
