@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -65,6 +66,16 @@ concurrency: 8
 			assert.False(t, o.Start.Before(prepare.End), "%s opened before prepare ended", o.Scenario)
 		}
 	}
+
+	// -rook.concurrency=auto: hooks that wait take little CPU, so more of them fit than
+	// there are cores, up to the profile's 8; hooks that keep a core busy each, about as
+	// many as there are cores.
+	waits := fakehook.MaxAlive(phase(run("sleep:1500ms", "-rook.concurrency=auto"), "execute"))
+	spins := fakehook.MaxAlive(phase(run("spin:400ms", "-rook.concurrency=auto", "-v"), "execute"))
+	t.Logf("-rook.concurrency=auto on %d cores: at most %d waiting hooks at once, %d spinning", runtime.GOMAXPROCS(0), waits, spins)
+	assert.Greater(t, waits, runtime.GOMAXPROCS(0), "waiting hooks: more than the cores")
+	assert.LessOrEqual(t, waits, 8, "the profile's concurrency bounds it")
+	assert.LessOrEqual(t, spins, runtime.GOMAXPROCS(0)+1, "spinning hooks: about the cores")
 
 	spans := run("", "-rook.concurrency=1")
 	assert.Equal(t, 1, fakehook.MaxAlive(spans), "one hook at a time")

@@ -22,7 +22,7 @@ var (
 	flagDir         = flag.String("rook.dir", "", "records root (default .rook/runs at the module root)")
 	flagStrict      = flag.Bool("rook.strict", false, "fail, rather than skip, criteria that are Unable to Verify and scenarios that are unrunnable")
 	flagUndecided   = flag.Bool("rook.allow-undecided", false, "let a run that decided no criterion pass (by default it fails, saying why)")
-	flagConcurrency = flag.Int("rook.concurrency", 0, "scenarios in flight at once (overrides the profile's concurrency)")
+	flagConcurrency = flag.String("rook.concurrency", "", "scenarios in flight at once (overrides the profile's concurrency), or auto: as many as the machine's cores bear, from the CPU the hooks use, up to the profile's concurrency")
 	flagPhases      = flag.String("rook.phases", "", "run only these lifecycle phases (comma-separated, sorted into lifecycle order)")
 	flagSkip        = flag.String("rook.skip", "", "run every phase except these (comma-separated); not combinable with -rook.phases")
 	flagRun         = flag.String("rook.run", "", "continue this run in place: phases its records show completed are not run again")
@@ -46,6 +46,7 @@ type options struct {
 	dir                             string
 	strict, allowUndecided          bool
 	concurrency                     int
+	autoConcurrency                 bool // -rook.concurrency=auto
 	phases, skip                    string
 	run, resume, failed             string
 	runID                           string
@@ -182,18 +183,20 @@ func (o *options) loadPace(set map[string]bool, get func(string, *string) string
 		}
 		o.maxWait = d
 	}
-	o.concurrency = *flagConcurrency
-	if !set["rook.concurrency"] {
-		if v := os.Getenv(envName("rook.concurrency")); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("%s=%q: want a number", envName("rook.concurrency"), v)
+	switch v := strings.TrimSpace(get("rook.concurrency", flagConcurrency)); v {
+	case "":
+	case "auto":
+		o.autoConcurrency = true
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			name := "-rook.concurrency"
+			if !set["rook.concurrency"] {
+				name = envName("rook.concurrency")
 			}
-			o.concurrency = n
+			return fmt.Errorf("%s=%q: want a number of at least 1, or auto", name, v)
 		}
-	}
-	if o.concurrency < 0 {
-		return fmt.Errorf("-rook.concurrency=%d: want at least 1", o.concurrency)
+		o.concurrency = n
 	}
 	return nil
 }

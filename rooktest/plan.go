@@ -2,9 +2,13 @@ package rooktest
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/inflight"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -130,4 +134,23 @@ func (r *Run) planOf(id string) (p plan, ok bool) {
 		return plan{}, false
 	}
 	return plan{decision: r.plans[i].decision, why: r.whys[i], fed: r.plans[i].fed}, true
+}
+
+// autoSlots is -rook.concurrency=auto's limiter and its ceiling: the profile's concurrency
+// when it sets one (what the agent bears), else eight scenarios per core.
+func autoSlots(p *spec.Profile) (int, *inflight.Limiter) {
+	cores := runtime.GOMAXPROCS(0)
+	ceiling := 8 * cores
+	if p.ConcurrencyGiven {
+		ceiling = p.Concurrency
+	}
+	return ceiling, inflight.New(inflight.Auto{Ceiling: ceiling, Cores: cores,
+		CPU: func() time.Duration { return hook.Spent() + inflight.SelfCPU() }})
+}
+
+func ceilingWhy(p *spec.Profile) string {
+	if p.ConcurrencyGiven {
+		return "the profile's concurrency"
+	}
+	return fmt.Sprintf("eight per core of %d; set the profile's concurrency to bound it by what the agent bears", runtime.GOMAXPROCS(0))
 }

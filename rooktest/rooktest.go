@@ -17,6 +17,7 @@ import (
 	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/hook"
+	"github.com/rookgo/rookgo/internal/inflight"
 	"github.com/rookgo/rookgo/internal/mcpprobe"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/otlp"
@@ -97,7 +98,8 @@ type scheduler struct {
 	startBy time.Time // no scenario starts after it: go test's -timeout is near
 	// notStarted counts the scenarios that did not start because startBy had passed.
 	notStarted  atomic.Int64
-	concurrency int
+	concurrency int // at most in flight: -rook.concurrency=auto's ceiling
+	slots       *inflight.Limiter
 	// budget is -rook.budget's; nil without one.
 	budget *budget
 	// traces is the run's trace receiver; nil when traces are off.
@@ -184,6 +186,12 @@ func start(t tb, s Suite) (*Run, error) {
 	r.concurrency = c.prof.Concurrency
 	if c.opts.concurrency > 0 {
 		r.concurrency = c.opts.concurrency
+	}
+	r.slots = inflight.Fixed(r.concurrency)
+	if c.opts.autoConcurrency {
+		r.concurrency, r.slots = autoSlots(c.prof)
+		c.notes = append(c.notes, fmt.Sprintf("-rook.concurrency=auto: the scenarios in flight follow the CPU the hooks and this process use, from %d up to %d (%s)",
+			r.slots.Limit(), r.concurrency, ceilingWhy(c.prof)))
 	}
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,

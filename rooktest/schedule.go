@@ -183,23 +183,22 @@ func (r *Run) dispatch() {
 	if r.prior == nil && !r.late() && r.selected > 0 {
 		_ = prepare() // its failure is reported, and each scenario says it was not run
 	}
-	sem := make(chan struct{}, r.concurrency)
 	var wg sync.WaitGroup
 	for j := range r.queue {
-		sem <- struct{}{}
+		r.slots.Acquire()
 		select {
 		case <-r.stop:
 			// The test has ended, and no subtest is waiting for this scenario.
 			j.outcome = lifecycle.NotRun(&spec.Scenario{ID: j.id}, "its subtest did not run")
 			close(j.done)
-			<-sem
+			r.slots.Release()
 			continue
 		default:
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer r.slots.Release()
 			defer close(j.done)
 			sc, err := r.load(j.id)
 			if err != nil {
@@ -306,6 +305,9 @@ func (r *Run) finish() {
 	logf(r.t, "rook run %s: %d passed, %d failed, %d unable to verify, %d unjudged, %d not run, %d unrunnable, %d carried forward of %d planned; report in %s; continue it with: %s",
 		r.run.ID, tt.Passed, tt.Failed, tt.Unverifiable, tt.Unjudged, tt.NotRun, tt.Unrunnable, tt.CarriedForward, tt.Planned,
 		filepath.Join(r.run.Dir, "report.yaml"), r.continueCommand())
+	if r.opts.autoConcurrency {
+		logf(r.t, "rook run %s: -rook.concurrency=auto had %d in flight at the end (up to %d)", r.run.ID, r.slots.Limit(), r.concurrency)
+	}
 	r.undecided(rep)
 	if r.judge != nil {
 		r.unanswered(rep)

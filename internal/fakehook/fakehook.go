@@ -173,6 +173,10 @@ func act(phase string, stdin []byte) int {
 	case "sleep":
 		d, _ := time.ParseDuration(arg)
 		time.Sleep(d)
+	case "spin": // keeps a core busy for arg of wall time
+		d, _ := time.ParseDuration(arg)
+		for end := time.Now().Add(d); time.Now().Before(end); {
+		}
 	case "flood-stderr":
 		chunk := strings.Repeat("noise ", 1<<14) + "\n"
 		for range 640 { // 64 MiB

@@ -56,6 +56,9 @@ type Profile struct {
 	MCP     []MCPServer
 	// Concurrency is how many scenarios are in flight at once (at least 1).
 	Concurrency int
+	// ConcurrencyGiven says the profile sets concurrency: what the agent bears, the
+	// ceiling of -rook.concurrency=auto.
+	ConcurrencyGiven bool
 
 	// File is the profile's path as given to LoadProfile.
 	File string
@@ -228,7 +231,7 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 				if n < 1 {
 					e.at(f.v, "concurrency must be at least 1, got %d", n)
 				} else {
-					p.Concurrency = n
+					p.Concurrency, p.ConcurrencyGiven = n, true
 				}
 			}
 		}
