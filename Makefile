@@ -63,6 +63,7 @@ junit:
 bench:
 	$(GO) test -run '^$$' -bench HookCall -benchtime 30x ./rooktest/internal/lifecycle
 	$(GO) test -run '^$$' -bench Traces -benchtime 4x ./rooktest/internal/lifecycle
+	$(GO) test -run '^$$' -bench ExportDelay -benchtime 3x ./internal/otlp
 	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench 'Concurrency|Scale' -benchtime 1x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench Shards -benchtime 2x ./internal/shardplan

@@ -41,6 +41,8 @@ type Sink struct {
 	dropped    int
 	duplicates int
 	last       time.Time
+	// arrived, when a settle waits, is closed by the next span to arrive.
+	arrived chan struct{}
 	// parents are the harness's own spans of the attempt, by id: the parent each hook is
 	// given in TRACEPARENT ("execute turn 2").
 	parents map[[8]byte]string
@@ -120,6 +122,10 @@ func (s *Sink) add(sp ptrace.Span, service string, now time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last = now
+	if s.arrived != nil {
+		close(s.arrived) // wakes a settle waiting on the trace
+		s.arrived = nil
+	}
 	if s.settled {
 		s.lateSpan(out)
 		return true
@@ -234,9 +240,12 @@ func (s *Sink) text(t string, cut *bool) string {
 }
 
 // settleGrace is how long a trace whose tree is closed (closed) waits for a span still
-// on its way: an agent that exports before it replies has sent everything by then, and one
-// that does not keeps its tree open, and the full quiet window.
-const settleGrace = 5 * time.Millisecond
+// on its way. An agent that exports before it replies has sent everything by the time its
+// hook exits: with the Go SDK's simple and batch processors, flushed before the reply, the
+// last span arrives 0.66 to 0.82 ms before the exit is seen (BenchmarkExportDelay, 60 runs
+// of each); the receiver takes a request's spans before it answers it. One that does not
+// flush keeps its tree open, and the full quiet window.
+const settleGrace = time.Millisecond
 
 // quiet waits until no span of the attempt has arrived for quiet, or, once its tree is
 // closed (every label of expect has its root, and no span names a parent that has not
@@ -260,7 +269,18 @@ func (s *Sink) quiet(quiet, most time.Duration, expect []string) bool {
 		if time.Since(start) >= most {
 			return false
 		}
-		time.Sleep(min(wait/4+time.Millisecond, 50*time.Millisecond))
+		s.mu.Lock()
+		if s.arrived == nil {
+			s.arrived = make(chan struct{})
+		}
+		arrived := s.arrived
+		s.mu.Unlock()
+		t := time.NewTimer(min(wait-time.Since(ref), most-time.Since(start)))
+		select {
+		case <-arrived: // a span: whether the tree closed, and the wait starts again
+		case <-t.C:
+		}
+		t.Stop()
 	}
 }
 

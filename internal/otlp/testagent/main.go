@@ -62,21 +62,29 @@ func run(noRoot bool) int {
 	if !noRoot {
 		agent.End()
 	}
-	if err := tp.Shutdown(ctx); err != nil {
+	if err := tp.ForceFlush(ctx); err != nil { // the batch processor's export, before the reply
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	// The reply says nothing of calls or usage: the trace is their only channel.
 	fmt.Println(`{"output": "your order ORD-7 has shipped; I could not charge the card", "conversation": "conv-1"}`)
+	if err := tp.Shutdown(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	return 0
 }
 
-// provider exports every span as it ends to OTEL_EXPORTER_OTLP_ENDPOINT, with the headers
+// provider exports every span as it ends (with TESTAGENT_BATCH=1, in batches, flushed
+// before the reply) to OTEL_EXPORTER_OTLP_ENDPOINT, with the headers
 // OTEL_EXPORTER_OTLP_HEADERS gives (a hook call's token).
 func provider(ctx context.Context) (*sdktrace.TracerProvider, error) {
 	exp, err := otlptracehttp.New(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if os.Getenv("TESTAGENT_BATCH") == "1" {
+		return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp)), nil
 	}
 	return sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), nil
 }
