@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,9 +109,9 @@ func BenchmarkSuite(b *testing.B) {
 }
 
 // BenchmarkConcurrency runs 16 latency-bound scenarios (execute answers after 1 s, the
-// other hooks at once) at -rook.concurrency 1, 4 and 16 in one iteration, and reports the
-// speed-up over 1, the efficiency (speed-up over the ideal min(N, 16)) and the CPU time per
-// scenario of the test process and its hooks together.
+// other hooks at once) at -rook.concurrency 1, 4, 16 and auto in one iteration, and reports
+// the speed-up over 1, the efficiency (speed-up over the ideal min(N, 16); auto's N is its
+// ceiling) and the CPU time per scenario of the test process and its hooks together.
 func BenchmarkConcurrency(b *testing.B) {
 	const scenarios = 16
 	dir := newModule(b)
@@ -126,26 +127,28 @@ hooks:
 	}
 	rookgen(b, dir)
 	bin, _ := compileSuite(b, dir, "slow")
-	levels := []int{1, 4, 16}
-	wall := map[int]time.Duration{}
-	cpu := map[int]time.Duration{}
+	// auto's ceiling, with no concurrency in the profile, is eight per core: 16 on two.
+	levels := []string{"1", "4", "16", "auto"}
+	ideal := map[string]int{"1": 1, "4": 4, "16": 16, "auto": min(8*runtime.GOMAXPROCS(0), scenarios)}
+	wall := map[string]time.Duration{}
+	cpu := map[string]time.Duration{}
 	for b.Loop() {
 		for _, n := range levels {
-			res := runSuite(b, bin, filepath.Join(dir, "scenarios/slow"), "-test.v", "-rook.dir="+b.TempDir(), fmt.Sprintf("-rook.concurrency=%d", n))
+			res := runSuite(b, bin, filepath.Join(dir, "scenarios/slow"), "-test.v", "-rook.dir="+b.TempDir(), "-rook.concurrency="+n)
 			passed(b, res, scenarios)
 			wall[n] += res.wall
 			cpu[n] += res.cpu
 		}
 	}
 	for _, n := range levels {
-		speedup := float64(wall[1]) / float64(wall[n])
-		if n > 1 {
-			b.ReportMetric(speedup, fmt.Sprintf("speedup@%d", n))
-			b.ReportMetric(speedup/float64(min(n, scenarios)), fmt.Sprintf("efficiency@%d", n))
+		speedup := float64(wall["1"]) / float64(wall[n])
+		if n != "1" {
+			b.ReportMetric(speedup, "speedup@"+n)
+			b.ReportMetric(speedup/float64(ideal[n]), "efficiency@"+n)
 		} else {
-			b.ReportMetric(wall[1].Seconds()/float64(b.N), "s@1")
+			b.ReportMetric(wall["1"].Seconds()/float64(b.N), "s@1")
 		}
-		b.ReportMetric(float64(cpu[n])/float64(time.Millisecond)/float64(b.N*scenarios), fmt.Sprintf("cpu-ms/scenario@%d", n))
+		b.ReportMetric(float64(cpu[n])/float64(time.Millisecond)/float64(b.N*scenarios), "cpu-ms/scenario@"+n)
 	}
 }
 

@@ -62,7 +62,9 @@ func Fixed(n int) *Limiter {
 }
 
 // New is an automatic limiter. It starts at the cores (or the ceiling, if lower) and
-// moves once per Window in which a scenario ended, at most halving or doubling.
+// moves once per Window in which a scenario ended: up to what the window measured at
+// once (a suite of slow scenarios that only wait must not spend its first minutes
+// doubling), down by half at most.
 func New(a Auto) *Limiter {
 	if a.Now == nil {
 		a.Now = time.Now
@@ -141,5 +143,5 @@ func (l *Limiter) adjust() {
 		l.limit = max(min(want, l.limit/2), floor)
 		return
 	}
-	l.limit = min(max(want, l.limit/2), l.limit*2, a.Ceiling)
+	l.limit = min(max(want, l.limit/2), a.Ceiling)
 }
