@@ -141,8 +141,8 @@ type plan struct {
 }
 
 // planCell is a scenario's plan as the planner holds it for the length of the run: two
-// bytes, its why kept apart (whys) for the scenarios that do not run, and shared by all
-// that share it.
+// bytes. The why of a scenario that does not run is kept apart (whys), one string for
+// every scenario with the same why.
 type planCell struct {
 	decision decision
 	fed      bool
@@ -411,8 +411,12 @@ func (r *Run) announce(t tb, selected, included int, minConfidence string) {
 	if r.opts.shard.n > 1 {
 		plan += fmt.Sprintf(" in shard %s", r.opts.shard)
 	}
-	t.Logf("rook run %s (%s; profile %s, %s, phases %s, concurrency %d): records in %s",
-		r.run.ID, how, r.profile.ID, plan, r.sel, r.concurrency, r.run.Dir)
+	concurrency := fmt.Sprint(r.concurrency)
+	if r.opts.autoConcurrency {
+		concurrency = fmt.Sprintf("auto, up to %d", r.concurrency)
+	}
+	t.Logf("rook run %s (%s; profile %s, %s, phases %s, concurrency %s): records in %s",
+		r.run.ID, how, r.profile.ID, plan, r.sel, concurrency, r.run.Dir)
 	if r.judge != nil {
 		t.Logf("judge: model %s at %s (llm_judge criteria; -rook.min-confidence=%s)", r.judge.Model(), r.judge.URL(), minConfidence)
 	}
