@@ -242,8 +242,8 @@ func (s *Sink) text(t string, cut *bool) string {
 // settleGrace is how long a trace whose tree is closed (closed) waits for a span still
 // on its way. An agent that exports before it replies has sent everything by the time its
 // hook exits: with the Go SDK's simple and batch processors, flushed before the reply, the
-// last span arrives 0.66 to 0.82 ms before the exit is seen (BenchmarkExportDelay, 60 runs
-// of each); the receiver takes a request's spans before it answers it. One that does not
+// last span arrived at least 0.6 ms before the exit was seen (BenchmarkExportDelay, 60
+// runs of each, in two sessions); the receiver takes a request's spans before it answers it. One that does not
 // flush keeps its tree open, and the full quiet window.
 const settleGrace = time.Millisecond
 
@@ -255,6 +255,10 @@ func (s *Sink) quiet(quiet, most time.Duration, expect []string) bool {
 	for {
 		s.mu.Lock()
 		ref, closed := s.last, s.closed(expect)
+		if s.arrived == nil {
+			s.arrived = make(chan struct{})
+		}
+		arrived := s.arrived // closed by the next span, from now
 		s.mu.Unlock()
 		if ref.Before(start) {
 			ref = start
@@ -269,12 +273,6 @@ func (s *Sink) quiet(quiet, most time.Duration, expect []string) bool {
 		if time.Since(start) >= most {
 			return false
 		}
-		s.mu.Lock()
-		if s.arrived == nil {
-			s.arrived = make(chan struct{})
-		}
-		arrived := s.arrived
-		s.mu.Unlock()
 		t := time.NewTimer(min(wait-time.Since(ref), most-time.Since(start)))
 		select {
 		case <-arrived: // a span: whether the tree closed, and the wait starts again
