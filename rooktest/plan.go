@@ -1,6 +1,7 @@
 package rooktest
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -136,21 +137,23 @@ func (r *Run) planOf(id string) (p plan, ok bool) {
 	return plan{decision: r.plans[i].decision, why: r.whys[i], fed: r.plans[i].fed}, true
 }
 
-// autoSlots is -rook.concurrency=auto's limiter and its ceiling: the profile's concurrency
-// when it sets one (what the agent bears), else eight scenarios per core.
-func autoSlots(p *spec.Profile) (int, *inflight.Limiter) {
+// slots is how many scenarios may be in flight at once, and the limiter that holds them
+// to it: the flag's number or the profile's, or, under -rook.concurrency=auto, a limit that
+// follows the CPU the hooks use, up to the profile's concurrency when it sets one (what
+// the agent bears), else eight scenarios per core.
+func (c *setup) slots() (int, *inflight.Limiter) {
+	if !c.opts.autoConcurrency {
+		n := cmp.Or(c.opts.concurrency, c.prof.Concurrency)
+		return n, inflight.Fixed(n)
+	}
 	cores := runtime.GOMAXPROCS(0)
-	ceiling := 8 * cores
-	if p.ConcurrencyGiven {
-		ceiling = p.Concurrency
+	ceiling, why := 8*cores, fmt.Sprintf("eight per core of %d; set the profile's concurrency to bound it by what the agent bears", cores)
+	if c.prof.ConcurrencyGiven {
+		ceiling, why = c.prof.Concurrency, "the profile's concurrency"
 	}
-	return ceiling, inflight.New(inflight.Auto{Ceiling: ceiling, Cores: cores,
+	l := inflight.New(inflight.Auto{Ceiling: ceiling, Cores: cores,
 		CPU: func() time.Duration { return hook.Spent() + inflight.SelfCPU() }})
-}
-
-func ceilingWhy(p *spec.Profile) string {
-	if p.ConcurrencyGiven {
-		return "the profile's concurrency"
-	}
-	return fmt.Sprintf("eight per core of %d; set the profile's concurrency to bound it by what the agent bears", runtime.GOMAXPROCS(0))
+	c.notes = append(c.notes, fmt.Sprintf("-rook.concurrency=auto: the scenarios in flight follow the CPU the hooks and this process use, from %d up to %d (%s)",
+		l.Limit(), ceiling, why))
+	return ceiling, l
 }

@@ -183,16 +183,7 @@ func start(t tb, s Suite) (*Run, error) {
 	if c.opts.budget > 0 {
 		r.budget = &budget{limit: c.opts.budget, pricing: c.prof.Pricing}
 	}
-	r.concurrency = c.prof.Concurrency
-	if c.opts.concurrency > 0 {
-		r.concurrency = c.opts.concurrency
-	}
-	r.slots = inflight.Fixed(r.concurrency)
-	if c.opts.autoConcurrency {
-		r.concurrency, r.slots = autoSlots(c.prof)
-		c.notes = append(c.notes, fmt.Sprintf("-rook.concurrency=auto: the scenarios in flight follow the CPU the hooks and this process use, from %d up to %d (%s)",
-			r.slots.Limit(), r.concurrency, ceilingWhy(c.prof)))
-	}
+	r.concurrency, r.slots = c.slots()
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
 		Selection: r.sel, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
