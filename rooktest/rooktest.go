@@ -119,8 +119,8 @@ type scheduler struct {
 	queue     chan *job
 	done      chan struct{}
 	mu        sync.Mutex
-	queued    int             // jobs queued
-	claimed   map[string]bool // the scenarios whose subtest ran
+	queued    int    // jobs queued
+	claimed   []bool // the scenarios whose subtest ran, in the suite's order
 }
 
 // reporter says outcomes on the test, redacted.
@@ -175,7 +175,7 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	r := &Run{t: t,
 		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]planCell, len(s.Scenarios)), whys: map[int]string{}},
-		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: map[string]bool{}, stop: make(chan struct{})},
+		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: make([]bool, len(s.Scenarios)), stop: make(chan struct{})},
 		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine}}
 	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
 		return nil, err

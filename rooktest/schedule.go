@@ -112,7 +112,9 @@ func (r *Run) claim(id string, fed bool) *job {
 		r.mu.Lock()
 	}
 	j.claimed = true
-	r.claimed[id] = true
+	if i, ok := r.index(id); ok { // a job is claimed only for a scenario of the suite
+		r.claimed[i] = true
+	}
 	r.mu.Unlock()
 	return j
 }
@@ -270,7 +272,11 @@ func (r *Run) finish() {
 	r.mu.Unlock()
 	if r.opts.run == "" {
 		// go test -run narrows a new run's plan; a continued run keeps the plan it has.
-		r.run.Narrow(started, "not selected: go test -run did not match its subtest, or -failfast stopped before it")
+		ran := func(id string) bool {
+			i, ok := r.index(id)
+			return ok && started[i]
+		}
+		r.run.Narrow(ran, "not selected: go test -run did not match its subtest, or -failfast stopped before it")
 	}
 	r.mu.Lock()
 	r.claimed = nil // not needed to write the report

@@ -418,12 +418,12 @@ type Logger func(line string)
 
 // Narrow moves the included scenarios that never started to skipped, saying why: go test's
 // -run narrows a run further than its plan.
-func (r *Run) Narrow(started map[string]bool, why string) {
+func (r *Run) Narrow(started func(id string) bool, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var kept []record.Entry
+	kept := make([]record.Entry, 0, len(r.file.Included))
 	for _, e := range r.file.Included {
-		if _, err := os.Stat(filepath.Join(r.Dir, "scenarios", e.ScenarioID)); started[e.ScenarioID] || err == nil {
+		if _, err := os.Stat(filepath.Join(r.Dir, "scenarios", e.ScenarioID)); started(e.ScenarioID) || err == nil {
 			kept = append(kept, e)
 		} else {
 			r.file.Skipped = append(r.file.Skipped, record.Entry{ScenarioID: e.ScenarioID, Why: why})
