@@ -34,7 +34,7 @@ func resolveRun(flagName, id, root, agent, profile string) (string, error) {
 	}
 	st, err := store.OpenRun(root, agent, id)
 	if err == nil {
-		run, err := st.Run()
+		run, err := st.RunHead()
 		if err != nil {
 			return "", fmt.Errorf("%s=%s: %w", flagName, id, err)
 		}

@@ -32,7 +32,7 @@ func ListRuns(root, agent string) []RunDir {
 		if isLink(dir) || isLink(filepath.Dir(dir)) {
 			continue
 		}
-		r, err := (Store{Dir: dir}).Run()
+		r, err := (Store{Dir: dir}).RunHead()
 		if err != nil {
 			continue
 		}

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,11 +17,11 @@ import (
 
 // WriteRun writes run.yaml to path, redacted.
 func (r *Redactor) WriteRun(path string, run record.Run) error {
-	data, err := r.MarshalRun(run)
+	head, err := r.runHead(run)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	return WriteFile(path, data)
+	return WriteFileFrom(path, func(w io.Writer) error { return r.writeRun(w, head, run) })
 }
 
 // MarshalRun encodes run.yaml as MarshalYAML would, with the why of each plan entry
@@ -27,37 +30,63 @@ func (r *Redactor) WriteRun(path string, run record.Run) error {
 // the plan of 5,000 scenarios, several times a run), so the lists are written here, entry
 // by entry, and the rest of the file by yaml.v3.
 func (r *Redactor) MarshalRun(run record.Run) ([]byte, error) {
+	head, err := r.runHead(run)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = r.writeRun(&b, head, run)
+	return b.Bytes(), err
+}
+
+// runHead is run.yaml without its plan lists, each written as an empty list where the
+// list goes.
+func (r *Redactor) runHead(run record.Run) ([]byte, error) {
+	rest := run
+	rest.Included, rest.Skipped, rest.Unrunnable, rest.Carried = []record.Entry{}, []record.Entry{}, []record.Entry{}, []string{}
+	return r.MarshalYAML(rest)
+}
+
+// writeRun writes run.yaml to w: head, with each plan list written, entry by entry, where
+// head has it empty.
+func (r *Redactor) writeRun(w io.Writer, head []byte, run record.Run) error {
 	lists := []struct {
 		key     string
 		entries []record.Entry
 		ids     []string
 	}{{key: "included", entries: run.Included}, {key: "skipped", entries: run.Skipped},
 		{key: "unrunnable", entries: run.Unrunnable}, {key: "carried", ids: run.Carried}}
-	rest := run
-	rest.Included, rest.Skipped, rest.Unrunnable, rest.Carried = []record.Entry{}, []record.Entry{}, []record.Entry{}, []string{}
-	data, err := r.MarshalYAML(rest)
-	if err != nil {
-		return nil, err
+	type at struct {
+		pos, list int
 	}
-	for _, l := range lists {
+	var fill []at
+	for i, l := range lists {
 		if len(l.entries) == 0 && len(l.ids) == 0 {
 			continue
 		}
-		var b bytes.Buffer
-		b.WriteString("\n" + l.key + ":\n")
+		pos := bytes.Index(head, []byte("\n"+l.key+": []\n"))
+		if pos < 0 {
+			return fmt.Errorf("run.yaml has no %s list to fill", l.key)
+		}
+		fill = append(fill, at{pos + 1, i}) // the line "key: []", which the list replaces
+	}
+	slices.SortFunc(fill, func(a, b at) int { return a.pos - b.pos })
+	bw := bufio.NewWriter(w)
+	from := 0
+	for _, f := range fill {
+		l := lists[f.list]
+		bw.Write(head[from:f.pos])
+		bw.WriteString(l.key + ":\n")
 		for _, e := range l.entries {
-			b.WriteString("  - scenario_id: " + yamlScalar(e.ScenarioID) + "\n    why: " + yamlScalar(r.String(e.Why)) + "\n")
+			bw.WriteString("  - scenario_id: " + yamlScalar(e.ScenarioID) + "\n    why: " + yamlScalar(r.String(e.Why)) + "\n")
 		}
 		for _, id := range l.ids {
-			b.WriteString("  - " + yamlScalar(id) + "\n")
+			bw.WriteString("  - " + yamlScalar(id) + "\n")
 		}
-		empty := []byte("\n" + l.key + ": []\n")
-		if !bytes.Contains(data, empty) {
-			return nil, fmt.Errorf("run.yaml has no %s list to fill", l.key)
-		}
-		data = bytes.Replace(data, empty, b.Bytes(), 1)
+		from = f.pos + len(l.key+": []\n")
 	}
-	return data, nil
+	bw.Write(head[from:])
+	return bw.Flush()
 }
 
 // yamlScalar is s as a YAML scalar that reads back as the string s: plain when it is
@@ -101,90 +130,115 @@ var planLists = map[string]bool{"included": true, "skipped": true, "unrunnable":
 // decodes it (some 6 MB for a 5,000-entry plan, at once), so the plan lists, as
 // MarshalRun or yaml.v3 write them (block style), are read line by line, and the rest of
 // the file by yaml.v3; a file in any other shape is decoded by yaml.v3 whole.
-func UnmarshalRun(data []byte) (record.Run, error) {
+func UnmarshalRun(data []byte) (record.Run, error) { return unmarshalRun(data, true) }
+
+// unmarshalRun decodes run.yaml, its plan lists only when lists is true (a run's head:
+// its id, agent and pins, is what listing the runs needs).
+func unmarshalRun(data []byte, lists bool) (record.Run, error) {
 	var run record.Run
 	var head bytes.Buffer
-	lists := map[string][]string{}
-	key := ""
-	for _, line := range strings.SplitAfter(string(data), "\n") {
+	plan := planReader{run: &run, whys: map[string]string{}}
+	for line := range strings.Lines(string(data)) {
 		trimmed := strings.TrimRight(line, "\r\n")
-		if key != "" && (strings.HasPrefix(trimmed, "  ") || strings.HasPrefix(trimmed, "- ")) {
-			lists[key] = append(lists[key], trimmed)
+		if plan.key != "" && (strings.HasPrefix(trimmed, "  ") || strings.HasPrefix(trimmed, "- ")) {
+			if lists {
+				plan.line(trimmed)
+			}
 			continue
 		}
-		key = ""
+		plan.end()
 		if k, rest, ok := strings.Cut(trimmed, ":"); ok && planLists[k] && strings.TrimSpace(rest) == "" {
-			key = k
-			lists[k] = []string{}
+			plan.key = k
 			continue
 		}
 		head.WriteString(line)
 	}
+	plan.end()
+	if plan.err != nil {
+		// Not the shape written here: yaml.v3 reads the whole file.
+		var whole record.Run
+		err := yaml.Unmarshal(data, &whole)
+		return whole, err
+	}
 	if err := yaml.Unmarshal(head.Bytes(), &run); err != nil {
 		return record.Run{}, err
-	}
-	for k, lines := range lists {
-		if err := fillList(&run, k, lines); err != nil {
-			// Not the shape written here: yaml.v3 reads the whole file.
-			var whole record.Run
-			err := yaml.Unmarshal(data, &whole)
-			return whole, err
-		}
 	}
 	return run, nil
 }
 
-// fillList reads a plan list's block lines into run.
-func fillList(run *record.Run, key string, lines []string) error {
-	if key == "carried" {
-		for _, l := range lines {
-			item, ok := strings.CutPrefix(strings.TrimLeft(l, " "), "- ")
-			if !ok {
-				return fmt.Errorf("carried: unexpected line %q", l)
-			}
-			s, err := scalar(item)
-			if err != nil {
-				return err
-			}
-			run.Carried = append(run.Carried, s)
-		}
-		return nil
+// planReader reads a plan list's block lines into run, one line at a time: "- id" for
+// carried, "- scenario_id: id" then "why: ..." for the others.
+type planReader struct {
+	run   *record.Run
+	key   string // the list being read; "" between lists
+	first string // an entry's first line, until its second comes
+	// whys are the distinct whys read: a plan of thousands says a few.
+	whys map[string]string
+	err  error
+}
+
+func (p *planReader) line(l string) {
+	if p.err != nil {
+		return
 	}
-	var entries []record.Entry
-	for i := 0; i < len(lines); i++ {
-		first, ok := strings.CutPrefix(strings.TrimLeft(lines[i], " "), "- ")
-		if !ok || i+1 >= len(lines) {
-			return fmt.Errorf("%s: unexpected line %q", key, lines[i])
+	item := strings.TrimLeft(l, " ")
+	if p.key == "carried" {
+		id, ok := strings.CutPrefix(item, "- ")
+		s, err := scalar(id)
+		if !ok || err != nil {
+			p.err = fmt.Errorf("carried: unexpected line %q", l)
+			return
 		}
-		second := strings.TrimLeft(lines[i+1], " ")
-		i++
-		var e record.Entry
-		for _, kv := range []string{first, second} {
-			k, v, ok := strings.Cut(kv, ": ")
-			s, err := scalar(v)
-			if !ok || err != nil {
-				return fmt.Errorf("%s: unexpected line %q", key, kv)
-			}
-			switch k {
-			case "scenario_id":
-				e.ScenarioID = s
-			case "why":
-				e.Why = s
-			default:
-				return fmt.Errorf("%s: unexpected key %q", key, k)
-			}
-		}
-		entries = append(entries, e)
+		p.run.Carried = append(p.run.Carried, strings.Clone(s))
+		return
 	}
-	switch key {
+	if p.first == "" {
+		first, ok := strings.CutPrefix(item, "- ")
+		if !ok || first == "" {
+			p.err = fmt.Errorf("%s: unexpected line %q", p.key, l)
+		}
+		p.first = first
+		return
+	}
+	var e record.Entry
+	for _, kv := range []string{p.first, item} {
+		k, v, ok := strings.Cut(kv, ": ")
+		s, err := scalar(v)
+		if !ok || err != nil {
+			p.err = fmt.Errorf("%s: unexpected line %q", p.key, kv)
+			return
+		}
+		switch k {
+		case "scenario_id":
+			e.ScenarioID = strings.Clone(s) // not the whole file's text, held by a substring
+		case "why":
+			if p.whys[s] == "" {
+				p.whys[s] = strings.Clone(s)
+			}
+			e.Why = p.whys[s]
+		default:
+			p.err = fmt.Errorf("%s: unexpected key %q", p.key, k)
+			return
+		}
+	}
+	p.first = ""
+	switch p.key {
 	case "included":
-		run.Included = entries
+		p.run.Included = append(p.run.Included, e)
 	case "skipped":
-		run.Skipped = entries
+		p.run.Skipped = append(p.run.Skipped, e)
 	case "unrunnable":
-		run.Unrunnable = entries
+		p.run.Unrunnable = append(p.run.Unrunnable, e)
 	}
-	return nil
+}
+
+// end ends the list being read: an entry left without its second line is not the shape
+// written here.
+func (p *planReader) end() {
+	if p.key != "" && p.first != "" && p.err == nil {
+		p.err = fmt.Errorf("%s: an entry ends after %q", p.key, p.first)
+	}
+	p.key, p.first = "", ""
 }
 
 // scalar reads a one-line scalar: plain (as plainSafe writes it), or double-quoted with

@@ -2,8 +2,11 @@ package store
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/stretchr/testify/assert"
@@ -55,6 +58,45 @@ func TestMarshalRunReadsBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(red), `why: "token [redacted:TOKEN] expired"`)
 	assert.NotContains(t, string(red), "sekrit-42")
+}
+
+// A run's head is run.yaml without its plan lists, in the shape written here and in any
+// other; WriteRun writes what MarshalRun encodes.
+func TestRunHeadLeavesThePlanOut(t *testing.T) {
+	run := record.Run{Version: 1, ID: "ci-42", Agent: "bank", Pins: record.Pins{ProfileID: "p1"}, Halted: true, HaltReason: "stop",
+		Included: []record.Entry{{ScenarioID: "SC-1", Why: "selected"}, {ScenarioID: "SC-2", Why: "selected"}},
+		Skipped:  []record.Entry{{ScenarioID: "SC-3", Why: "excluded"}}, Carried: []string{"SC-1"}}
+	dir := t.TempDir()
+	red := NewRedactor(nil)
+	require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), run))
+	want, err := red.MarshalRun(run)
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(dir, "run.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+
+	whole, err := Store{Dir: dir}.Run()
+	require.NoError(t, err)
+	assert.Equal(t, run.Included, whole.Included)
+	head, err := Store{Dir: dir}.RunHead()
+	require.NoError(t, err)
+	assert.Equal(t, "ci-42", head.ID)
+	assert.Equal(t, "p1", head.Pins.ProfileID)
+	assert.True(t, head.Halted)
+	assert.Empty(t, head.Included)
+	assert.Empty(t, head.Skipped)
+	assert.Empty(t, head.Carried)
+
+	// The whys a plan repeats are one string.
+	assert.Equal(t, unsafe.StringData(whole.Included[0].Why), unsafe.StringData(whole.Included[1].Why))
+
+	// An entry of one line is not the shape written here: yaml.v3 reads the file whole.
+	short, err := UnmarshalRun([]byte("id: x\nincluded:\n  - scenario_id: SC-1\nskipped:\n  - scenario_id: SC-2\n    why: w\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []record.Entry{{ScenarioID: "SC-1"}}, short.Included)
+	assert.Equal(t, []record.Entry{{ScenarioID: "SC-2", Why: "w"}}, short.Skipped)
+	_, err = Store{Dir: t.TempDir()}.RunHead()
+	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 
 // BenchmarkUnmarshalRun reads the plan of a 5,000-scenario run line by line and with

@@ -194,3 +194,19 @@ func DecodeJSON(data []byte, v any) error {
 	}
 	return nil
 }
+
+// RunHead reads run.yaml without its plan lists (included, skipped, unrunnable, carried):
+// its id, agent, pins and times, which is what listing and choosing runs needs, without
+// reading a plan of thousands of entries for each run.
+func (s Store) RunHead() (*record.Run, error) {
+	path := filepath.Join(s.Dir, "run.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &record.Run{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	r, err := unmarshalRun(data, false)
+	if err != nil {
+		return &r, fmt.Errorf("%s is corrupt: %w", path, err)
+	}
+	return &r, nil
+}
