@@ -32,7 +32,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 	t.Planned = len(run.Included)
 	var latencies []int64
 	var problems []error
-	var judged []judgedScenario
+	var cl clusterer
 	for _, e := range run.Included {
 		dir := filepath.Join(dir, "scenarios", e.ScenarioID)
 		if _, err := os.Stat(dir); err != nil {
@@ -55,8 +55,9 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 		v := *vp
 		counting.Add(t, &v)
 		if v.Status != record.Pass {
-			// Only what did not pass is clustered; a long run of passes is not held.
-			judged = append(judged, judgedScenario{dir: dir, verdict: v})
+			// Only what did not pass is clustered, filed as it is read: a run keeps each
+			// one's line in its cluster, not its verdict.
+			cl.add(dir, &v)
 		}
 		rep.AddJudge(&v)
 		latencies = append(latencies, v.LatencyMs)
@@ -73,7 +74,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 	rep.Metrics.DurationMs = took.Milliseconds()
 	rep.Metrics.LatencyP50Ms = percentile(latencies, 50)
 	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)
-	rep.Clusters = clusters(judged)
+	rep.Clusters = cl.list()
 	return rep, errors.Join(problems...)
 }
 
@@ -88,35 +89,42 @@ func percentile(xs []int64, p int) int64 {
 	return s[max(rank, 1)-1]
 }
 
-type judgedScenario struct {
-	dir     string
-	verdict record.Verdict
+// clusterer groups the scenarios that did not pass by what they share, as Rook's reports
+// do: compromised ones (first) by feature and whether the canary leaked, failed ones by
+// feature and first failing criterion (or forbidden text, or the hook that failed), Unable
+// to Verify ones by reason. Clusters are numbered CL-01... in plan order; the report always
+// has the list, empty when every judged scenario passed.
+type clusterer struct {
+	out   []record.Cluster
+	index map[string]int
 }
 
-// clusters groups the scenarios that did not pass by what they share, as Rook's reports
-// do: compromised ones (first) by feature and whether the canary leaked, failed ones by feature and first failing criterion (or forbidden text, or the hook
-// that failed), Unable to Verify ones by reason. Clusters are numbered CL-01... in plan
-// order; the report always has the list, empty when every judged scenario passed.
-func clusters(judged []judgedScenario) []record.Cluster {
-	out := []record.Cluster{}
-	index := map[string]int{}
-	for _, j := range judged {
-		v := j.verdict
-		_, snap, _ := store.ReadSnapshot(j.dir) // a snapshot that does not read leaves the title empty
-		kind, why, summary := clusterOf(v, snap.Feature)
-		if kind == "" {
-			continue
-		}
-		key := kind + "\x00" + why
-		i, ok := index[key]
-		if !ok {
-			i = len(out)
-			index[key] = i
-			out = append(out, record.Cluster{ID: fmt.Sprintf("CL-%02d", i+1), Kind: kind, Why: why, FeatureID: snap.Feature})
-		}
-		out[i].Scenarios = append(out[i].Scenarios, record.ClusterScenario{ScenarioID: v.ScenarioID, Title: snap.Title, Summary: summary})
+// add files the verdict v of the scenario whose records are in dir.
+func (c *clusterer) add(dir string, v *record.Verdict) {
+	_, snap, _ := store.ReadSnapshot(dir) // a snapshot that does not read leaves the title empty
+	kind, why, summary := clusterOf(*v, snap.Feature)
+	if kind == "" {
+		return
 	}
-	// Compromised clusters lead, as in Rook's reports; each kind keeps plan order.
+	if c.index == nil {
+		c.index = map[string]int{}
+	}
+	key := kind + "\x00" + why
+	i, ok := c.index[key]
+	if !ok {
+		i = len(c.out)
+		c.index[key] = i
+		c.out = append(c.out, record.Cluster{Kind: kind, Why: why, FeatureID: snap.Feature})
+	}
+	c.out[i].Scenarios = append(c.out[i].Scenarios, record.ClusterScenario{ScenarioID: v.ScenarioID, Title: snap.Title, Summary: summary})
+}
+
+// list is the clusters, compromised ones first, each kind in plan order.
+func (c *clusterer) list() []record.Cluster {
+	out := c.out
+	if out == nil {
+		out = []record.Cluster{}
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Kind == "compromised" && out[j].Kind != "compromised" })
 	for i := range out {
 		out[i].ID = fmt.Sprintf("CL-%02d", i+1)
