@@ -53,6 +53,7 @@ func gateCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	r.Close() // the gate reads the changes, not the rows
 	fails, says := r.Changes.Gate(*maxRegressions, *alpha)
 	code := 0
 	if fails {

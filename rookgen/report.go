@@ -98,6 +98,7 @@ func reportRun(runDir, base, format, out string, stdout io.Writer) (*report.Repo
 	if err != nil {
 		return nil, err
 	}
+	defer r.Close()
 	b, err := render(r, format)
 	if err == nil {
 		err = stepSummary(r, format, b)
@@ -226,7 +227,9 @@ func reportEach(dirs []string, stdout io.Writer, fail func(error) int) int {
 			return fail(err)
 		}
 		var mb bytes.Buffer
-		if err := r.Markdown(&mb); err != nil {
+		err = r.Markdown(&mb)
+		r.Close()
+		if err != nil {
 			return fail(err)
 		}
 		if err := appendSummary(summary, mb.Bytes()); err != nil {

@@ -86,6 +86,7 @@ func (g gate) decide(t tb, dir string) {
 		errorf(t, "rook gate: %v", err)
 		return
 	}
+	r.Close() // the gate reads the changes, not the rows
 	fails, says := r.Changes.Gate(g.max, g.alpha)
 	msg := fmt.Sprintf("rook gate: run %s against %s, %s", r.RunID, r.Base, says)
 	if fails {

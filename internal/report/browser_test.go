@@ -71,6 +71,7 @@ func TestReportPageInABrowser(t *testing.T) {
 	dir := writeRun(t)
 	r, err := report.Build(dir, "")
 	require.NoError(t, err)
+	t.Cleanup(r.Close)
 	page := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(page)
 	require.NoError(t, err)

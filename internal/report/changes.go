@@ -50,69 +50,42 @@ func (c *Changes) Gate(max int, alpha float64) (fails bool, says string) {
 	return fails, says
 }
 
-// compare fills in Changes against the run in base.
+// compare fills in Changes against the run in base. Of the baseline it keeps what the
+// comparison needs of each row, not the rows.
 func (r *Report) compare(dir, base string) error {
 	old, err := Build(base, "")
 	if err != nil {
 		return fmt.Errorf("read the baseline run: %w", err)
 	}
+	defer old.Close()
 	r.Base = old.RunID
 	c := &Changes{}
 	r.Changes = c
 	if a, b := profileSHA(dir), profileSHA(base); a != b {
 		c.ProfileChanged = true
 	}
-	before := map[string]Scenario{}
+	before := map[string]baseline{}
 	was, now := map[string]string{}, map[string]string{}
-	for _, s := range old.Scenarios {
-		before[s.ID] = s
+	wasRate, nowRate := map[string]paired.Rate{}, map[string]paired.Rate{}
+	repeats := false
+	for s := range old.Scenarios.All() {
+		before[s.ID] = baseline{status: s.Status, never: s.Never, snapshot: s.Snapshot}
 		was[s.ID] = s.Status
+		repeats = rateOf(wasRate, s) || repeats
 	}
-	for _, s := range r.Scenarios {
+	if err := old.Err(); err != nil {
+		return fmt.Errorf("read the baseline run: %w", err)
+	}
+	r.Scenarios.edit(func(s *Scenario) {
 		now[s.ID] = s.Status
-	}
-	c.Paired = paired.Compare(was, now)
-	c.PassRate = rateChange(old.Scenarios, r.Scenarios)
-	for i := range r.Scenarios {
-		s := &r.Scenarios[i]
+		repeats = rateOf(nowRate, *s) || repeats
 		prev, ok := before[s.ID]
 		delete(before, s.ID)
-		if s.Never != "" && (!ok || prev.Never != s.Never) {
-			c.NewlyNever = append(c.NewlyNever, s.ID+": "+s.Never)
-		}
-		switch {
-		case !ok && old.others[s.ID]:
-			s.Change, c.NotCompared = "not compared: not run in the baseline", append(c.NotCompared, s.ID)
-			continue
-		case !ok:
-			s.Change, c.Added = "added", append(c.Added, s.ID)
-			continue
-		}
-		// The lists may overlap: a redefined scenario can also be newly failing.
-		var labels []string
-		note := func(list *[]string, label string) {
-			*list = append(*list, s.ID)
-			labels = append(labels, label)
-		}
-		redefined := prev.Snapshot != s.Snapshot || c.ProfileChanged
-		switch {
-		case s.Status == failed && prev.Status == failed:
-			note(&c.StillFailing, "still failing")
-		case s.Status == failed:
-			note(&c.NewlyFailing, "newly failing")
-		case prev.Status == failed && s.Status == passed:
-			note(&c.Fixed, "fixed")
-		}
-		if redefined {
-			note(&c.Redefined, "redefined")
-		}
-		if s.Repeat != nil && s.Repeat.Flaky {
-			// Flaky is a Pass and a Fail among one run's decided attempts; a status that
-			// flipped between runs is a regression or a fix, and the paired test says
-			// whether the flips are noise.
-			note(&c.Flaky, "flaky")
-		}
-		s.Change = strings.Join(labels, ", ")
+		s.Change = c.add(s, prev, ok, old.others[s.ID])
+	})
+	c.Paired = paired.Compare(was, now)
+	if repeats {
+		c.PassRate = paired.Bootstrap(wasRate, nowRate)
 	}
 	for id := range before {
 		if r.others[id] {
@@ -126,30 +99,66 @@ func (r *Report) compare(dir, base string) error {
 	return nil
 }
 
-// rateChange is the paired bootstrap over each scenario's decided attempts, when one
-// repeats in either run (without repeats, McNemar's test says it all).
-func rateChange(before, after []Scenario) *paired.RateChange {
-	repeats := false
-	rates := func(list []Scenario) map[string]paired.Rate {
-		out := map[string]paired.Rate{}
-		for _, s := range list {
-			switch {
-			case s.Repeat != nil:
-				repeats = true
-				out[s.ID] = paired.Rate{Passed: s.Repeat.Passed, Decided: s.Repeat.Attempts - s.Repeat.Undecided}
-			case s.Status == passed:
-				out[s.ID] = paired.Rate{Passed: 1, Decided: 1}
-			case s.Status == failed:
-				out[s.ID] = paired.Rate{Decided: 1}
-			}
-		}
-		return out
+// baseline is what a comparison needs of a baseline run's row.
+type baseline struct {
+	status, never string
+	snapshot      Digest
+}
+
+// add files scenario s under the changes since its baseline row prev (ok is false when the
+// baseline has none; notRun when the baseline planned it and did not run it), and returns
+// the row's labels.
+func (c *Changes) add(s *Scenario, prev baseline, ok, notRun bool) string {
+	if s.Never != "" && (!ok || prev.never != s.Never) {
+		c.NewlyNever = append(c.NewlyNever, s.ID+": "+s.Never)
 	}
-	b, a := rates(before), rates(after)
-	if !repeats {
-		return nil
+	switch {
+	case !ok && notRun:
+		c.NotCompared = append(c.NotCompared, s.ID)
+		return "not compared: not run in the baseline"
+	case !ok:
+		c.Added = append(c.Added, s.ID)
+		return "added"
 	}
-	return paired.Bootstrap(b, a)
+	// The lists may overlap: a redefined scenario can also be newly failing.
+	var labels []string
+	note := func(list *[]string, label string) {
+		*list = append(*list, s.ID)
+		labels = append(labels, label)
+	}
+	switch {
+	case s.Status == failed && prev.status == failed:
+		note(&c.StillFailing, "still failing")
+	case s.Status == failed:
+		note(&c.NewlyFailing, "newly failing")
+	case prev.status == failed && s.Status == passed:
+		note(&c.Fixed, "fixed")
+	}
+	if prev.snapshot != s.Snapshot || c.ProfileChanged {
+		note(&c.Redefined, "redefined")
+	}
+	if s.Repeat != nil && s.Repeat.Flaky {
+		// Flaky is a Pass and a Fail among one run's decided attempts; a status that
+		// flipped between runs is a regression or a fix, and the paired test says
+		// whether the flips are noise.
+		note(&c.Flaky, "flaky")
+	}
+	return strings.Join(labels, ", ")
+}
+
+// rateOf adds a row's decided attempts to rates, for the paired bootstrap over pass rates,
+// and reports whether the scenario repeats (without repeats, McNemar's test says it all).
+func rateOf(rates map[string]paired.Rate, s Scenario) (repeats bool) {
+	switch {
+	case s.Repeat != nil:
+		rates[s.ID] = paired.Rate{Passed: s.Repeat.Passed, Decided: s.Repeat.Attempts - s.Repeat.Undecided}
+		return true
+	case s.Status == passed:
+		rates[s.ID] = paired.Rate{Passed: 1, Decided: 1}
+	case s.Status == failed:
+		rates[s.ID] = paired.Rate{Decided: 1}
+	}
+	return false
 }
 
 func profileSHA(dir string) string {
@@ -163,7 +172,7 @@ func profileSHA(dir string) string {
 // Previous is the newest run of the same agent and profile older than the run in dir,
 // or "" when there is none.
 func Previous(dir string) string {
-	run, err := (store.Store{Dir: dir}).Run()
+	run, err := (store.Store{Dir: dir}).RunHead()
 	if err != nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,15 +129,16 @@ func (r *Report) spendMarkdown() string {
 		}
 		b.WriteString("\n")
 	}
+	// The costliest, in plan order among equal costs; only they are kept.
 	var priced []Scenario
-	for _, s := range r.Scenarios {
-		if s.Cost != nil {
-			priced = append(priced, s)
+	for s := range r.Scenarios.All() {
+		if s.Cost == nil {
+			continue
 		}
-	}
-	sort.SliceStable(priced, func(i, j int) bool { return priced[i].Cost.Total > priced[j].Cost.Total })
-	if len(priced) > costliest {
-		priced = priced[:costliest]
+		at := sort.Search(len(priced), func(i int) bool { return priced[i].Cost.Total < s.Cost.Total })
+		if at < costliest {
+			priced = slices.Insert(priced, at, s)[:min(len(priced)+1, costliest)]
+		}
 	}
 	if len(priced) > 0 {
 		b.WriteString("Costliest scenarios: ")

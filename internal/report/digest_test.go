@@ -16,7 +16,7 @@ import (
 func TestDigestFormats(t *testing.T) {
 	d := Digest(sha256.Sum256([]byte("id: SC-1\n")))
 	want := hex.EncodeToString(d[:])
-	r := &Report{Scenarios: []Scenario{{ID: "SC-1", Snapshot: d}, {ID: "SC-2"}}}
+	r := &Report{Scenarios: rows(t, Scenario{ID: "SC-1", Snapshot: d}, Scenario{ID: "SC-2"})}
 	var js, ym bytes.Buffer
 	require.NoError(t, r.JSON(&js))
 	require.NoError(t, r.YAML(&ym))

@@ -11,29 +11,13 @@ import (
 // verified, by reason, with what would make it checkable; what did not run.
 func (r *Report) headline() string {
 	t := r.Totals
-	failedN, passedN, unjudged := 0, 0, 0
-	var untrusted []string
-	for _, s := range r.Scenarios {
-		switch s.Status {
-		case failed:
-			failedN++
-		case passed:
-			passedN++
-		case "untrusted":
-			untrusted = append(untrusted, s.ID)
-		case "not judged":
-			unjudged++
-		}
-		if s.Status != "untrusted" && strings.Contains(s.Never, "an untrusted record") {
-			untrusted = append(untrusted, s.ID)
-		}
-	}
+	failedN, passedN, unjudged, untrusted := r.tally.failed, r.tally.passed, r.tally.unjudged, r.tally.untrusted
 	var parts []string
 	if c := r.compromisedHeadline(); c != "" {
 		parts = append(parts, c)
 	}
 	if failedN > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed%s", failedN, shared(r.Failed)))
+		parts = append(parts, fmt.Sprintf("%d failed%s", failedN, shared(&r.Failed)))
 	}
 	for _, j := range r.Judges {
 		if j.Unanswered > 0 {
@@ -69,11 +53,33 @@ func (r *Report) headline() string {
 	return strings.Join(parts, "; ")
 }
 
+// tally counts the report's rows by status as they are read, for the headline.
+type tally struct {
+	passed, failed, unjudged int
+	untrusted                []string
+}
+
+func (t *tally) add(s Scenario) {
+	switch s.Status {
+	case failed:
+		t.failed++
+	case passed:
+		t.passed++
+	case "untrusted":
+		t.untrusted = append(t.untrusted, s.ID)
+	case "not judged":
+		t.unjudged++
+	}
+	if s.Status != "untrusted" && strings.Contains(s.Never, "an untrusted record") {
+		t.untrusted = append(t.untrusted, s.ID)
+	}
+}
+
 // shared says which criterion most of the failed rows share, when two or more scenarios
 // failed on the same one: ": 2 share criterion C1".
-func shared(failed []Failure) string {
+func shared(failed *Rows[Failure]) string {
 	by := map[string]map[string]bool{}
-	for _, f := range failed {
+	for f := range failed.All() {
 		if by[f.CriterionID] == nil {
 			by[f.CriterionID] = map[string]bool{}
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html"
 	"html/template"
@@ -42,12 +43,23 @@ func (r *Report) HTML(w io.Writer) error {
 	if r.Totals.Decided > 0 {
 		rate = fmt.Sprintf("%.0f%%", r.Totals.PassRate*100)
 	}
-	return page.Execute(w, struct {
+	err = page.Execute(w, struct {
 		*Report
 		Rate string
 		CSS  template.CSS
 		JS   template.JS
 	}{r, rate, template.CSS(css), template.JS(js)})
+	return errors.Join(err, r.Err())
+}
+
+// FirstFailure is the report's first failed criterion, which the page leads with; nil
+// when none failed.
+func (r *Report) FirstFailure() *Failure {
+	f, ok := r.Failed.first()
+	if !ok {
+		return nil
+	}
+	return &f
 }
 
 func statusClass(v any) string {
@@ -109,6 +121,7 @@ func WriteHTML(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
+	defer page.Close()
 	if err := store.WriteFileFrom(filepath.Join(dir, "report.html"), page.HTML); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}

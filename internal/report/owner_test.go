@@ -32,10 +32,9 @@ func TestOwnersAreNamedInEveryFormat(t *testing.T) {
 		"SC-6": {Status: record.Pass, Criteria: []record.Row{}},
 	})
 
-	r, err := Build(dir, "")
-	require.NoError(t, err)
+	r := build(t, dir, "")
 	got := map[string]owner.Owner{}
-	for _, s := range r.Scenarios {
+	for _, s := range rowsOf(t, &r.Scenarios) {
 		got[s.ID] = s.Owner
 	}
 	assert.Equal(t, map[string]owner.Owner{"SC-1": owner.Agent, "SC-2": owner.Scenario, "SC-3": owner.Harness,
@@ -88,8 +87,7 @@ func TestPassRateChangeWithRepeats(t *testing.T) {
 		return writeRun(t, dir, id, vs)
 	}
 	base, dir := write("R1", 3), write("R2", 1)
-	r, err := Build(dir, base)
-	require.NoError(t, err)
+	r := build(t, dir, base)
 	c := r.Changes.PassRate
 	require.NotNil(t, c)
 	assert.Equal(t, 4, c.Scenarios)

@@ -47,9 +47,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		b.WriteString("Who must act: " + line + "\n\n")
 	}
 	b.WriteString(r.changesMarkdown())
-	if len(r.Failed) > 0 {
+	if r.Failed.Len() > 0 {
 		b.WriteString("### Failed criteria\n\n")
-		for _, f := range r.Failed {
+		for f := range r.Failed.All() {
 			fmt.Fprintf(&b, "- %s %s: expected %s; achieved %s; evidence %s (owner: %s)\n", f.ScenarioID, f.CriterionID, md(f.Expected), md(f.Achieved), md(f.Evidence), f.Owner)
 		}
 		b.WriteString("\n")
@@ -79,6 +79,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	m := r.Metrics
 	fmt.Fprintf(&b, "Duration %d ms; tokens %d in, %d out; latency p50 %d ms, p95 %d ms; %d turns. Records: `%s`\n",
 		m.DurationMs, m.TokensIn, m.TokensOut, m.LatencyP50Ms, m.LatencyP95Ms, m.TurnsTotal, r.Dir)
+	if err := r.Err(); err != nil {
+		return err
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -113,7 +116,7 @@ func (r *Report) changesMarkdown() string {
 // scenarioNotes are the quarantined scenarios and the repeat statistics.
 func (r *Report) scenarioNotes() string {
 	var held, repeats []string
-	for _, s := range r.Scenarios {
+	for s := range r.Scenarios.All() {
 		if s.Quarantined != "" {
 			held = append(held, fmt.Sprintf("- %s: %s (%s; out of the exit code)", s.ID, md(s.Quarantined), s.Status))
 		}

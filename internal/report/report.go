@@ -41,11 +41,12 @@ type Report struct {
 	Metrics  record.Metrics `json:"metrics" yaml:"metrics"`
 	// Compromised are the adversarial scenarios whose attack landed; Evasions those
 	// flagged possible_evasion.
-	Compromised []Compromise `json:"compromised,omitempty" yaml:"compromised,omitempty"`
-	Evasions    []Evasion    `json:"possible_evasion,omitempty" yaml:"possible_evasion,omitempty"`
-	Unable      []Reason     `json:"unable_to_verify" yaml:"unable_to_verify"`
-	Failed      []Failure    `json:"failed_criteria" yaml:"failed_criteria"`
-	Scenarios   []Scenario   `json:"scenarios" yaml:"scenarios"`
+	Compromised []Compromise  `json:"compromised,omitempty" yaml:"compromised,omitempty"`
+	Evasions    []Evasion     `json:"possible_evasion,omitempty" yaml:"possible_evasion,omitempty"`
+	Unable      []Reason      `json:"unable_to_verify" yaml:"unable_to_verify"`
+	Failed      Rows[Failure] `json:"failed_criteria" yaml:"failed_criteria"`
+	// Scenarios are every planned scenario's row, in plan order: the page's table.
+	Scenarios Rows[Scenario] `json:"scenarios" yaml:"scenarios"`
 	// Spend is what the run cost, by its profile's price table; nil without one.
 	Spend *Spend `json:"cost,omitempty" yaml:"cost,omitempty"`
 	// Owners count the scenarios that did not pass by who must act (owner.Of).
@@ -61,6 +62,7 @@ type Report struct {
 	// others are the suite's scenarios the run did not include (not selected, excluded,
 	// unrunnable): a scenario there was not added or removed, only not compared.
 	others map[string]bool
+	tally  tally
 }
 
 // Reason is one reason scenarios were Unable to Verify, how many, and what would make
@@ -108,11 +110,6 @@ type Scenario struct {
 	// Never names what in its outcome no excuse covers (package counting): a hook failure,
 	// a compromise, a forbidden hit, an untrusted record.
 	Never string `json:"never_excused,omitempty" yaml:"never_excused,omitempty"`
-
-	// run is the run's folder, set when the scenario has a verdict: Detail reads the
-	// scenario's records there. (The run's, shared by every row: a report of thousands
-	// holds one copy of it.)
-	run string
 }
 
 // Digest is a SHA-256, written in hex. (A report of thousands of scenarios holds each as
@@ -138,20 +135,28 @@ func (d *Digest) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Detail is what the HTML page shows of the scenario, read from its records when the page
-// is written, one scenario at a time (a report of thousands never holds them all); nil
-// when the scenario has no verdict. It is not in the machine formats.
-func (s Scenario) Detail() *Detail {
-	if s.run == "" {
-		return nil
-	}
-	dir := store.Store{Dir: s.run}.ScenarioDir(s.ID)
+// Detail is what the HTML page shows of scenario s of the report, read from its records
+// when the page is written, one scenario at a time (a report of thousands never holds them
+// all); nil when the scenario has no verdict that can be trusted. It is not in the machine
+// formats.
+func (r *Report) Detail(s Scenario) *Detail {
+	dir := store.Store{Dir: r.Dir}.ScenarioDir(s.ID)
 	v, err := store.ReadVerdict(dir)
-	if err != nil {
+	if err != nil || v.Status == "" {
 		return nil
 	}
 	return detail(dir, v)
 }
+
+// Close removes what the report keeps on disk while it is used (its rows); call it when
+// done with the report.
+func (r *Report) Close() {
+	r.Scenarios.close()
+	r.Failed.close()
+}
+
+// Err is the first error keeping or reading the report's rows.
+func (r *Report) Err() error { return errors.Join(r.Scenarios.Err(), r.Failed.Err()) }
 
 // RepeatStats are a repeated scenario's attempts: k passes of n, pass^k, and a Wilson 95%
 // interval on its pass rate (3 of 3 is not proof of a 90% agent).
@@ -216,7 +221,7 @@ func remedyFor(v *record.Verdict) string {
 }
 
 // Build reads the run in dir (a run folder) and, when base is not "", compares it with the
-// run in base.
+// run in base. Close the report when done with it.
 func Build(dir, base string) (*Report, error) {
 	st := store.Store{Dir: dir}
 	run, err := st.Run()
@@ -235,24 +240,39 @@ func Build(dir, base string) (*Report, error) {
 	for _, e := range append(slices.Clone(run.Skipped), run.Unrunnable...) {
 		r.others[e.ScenarioID] = true
 	}
+	r.read(st, run)
+	if base != "" {
+		if err := r.compare(dir, base); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// read reads each scenario the run planned into its row, one verdict at a time: the report
+// keeps its rows on disk, and of their verdicts only what the summaries above the rows
+// need. Who must act on a scenario that did not pass is decided here both ways, for
+// whether it ever passed, which owners learns for all of them at once.
+func (r *Report) read(st store.Store, run *record.Run) {
 	held := map[string]string{}
 	for _, e := range run.Quarantined {
 		held[e.ScenarioID] = e.Why
 	}
 	reasons := map[string]*Reason{}
 	pricing := r.pricing(st)
-	// One scenario's verdict at a time: a report of thousands holds its rows, not their
-	// verdicts. Who must act on a scenario that did not pass is decided here both ways,
-	// for whether it ever passed, which owners learns for all of them at once.
 	var notPassed []undecidedOwner
-	r.Scenarios = make([]Scenario, 0, len(run.Included))
 	for _, e := range run.Included {
 		sc, v := readScenario(st, e.ScenarioID)
 		sc.Quarantined = held[e.ScenarioID]
+		r.tally.add(sc)
 		if v != nil {
 			if v.Status != record.Pass {
-				notPassed = append(notPassed, undecidedOwner{row: len(r.Scenarios),
-					never: owner.Of(v, false), ever: owner.Of(v, true)})
+				notPassed = append(notPassed, undecidedOwner{id: sc.ID, never: owner.Of(v, false), ever: owner.Of(v, true)})
 			}
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
@@ -261,7 +281,7 @@ func Build(dir, base string) (*Report, error) {
 			pricing.add(&sc, v)
 			for _, row := range v.Rows() {
 				if row.Status == record.Fail {
-					r.Failed = append(r.Failed, Failure{ScenarioID: sc.ID, CriterionID: row.CriterionID, Expected: row.Expected,
+					r.Failed.add(Failure{ScenarioID: sc.ID, CriterionID: row.CriterionID, Expected: row.Expected,
 						Achieved: row.Achieved, Evidence: row.Evidence})
 				}
 			}
@@ -275,21 +295,15 @@ func Build(dir, base string) (*Report, error) {
 				rs.Scenarios = append(rs.Scenarios, sc.ID)
 			}
 		}
-		r.Scenarios = append(r.Scenarios, sc)
+		r.Scenarios.add(sc)
 	}
 	for _, rs := range reasons {
 		r.Unable = append(r.Unable, *rs)
 	}
-	r.owners(dir, notPassed)
+	r.owners(r.Dir, notPassed)
 	pricing.close()
 	sort.Slice(r.Unable, func(i, j int) bool { return r.Unable[i].Count > r.Unable[j].Count })
 	r.Headline = r.headline()
-	if base != "" {
-		if err := r.compare(dir, base); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
 }
 
 // readScenario reads what the report says of one scenario of the run in st: its
@@ -312,14 +326,13 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 	}
 	sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
 	sc.Never = counting.Unexcusable(v)
-	sc.run = st.Dir
 	return sc, v
 }
 
-// undecidedOwner is who must act on the scenario at row of the report, whether it never
-// passed or passed in an earlier run.
+// undecidedOwner is who must act on scenario id, whether it never passed or passed in an
+// earlier run.
 type undecidedOwner struct {
-	row         int
+	id          string
 	never, ever owner.Owner
 }
 
@@ -331,23 +344,25 @@ func (r *Report) owners(dir string, notPassed []undecidedOwner) {
 	}
 	ids := make([]string, len(notPassed))
 	for k, u := range notPassed {
-		ids[k] = r.Scenarios[u.row].ID
+		ids[k] = u.id
 	}
 	passed := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), ids)
 	r.Owners = map[owner.Owner]int{}
-	by := map[string]owner.Owner{}
+	by := make(map[string]owner.Owner, len(notPassed))
 	for _, u := range notPassed {
-		s := &r.Scenarios[u.row]
 		o := u.never
-		if passed[s.ID] {
+		if passed[u.id] {
 			o = u.ever
 		}
-		s.Owner, by[s.ID] = o, o
+		by[u.id] = o
 		r.Owners[o]++
 	}
-	for i := range r.Failed {
-		r.Failed[i].Owner = by[r.Failed[i].ScenarioID]
-	}
+	r.Scenarios.edit(func(s *Scenario) {
+		if o, ok := by[s.ID]; ok {
+			s.Owner = o
+		}
+	})
+	r.Failed.edit(func(f *Failure) { f.Owner = by[f.ScenarioID] })
 }
 
 func repeatStats(v *record.Verdict) *RepeatStats {

@@ -26,8 +26,7 @@ func TestThePageShowsTheSpanTree(t *testing.T) {
 		{SpanID: "a3", ParentSpanID: "zz", Name: `<script>window.pwned=1</script>`, Status: "unset", Start: at, End: at},
 	}}
 	require.NoError(t, store.NewRedactor(nil).JSON(filepath.Join(dir, "scenarios", "SC-1", "evidence", "traces.json"), tr))
-	r, err := Build(dir, "")
-	require.NoError(t, err)
+	r := build(t, dir, "")
 	var page bytes.Buffer
 	require.NoError(t, r.HTML(&page))
 	html := page.String()

@@ -145,6 +145,7 @@ func (s *Site) runPage(w io.Writer, agent, id string) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
+	defer r.Close()
 	return r.HTML(w)
 }
 

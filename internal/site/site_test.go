@@ -125,8 +125,9 @@ func statuses(t *testing.T, root, id string) []string {
 	for i := len(runs) - 1; i >= 0; i-- {
 		r, err := report.Build(runs[i].Dir, "")
 		require.NoError(t, err)
+		t.Cleanup(r.Close)
 		st := ""
-		for _, s := range r.Scenarios {
+		for s := range r.Scenarios.All() {
 			if s.ID == id {
 				st = s.Status
 			}
