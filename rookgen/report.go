@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/merge"
+	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -190,7 +191,7 @@ func render(r *report.Report, format string) ([]byte, error) {
 	case "yaml":
 		err = r.YAML(&b)
 	case "html":
-		err = r.HTML(&b)
+		err = page.Write(&b, r)
 	default:
 		return nil, fmt.Errorf("-format=%s: want md, json, yaml or html", format)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -302,7 +302,7 @@ func (r *Run) finish() {
 		defer func() { _ = r.traces.Close() }() // once every attempt has settled its trace
 	}
 	rep, err := r.run.Finish(time.Now())
-	err = errors.Join(err, report.WriteHTML(r.run.Dir))
+	err = errors.Join(err, page.WriteFile(r.run.Dir))
 	if err != nil {
 		errorf(r.t, "rooktest: write run records: %v", err)
 		return

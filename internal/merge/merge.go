@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/summary"
 )
@@ -145,7 +145,7 @@ func Merge(dirs []string, root string, now time.Time, suite func(agent string) (
 	if err := os.Rename(tmp, dest); err != nil {
 		return "", fmt.Errorf("merge: %w", err)
 	}
-	return dest, errors.Join(sumErr, report.WriteHTML(dest))
+	return dest, errors.Join(sumErr, page.WriteFile(dest))
 }
 
 // trusted refuses shards whose records name what no run writes: an agent or run id that is

@@ -49,10 +49,6 @@ func TestOwnersAreNamedInEveryFormat(t *testing.T) {
 	var y bytes.Buffer
 	require.NoError(t, r.YAML(&y))
 	assert.Contains(t, y.String(), "owners:\n  agent: 1\n  harness: 1\n  judge: 1\n  scenario: 2\n")
-	var page bytes.Buffer
-	require.NoError(t, r.HTML(&page))
-	assert.Contains(t, page.String(), `data-owner="harness"><td><a href="#sc-SC-3">SC-3</a>`)
-	assert.Contains(t, page.String(), `<p id="owners">Who must act: agent 1, scenario 2, harness 1, judge 1</p>`)
 }
 
 // repeated is a verdict of n attempts, the first passed of them passing, whose attempts'

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -135,19 +134,6 @@ func (d *Digest) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Detail is what the HTML page shows of scenario s of the report, read from its records
-// when the page is written, one scenario at a time (a report of thousands never holds them
-// all); nil when the scenario has no verdict that can be trusted. It is not in the machine
-// formats.
-func (r *Report) Detail(s Scenario) *Detail {
-	dir := store.Store{Dir: r.Dir}.ScenarioDir(s.ID)
-	v, err := store.ReadVerdict(dir)
-	if err != nil || v.Status == "" {
-		return nil
-	}
-	return detail(dir, v)
-}
-
 // Close removes what the report keeps on disk while it is used (its rows); call it when
 // done with the report.
 func (r *Report) Close() {
@@ -172,31 +158,6 @@ type RepeatStats struct {
 	Low     float64 `json:"wilson_low" yaml:"wilson_low"`
 	High    float64 `json:"wilson_high" yaml:"wilson_high"`
 	Flaky   bool    `json:"flaky" yaml:"flaky"`
-}
-
-// Detail is a scenario's records, for reading.
-type Detail struct {
-	Verdict    *record.Verdict
-	Transcript []record.Message
-	Calls      []Call
-	Phases     []Phase
-	// Quotes are its criteria's quoted evidence, marked where they occur in its transcript.
-	Quotes []string
-	// Trace is the attempt's trace when traces were on; nil otherwise.
-	Trace *Trace
-}
-
-// Call is a tool call as the page shows it.
-type Call struct {
-	Name, Arguments, Output string
-}
-
-// Phase is a hook's record as the page shows it.
-type Phase struct {
-	Name       string
-	OK         bool
-	DurationMs int64
-	Stderr     string
 }
 
 // remedies say what would make a reason checkable.
@@ -384,36 +345,4 @@ func wilson(k, n int) (float64, float64) {
 	mid := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
 	return math.Max(0, mid-half), math.Min(1, mid+half)
-}
-
-// detail reads what the page shows of a scenario: the transcript, calls and phases.
-func detail(dir string, v *record.Verdict) *Detail {
-	d := &Detail{Verdict: v, Quotes: quotes(v), Trace: readTrace(dir)}
-	var resp record.Response
-	if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil && store.DecodeJSON(data, &resp) == nil {
-		d.Transcript = resp.Transcript
-		if resp.Calls != nil {
-			for _, c := range *resp.Calls {
-				d.Calls = append(d.Calls, Call{Name: c.Name, Arguments: jsonText(c.Arguments), Output: jsonText(c.Output)})
-			}
-		}
-	}
-	if h, err := store.ReadHooks(dir); err == nil {
-		for _, p := range []struct {
-			name string
-			rec  *record.PhaseRecord
-		}{{"open", h.Phases.Open}, {"execute", h.Phases.Execute}, {"close", h.Phases.Close}, {"collect", h.Phases.Collect}} {
-			if p.rec != nil {
-				d.Phases = append(d.Phases, Phase{Name: p.name, OK: p.rec.OK, DurationMs: p.rec.DurationMs, Stderr: p.rec.Stderr})
-			}
-		}
-	}
-	return d
-}
-
-func jsonText(v any) string {
-	if v == nil {
-		return ""
-	}
-	return mustJSON(v)
 }

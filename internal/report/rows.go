@@ -83,8 +83,8 @@ func (l *Rows[T]) All() iter.Seq[T] {
 	}
 }
 
-// first is the first row, if there is one.
-func (l *Rows[T]) first() (T, bool) {
+// First is the first row, if there is one.
+func (l *Rows[T]) First() (T, bool) {
 	for row := range l.All() {
 		return row, true
 	}

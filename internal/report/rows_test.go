@@ -71,7 +71,7 @@ func TestRowsKeepTheirOrderOnDisk(t *testing.T) {
 		assert.Equal(t, "SC-1", f.ScenarioID, "stopping early stops")
 		break
 	}
-	first, ok := l.first()
+	first, ok := l.First()
 	assert.True(t, ok)
 	assert.Equal(t, "said \"<b>\"\nand more", first.Evidence)
 

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -67,7 +67,7 @@ func (s *Site) Handler() http.Handler {
 
 // scriptHashes allow the one inline script the pages have: the run page's filter.
 func scriptHashes() string {
-	return "'" + report.ScriptHash() + "'"
+	return "'" + page.ScriptHash() + "'"
 }
 
 // Version changes when the records do: a run is added or removed, or a run's run.yaml,

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
@@ -146,7 +147,7 @@ func (s *Site) runPage(w io.Writer, agent, id string) error {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
 	defer r.Close()
-	return r.HTML(w)
+	return page.Write(w, r)
 }
 
 // Write writes every page under dir, for a CI artifact: open dir/index.html.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
@@ -206,7 +207,7 @@ func TestServerIsReadOnlyAndLocal(t *testing.T) {
 		resp.Body.Close()
 		assert.Equal(t, want, resp.StatusCode, path)
 		if want == 200 {
-			assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'self' '"+report.ScriptHash()+"'")
+			assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'self' '"+page.ScriptHash()+"'")
 		}
 	}
 	resp, err := http.Post(srv.URL+"/fake/", "text/plain", strings.NewReader("x"))

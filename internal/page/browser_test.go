@@ -1,4 +1,4 @@
-package report_test
+package page_test
 
 import (
 	"os"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/browsertest"
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
@@ -72,10 +73,10 @@ func TestReportPageInABrowser(t *testing.T) {
 	r, err := report.Build(dir, "")
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
-	page := filepath.Join(t.TempDir(), "report.html")
-	f, err := os.Create(page)
+	file := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(file)
 	require.NoError(t, err)
-	require.NoError(t, r.HTML(f))
+	require.NoError(t, page.Write(f, r))
 	require.NoError(t, f.Close())
 
 	text := func(sel string) string {
@@ -83,7 +84,7 @@ func TestReportPageInABrowser(t *testing.T) {
 		require.NoError(t, err, sel)
 		return v
 	}
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+page)))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+file)))
 	passed, failed, utv := text("#tile-passed b"), text("#tile-failed b"), text("#tile-unverifiable b")
 	compromised := text("#compromised")
 	pwned, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.pwned === 1`))

@@ -1,7 +1,6 @@
-package report
+package page
 
 import (
-	"bytes"
 	"path/filepath"
 	"testing"
 	"time"
@@ -26,10 +25,7 @@ func TestThePageShowsTheSpanTree(t *testing.T) {
 		{SpanID: "a3", ParentSpanID: "zz", Name: `<script>window.pwned=1</script>`, Status: "unset", Start: at, End: at},
 	}}
 	require.NoError(t, store.NewRedactor(nil).JSON(filepath.Join(dir, "scenarios", "SC-1", "evidence", "traces.json"), tr))
-	r := build(t, dir, "")
-	var page bytes.Buffer
-	require.NoError(t, r.HTML(&page))
-	html := page.String()
+	html := pageOf(t, build(t, dir, ""))
 	assert.Contains(t, html, "<h3>Trace <code>0af7651916cd43dd8448eb211c80319c</code></h3>")
 	assert.Contains(t, html, "incomplete: 1 span(s) name a parent that never arrived")
 	assert.Contains(t, html, `<summary><span class="s-other">execute turn 1</span>`)

@@ -1,4 +1,7 @@
-package report
+// Package page renders a run's report as one self-contained HTML page. It is its own
+// package so that only the binaries that write the page link html/template: a test binary
+// has it when its suite imports rooktest/page.
+package page
 
 import (
 	"crypto/sha256"
@@ -15,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -27,10 +31,18 @@ var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"join":      strings.Join,
 }).ParseFS(assets, "assets/page.html"))
 
-// HTML writes the report as one self-contained page: no network, no CDN, readable from
+// view is what the page's template reads: the report, and what the page adds to it.
+type view struct {
+	*report.Report
+	Rate string
+	CSS  template.CSS
+	JS   template.JS
+}
+
+// Write writes the report r as one self-contained page: no network, no CDN, readable from
 // file://. Every byte an agent or a hook wrote is escaped by html/template; the quoted
 // evidence is marked in place in the conversation.
-func (r *Report) HTML(w io.Writer) error {
+func Write(w io.Writer, r *report.Report) error {
 	css, err := assets.ReadFile("assets/page.css")
 	if err != nil {
 		return err
@@ -43,19 +55,14 @@ func (r *Report) HTML(w io.Writer) error {
 	if r.Totals.Decided > 0 {
 		rate = fmt.Sprintf("%.0f%%", r.Totals.PassRate*100)
 	}
-	err = page.Execute(w, struct {
-		*Report
-		Rate string
-		CSS  template.CSS
-		JS   template.JS
-	}{r, rate, template.CSS(css), template.JS(js)})
+	err = page.Execute(w, view{r, rate, template.CSS(css), template.JS(js)})
 	return errors.Join(err, r.Err())
 }
 
 // FirstFailure is the report's first failed criterion, which the page leads with; nil
 // when none failed.
-func (r *Report) FirstFailure() *Failure {
-	f, ok := r.Failed.first()
+func (v view) FirstFailure() *report.Failure {
+	f, ok := v.Failed.First()
 	if !ok {
 		return nil
 	}
@@ -64,9 +71,9 @@ func (r *Report) FirstFailure() *Failure {
 
 func statusClass(v any) string {
 	switch fmt.Sprint(v) {
-	case passed:
+	case string(record.Pass):
 		return "pass"
-	case failed:
+	case string(record.Fail):
 		return "fail"
 	case string(record.UnableToVerify):
 		return "utv"
@@ -114,15 +121,15 @@ func highlight(text string, quotes []string) template.HTML {
 	return template.HTML(b.String()) // every piece above is escaped
 }
 
-// WriteHTML writes report.html into the run folder dir: the run as a page, compared with
+// WriteFile writes report.html into the run folder dir: the run as a page, compared with
 // the profile's previous run.
-func WriteHTML(dir string) error {
-	page, err := Build(dir, Previous(dir))
+func WriteFile(dir string) error {
+	r, err := report.Build(dir, report.Previous(dir))
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
-	defer page.Close()
-	if err := store.WriteFileFrom(filepath.Join(dir, "report.html"), page.HTML); err != nil {
+	defer r.Close()
+	if err := store.WriteFileFrom(filepath.Join(dir, "report.html"), func(w io.Writer) error { return Write(w, r) }); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
 	return nil

@@ -1,0 +1,39 @@
+// Package reporttest writes run folders for the tests of the packages that read them.
+package reporttest
+
+import (
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
+)
+
+// WriteRun writes a run folder: run.yaml with included and skipped scenarios, and for
+// each included one hooks.json, snapshot.yaml and a verdict bound to them.
+func WriteRun(t testing.TB, dir, id string, verdicts map[string]record.Verdict, skipped ...string) string {
+	t.Helper()
+	run := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p", ProfileRevision: "sha256:p"},
+		Created: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
+	red := store.NewRedactor(nil)
+	for sc, v := range verdicts {
+		run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
+		sdir := filepath.Join(dir, "scenarios", sc)
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "snapshot.yaml"), []byte("id: "+sc+"\n")))
+		v.ScenarioID = sc
+		for _, a := range v.Attempts { // a repeat's verdict is bound to each attempt's records
+			require.NoError(t, store.WriteFile(filepath.Join(sdir, "attempts", strconv.Itoa(a.Attempt), "hooks.json"), []byte(`{"version": 1}`)))
+		}
+		require.NoError(t, red.WriteVerdict(sdir, &v))
+	}
+	for _, sc := range skipped {
+		run.Skipped = append(run.Skipped, record.Entry{ScenarioID: sc, Why: "not selected: not named by -rook.only"})
+	}
+	require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), run))
+	return dir
+}
