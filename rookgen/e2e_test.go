@@ -100,6 +100,13 @@ func newModule(t testing.TB) string {
 	return dir
 }
 
+// linkPage makes agent's test binary write report.html at the end of every run, as a
+// user's hand-written file does (rooktest/page).
+func linkPage(t testing.TB, dir, agent string) {
+	t.Helper()
+	write(t, dir, "scenarios/"+agent+"/page_test.go", "package "+agent+"_test\n\nimport _ \"github.com/rookgo/rookgo/rooktest/page\"\n")
+}
+
 // helloScenario writes scenario id of agent fake: its goal is hello, and its one
 // criterion wants hello in the reply (the fake execute hook echoes the goal).
 func helloScenario(t *testing.T, dir, id string) {

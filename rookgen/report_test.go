@@ -26,6 +26,7 @@ func TestReportWhatChanged(t *testing.T) {
 	scenario := func(id, want string) {
 		write(t, dir, "scenarios/fake/"+id+".yaml", "id: "+id+"\ngoal: hello <script>window.pwned=1</script>\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: "+want+"}}\n")
 	}
+	linkPage(t, dir, "fake")
 	scenario("SC-FIXED", "hello")
 	scenario("SC-BROKEN", "hello")
 	scenario("SC-EDITED", "hello")
@@ -78,7 +79,7 @@ func TestReportWhatChanged(t *testing.T) {
 	}
 
 	page, err := os.ReadFile(filepath.Join(doc.Dir, "report.html"))
-	require.NoError(t, err, "every run writes report.html beside report.yaml")
+	require.NoError(t, err, "a test binary that links rooktest/page writes report.html beside report.yaml")
 	assert.Contains(t, string(page), "hello &lt;script&gt;window.pwned=1&lt;/script&gt;")
 	assert.False(t, strings.Contains(string(page), "<script>window.pwned"), "a hostile reply is text, never script")
 }

@@ -33,6 +33,7 @@ traces: otlp
 traces_quiet_ms: 100
 capabilities: {calls: true, usage: true}
 `, otlptest.Agent(t)))
+	linkPage(t, dir, "fake")
 	write(t, dir, "scenarios/fake/SC-1.yaml", `id: SC-1
 goal: where is order 7
 acceptance_criteria:

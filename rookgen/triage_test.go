@@ -87,6 +87,7 @@ func TestCostAndBudget(t *testing.T) {
 		t.Skip("builds and runs a generated package")
 	}
 	dir := newModule(t)
+	linkPage(t, dir, "fake")
 	// Every turn of the fake agent reports 10 tokens in and 5 out: 0.02 at these prices.
 	write(t, dir, "profiles/fake/fake.yaml", fmt.Sprintf(`id: fake
 hooks:

@@ -16,16 +16,14 @@ import (
 
 	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/decide"
-	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/inflight"
-	"github.com/rookgo/rookgo/internal/mcpprobe"
 	"github.com/rookgo/rookgo/internal/modeljudge"
-	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -103,7 +101,7 @@ type scheduler struct {
 	// budget is -rook.budget's; nil without one.
 	budget *budget
 	// traces is the run's trace receiver; nil when traces are off.
-	traces *otlp.Receiver
+	traces capability.Receiver
 
 	// ahead says Start feeds the scheduler the scenarios go test -run selects (their
 	// plans say fed), so that their subtests need not run in parallel; byID finds their
@@ -194,19 +192,18 @@ func start(t tb, s Suite) (*Run, error) {
 		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")
 	}
 	if c.prof.Traces || c.opts.traces {
-		addr := cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr)
-		if addr == "" {
-			r.traces, err = otlp.Start()
-		} else {
-			r.traces, err = otlp.StartAt(addr)
+		if capability.Traces == nil {
+			return nil, missing("traces", tracesWhy(c), "a profile of the suite sets traces: otlp")
 		}
-		if err != nil {
+		if r.traces, err = capability.Traces(cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr)); err != nil {
 			return nil, err
 		}
 		cfg.Traces, cfg.TracesQuiet = r.traces, c.prof.TracesQuiet
 		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT, TRACEPARENT and TRACESTATE are given to every hook)")
 	}
-	cfg.Probe = mcpProber(c.prof, cfg.Env)
+	if capability.Probe != nil {
+		cfg.Probe = capability.Probe(c.prof, cfg.Env)
+	}
 	cfg.Decide = r.decider(t, c, s.Agent)
 	var planned map[string]bool
 	if c.opts.run != "" {
@@ -457,10 +454,17 @@ func (r *Run) decider(t tb, c *setup, agent string) decide.Config {
 	return dc
 }
 
-// mcpProber asks the MCP servers the profile approves, with the official SDK.
-func mcpProber(p *spec.Profile, env []string) lifecycle.Prober {
-	inherited := hook.Inherited(env)
-	return func(ctx context.Context, req record.Probe) record.Probe {
-		return mcpprobe.Call(ctx, p.MCP, p.AgentDir, inherited, mcpprobe.Request{Server: req.Server, Tool: req.Tool, Arguments: req.Arguments})
+// tracesWhy says what asked for traces.
+func tracesWhy(c *setup) string {
+	if c.opts.traces {
+		return "-rook.traces asks for the agent's spans"
 	}
+	return "profile " + c.prof.ID + " sets traces: otlp"
+}
+
+// missing is the error of a capability the run needs and the test binary does not link:
+// what asked for it, and how to link it.
+func missing(pkg, why, generated string) error {
+	return fmt.Errorf("%s, but this test binary does not link the %s package: run go generate ./... (rookgen imports it when %s), or import _ %q in a file of this test package",
+		why, pkg, generated, capability.Import+pkg)
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -302,7 +302,9 @@ func (r *Run) finish() {
 		defer func() { _ = r.traces.Close() }() // once every attempt has settled its trace
 	}
 	rep, err := r.run.Finish(time.Now())
-	err = errors.Join(err, page.WriteFile(r.run.Dir))
+	if capability.Page != nil {
+		err = errors.Join(err, capability.Page(r.run.Dir))
+	}
 	if err != nil {
 		errorf(r.t, "rooktest: write run records: %v", err)
 		return

@@ -93,6 +93,9 @@ func file(a Agent, p *spec.Profile, scenarios []*spec.Scenario) ([]byte, error) 
 		a.ProfilePaths[p.ID], a.Name))
 	f.ImportName(rt, "rooktest")
 	f.ImportName("testing", "testing")
+	for _, c := range capabilities(p, scenarios) {
+		f.Anon(rt + "/" + c)
+	}
 
 	f.Comment("This file needs the rooktest runtime of generator version 1; if it does not compile,")
 	f.Comment("regenerate it with go generate ./...")
@@ -120,6 +123,27 @@ func file(a Agent, p *spec.Profile, scenarios []*spec.Scenario) ([]byte, error) 
 		return nil, err
 	}
 	return groupImports(buf.Bytes())
+}
+
+// capabilities are the runtime's optional packages the profile and scenarios use, which
+// the generated file imports so that the test binary links them (and only them): traces
+// for a profile that receives spans, mcp for one that names MCP servers or scenarios that
+// ask one (mcp_probe).
+func capabilities(p *spec.Profile, scenarios []*spec.Scenario) []string {
+	var out []string
+	if p.Traces {
+		out = append(out, "traces")
+	}
+	probes := len(p.MCP) > 0
+	for _, sc := range scenarios {
+		for _, c := range sc.Criteria {
+			probes = probes || c.Kind == "mcp_probe"
+		}
+	}
+	if probes {
+		out = append(out, "mcp")
+	}
+	return out
 }
 
 // scenariosVar names the agent's scenarios in the generated package.

@@ -1,0 +1,34 @@
+// Package capability is where the runtime's optional parts register themselves: the trace
+// receiver (rooktest/traces), MCP probes (rooktest/mcp) and the HTML page (rooktest/page).
+// A test binary links one only when its package imports it, as rookgen's generated code does
+// for a suite that uses it, so that a suite that never uses traces or MCP does not build
+// their SDKs. Each is set once, from the providing package's init; nil when the binary
+// does not link it.
+package capability
+
+import (
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+)
+
+// Receiver is a run's trace receiver: what the lifecycle asks of one, and Close when the
+// run has ended.
+type Receiver interface {
+	lifecycle.Tracer
+	Close() error
+}
+
+var (
+	// Traces starts a trace receiver at addr, a loopback host and port ("" picks a free
+	// port on 127.0.0.1).
+	Traces func(addr string) (Receiver, error)
+	// Probe is what asks the MCP servers profile p approves, with the environment env
+	// (the hooks' own, from which each server inherits what it is allowed).
+	Probe func(p *spec.Profile, env []string) lifecycle.Prober
+	// Page writes report.html into the finished run's folder dir.
+	Page func(dir string) error
+)
+
+// Import is the import path of the package that provides a capability, for the message
+// that says how to link it.
+const Import = "github.com/rookgo/rookgo/rooktest/"
