@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -214,12 +213,4 @@ func Newest(root, agent, profile string) (string, error) {
 		return "", fmt.Errorf("profile %s of agent %s has no run under %s; its profiles that do: %s", profile, agent, root, strings.Join(profiles, ", "))
 	}
 	return "", fmt.Errorf("no run of profile %s under %s", profile, root)
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }

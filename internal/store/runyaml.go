@@ -71,21 +71,22 @@ func (r *Redactor) writeRun(w io.Writer, head []byte, run record.Run) error {
 		fill = append(fill, at{pos + 1, i}) // the line "key: []", which the list replaces
 	}
 	slices.SortFunc(fill, func(a, b at) int { return a.pos - b.pos })
+	// bufio keeps the first write error and Flush returns it: the writes' own are not read.
 	bw := bufio.NewWriter(w)
 	from := 0
 	for _, f := range fill {
 		l := lists[f.list]
-		bw.Write(head[from:f.pos])
-		bw.WriteString(l.key + ":\n")
+		_, _ = bw.Write(head[from:f.pos])
+		_, _ = bw.WriteString(l.key + ":\n")
 		for _, e := range l.entries {
-			bw.WriteString("  - scenario_id: " + yamlScalar(e.ScenarioID) + "\n    why: " + yamlScalar(r.String(e.Why)) + "\n")
+			_, _ = bw.WriteString("  - scenario_id: " + yamlScalar(e.ScenarioID) + "\n    why: " + yamlScalar(r.String(e.Why)) + "\n")
 		}
 		for _, id := range l.ids {
-			bw.WriteString("  - " + yamlScalar(id) + "\n")
+			_, _ = bw.WriteString("  - " + yamlScalar(id) + "\n")
 		}
 		from = f.pos + len(l.key+": []\n")
 	}
-	bw.Write(head[from:])
+	_, _ = bw.Write(head[from:])
 	return bw.Flush()
 }
 
