@@ -11,16 +11,16 @@ import (
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
-// parseBudget reads -rook.budget: an amount in the currency of the profile's price table,
-// written 5, 5.00 or $5.
-func parseBudget(s string) (float64, error) {
+// parseBudget reads -rook.budget (given as as): an amount in the currency of the
+// profile's price table, written 5, 5.00 or $5.
+func parseBudget(s, as string) (float64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, nil
 	}
 	n, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
 	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("-rook.budget=%s: want an amount above 0, such as 5 or $2.50", s)
+		return 0, fmt.Errorf("%s=%s: want an amount above 0, such as 5 or $2.50", as, s)
 	}
 	return n, nil
 }

@@ -3,7 +3,6 @@ package rooktest
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -68,27 +67,19 @@ type options struct {
 	maxWait time.Duration
 }
 
-func loadOptions() (options, error) {
-	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	get := func(name string, v *string) string {
-		if set[name] {
-			return *v
-		}
-		return os.Getenv(envName(name))
-	}
+// readOptions reads the -rook.* flags of the run from s (readConfig).
+func readOptions(s settings) (options, error) {
 	o := options{
-		only:       list(get("rook.only", flagOnly)),
-		tags:       list(get("rook.tag", flagTag)),
-		classes:    list(get("rook.class", flagClass)),
-		categories: list(get("rook.category", flagCategory)),
-		dir:        get("rook.dir", flagDir),
-		phases:     get("rook.phases", flagPhases),
-		skip:       get("rook.skip", flagSkip),
-		run:        strings.TrimSpace(get("rook.run", flagRun)),
-		resume:     strings.TrimSpace(get("rook.resume", flagResume)),
-		failed:     strings.TrimSpace(get("rook.failed", flagFailed)),
-		runID:      strings.TrimSpace(get("rook.run-id", flagRunID)),
+		only:       list(s.value("rook.only", "")),
+		tags:       list(s.value("rook.tag", "")),
+		classes:    list(s.value("rook.class", "")),
+		categories: list(s.value("rook.category", "")),
+		dir:        s.value("rook.dir", ""),
+		phases:     s.value("rook.phases", ""),
+		skip:       s.value("rook.skip", ""),
+		run:        s.value("rook.run", ""),
+		resume:     s.value("rook.resume", ""),
+		failed:     s.value("rook.failed", ""),
 	}
 	if o.failed != "" && (o.run != "" || o.resume != "") {
 		return o, fmt.Errorf("-rook.failed starts a new run; it cannot be combined with -rook.run or -rook.resume")
@@ -96,55 +87,41 @@ func loadOptions() (options, error) {
 	if o.run != "" && o.resume != "" {
 		return o, fmt.Errorf("-rook.run=%s and -rook.resume=%s cannot be combined: continue a run in place, or start a new one from it", o.run, o.resume)
 	}
-	if o.runID != "" {
+	var as string
+	if o.runID, as = s.get("rook.run-id", ""); o.runID != "" {
 		if o.run != "" {
 			return o, fmt.Errorf("-rook.run-id=%s names a new run; -rook.run=%s continues one: give one of them", o.runID, o.run)
 		}
 		if err := store.CheckNewRunID(o.runID); err != nil {
-			return o, fmt.Errorf("-rook.run-id: %w", err)
+			return o, fmt.Errorf("%s: %w", as, err)
 		}
 	}
 	var err error
-	if o.budget, err = parseBudget(get("rook.budget", flagBudget)); err != nil {
+	if o.budget, err = parseBudget(s.get("rook.budget", "")); err != nil {
 		return o, err
 	}
-	if o.gate, err = parseGate(get("rook.gate", flagGate)); err != nil {
+	if o.gate, err = parseGate(s.get("rook.gate", "")); err != nil {
 		return o, err
 	}
-	if o.rate, err = parseRate("-rook.rate", get("rook.rate", flagRate)); err != nil {
+	if o.rate, err = parseRate(s.get("rook.rate", "")); err != nil {
 		return o, err
 	}
-	if o.judgeRate, err = parseRate("-rook.judge-rate", get("rook.judge-rate", flagJudgeRate)); err != nil {
+	if o.judgeRate, err = parseRate(s.get("rook.judge-rate", "")); err != nil {
 		return o, err
 	}
-	if o.shard, err = parseShard("-rook.shard", get("rook.shard", flagShard), os.Getenv); err != nil {
+	shardValue, shardAs := s.get("rook.shard", "")
+	if o.shard, err = parseShard(shardAs, shardValue, s.getenv); err != nil {
 		return o, err
 	}
-	o.shardPlan = strings.TrimSpace(get("rook.shard-plan", flagShardPlan))
-	if o.strict, err = boolFlag(set, "rook.strict", *flagStrict); err != nil {
+	o.shardPlan = s.value("rook.shard-plan", "")
+	if o.strict, err = s.bool("rook.strict"); err != nil {
 		return o, err
 	}
-	if o.allowUndecided, err = boolFlag(set, "rook.allow-undecided", *flagUndecided); err != nil {
+	if o.allowUndecided, err = s.bool("rook.allow-undecided"); err != nil {
 		return o, err
 	}
-	err = o.loadPace(set, get) // before o is returned: it fills o in
+	err = o.readPace(s) // before o is returned: it fills o in
 	return o, err
-}
-
-// boolFlag is a boolean flag, or its environment twin when the flag was not given.
-func boolFlag(set map[string]bool, name string, v bool) (bool, error) {
-	if set[name] {
-		return v, nil
-	}
-	s := os.Getenv(envName(name))
-	if s == "" {
-		return v, nil
-	}
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, fmt.Errorf("%s=%q: want true or false", envName(name), s)
-	}
-	return b, nil
 }
 
 // envName is the environment twin of a flag: rook.only is ROOKTEST_ONLY.
@@ -162,39 +139,35 @@ func list(s string) []string {
 	return out
 }
 
-// loadPace reads the options of how the run goes: traces and where they are received, the
+// readPace reads the options of how the run goes: traces and where they are received, the
 // longest wait an agent's API may ask for, and the concurrency.
-func (o *options) loadPace(set map[string]bool, get func(string, *string) string) error {
+func (o *options) readPace(s settings) error {
 	var err error
-	if o.traces, err = boolFlag(set, "rook.traces", *flagTraces); err != nil {
+	if o.traces, err = s.bool("rook.traces"); err != nil {
 		return err
 	}
-	if o.tracesAddr = strings.TrimSpace(get("rook.traces-addr", flagTracesAddr)); o.tracesAddr != "" {
-		if !spec.LoopbackAddr(o.tracesAddr) {
-			return fmt.Errorf("-rook.traces-addr=%q: want a loopback host and a port, such as 127.0.0.1:4318", o.tracesAddr)
+	if addr, as := s.get("rook.traces-addr", ""); addr != "" {
+		if !spec.LoopbackAddr(addr) {
+			return fmt.Errorf("%s=%q: want a loopback host and a port, such as 127.0.0.1:4318", as, addr)
 		}
-		o.traces = true
+		o.traces, o.tracesAddr = true, addr
 	}
 	o.maxWait = time.Minute
-	if v := get("rook.max-wait", new(flagMaxWait.String())); set["rook.max-wait"] || v != "" {
+	if v, as := s.get("rook.max-wait", ""); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return fmt.Errorf("-rook.max-wait=%q: want a duration above zero, such as 90s", v)
+			return fmt.Errorf("%s=%q: want a duration above zero, such as 90s", as, v)
 		}
 		o.maxWait = d
 	}
-	switch v := strings.TrimSpace(get("rook.concurrency", flagConcurrency)); v {
+	switch v, as := s.get("rook.concurrency", ""); v {
 	case "":
 	case "auto":
 		o.autoConcurrency = true
 	default:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			name := "-rook.concurrency"
-			if !set["rook.concurrency"] {
-				name = envName("rook.concurrency")
-			}
-			return fmt.Errorf("%s=%q: want a number of at least 1, or auto", name, v)
+			return fmt.Errorf("%s=%q: want a number of at least 1, or auto", as, v)
 		}
 		o.concurrency = n
 	}

@@ -20,9 +20,10 @@ type gate struct {
 	base string
 }
 
-// parseGate reads -rook.gate: "on" for the defaults (no regression allowed, alpha 0.05,
-// the previous run), or a comma-separated list of alpha=A, max-regressions=N, base=ID.
-func parseGate(s string) (gate, error) {
+// parseGate reads -rook.gate (given as as): "on" for the defaults (no regression allowed,
+// alpha 0.05, the previous run), or a comma-separated list of alpha=A, max-regressions=N,
+// base=ID.
+func parseGate(s, as string) (gate, error) {
 	g := gate{alpha: 0.05}
 	s = strings.TrimSpace(s)
 	if s == "" || s == "off" {
@@ -33,7 +34,7 @@ func parseGate(s string) (gate, error) {
 		return g, nil
 	}
 	bad := func(why string) (gate, error) {
-		return gate{}, fmt.Errorf("-rook.gate=%s: %s; want on, or alpha=0.05,max-regressions=0,base=<run id>", s, why)
+		return gate{}, fmt.Errorf("%s=%s: %s; want on, or alpha=0.05,max-regressions=0,base=<run id>", as, s, why)
 	}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,61 +40,55 @@ type judgeOptions struct {
 	minAgreement  float64
 }
 
-func loadJudgeOptions() (judgeOptions, error) {
-	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	get := func(name, env string, v string) string {
-		if set[name] {
-			return v
-		}
-		return strings.TrimSpace(os.Getenv(env))
-	}
+// readJudgeOptions reads the model judge's flags and settings from s (readConfig).
+func readJudgeOptions(s settings) (judgeOptions, error) {
 	o := judgeOptions{cfg: modeljudge.Config{
-		URL:    get("rook.judge-url", "ROOK_JUDGE_URL", *flagJudgeURL),
-		Model:  get("rook.judge-model", "ROOK_JUDGE_MODEL", *flagJudgeModel),
-		APIKey: get("rook.judge-api-key", "ROOK_JUDGE_API_KEY", *flagJudgeAPIKey),
-	}, minConfidence: get("rook.min-confidence", "ROOKTEST_MIN_CONFIDENCE", *flagMinConfidence)}
-	switch o.minConfidence {
+		URL:    s.value("rook.judge-url", "ROOK_JUDGE_URL"),
+		Model:  s.value("rook.judge-model", "ROOK_JUDGE_MODEL"),
+		APIKey: s.value("rook.judge-api-key", "ROOK_JUDGE_API_KEY"),
+	}}
+	var as string
+	switch o.minConfidence, as = s.get("rook.min-confidence", ""); o.minConfidence {
 	case "":
 		o.minConfidence = "Low"
 	case "High", "Medium", "Low":
 	default:
-		return o, fmt.Errorf("-rook.min-confidence=%q: want High, Medium or Low", o.minConfidence)
+		return o, fmt.Errorf("%s=%q: want High, Medium or Low", as, o.minConfidence)
 	}
 	var err error
-	if o.cfg.Timeout, err = duration(get("rook.judge-timeout", "ROOK_JUDGE_TIMEOUT", flagValue(set, "rook.judge-timeout", flagJudgeTimeout.String()))); err != nil {
+	if o.cfg.Timeout, err = duration(s.get("rook.judge-timeout", "ROOK_JUDGE_TIMEOUT")); err != nil {
 		return o, err
 	}
 	o.cfg.Retries = 3
-	if s := get("rook.judge-retries", "ROOK_JUDGE_RETRIES", strconv.Itoa(*flagJudgeRetries)); s != "" {
-		if o.cfg.Retries, err = strconv.Atoi(s); err != nil || o.cfg.Retries < 0 {
-			return o, fmt.Errorf("judge retries %q: want 0 or more", s)
+	if v, as := s.get("rook.judge-retries", "ROOK_JUDGE_RETRIES"); v != "" && v != "-1" {
+		if o.cfg.Retries, err = strconv.Atoi(v); err != nil || o.cfg.Retries < 0 {
+			return o, fmt.Errorf("%s=%q: want 0 or more retries", as, v)
 		}
 	}
-	if s := get("rook.judge-budget", "ROOK_JUDGE_BUDGET", strconv.Itoa(*flagJudgeBudget)); s != "" && s != "0" {
-		if o.cfg.Budget, err = strconv.Atoi(s); err != nil || o.cfg.Budget < 1024 {
-			return o, fmt.Errorf("judge budget %q: want a number of bytes, at least 1024", s)
+	if v, as := s.get("rook.judge-budget", "ROOK_JUDGE_BUDGET"); v != "" && v != "0" {
+		if o.cfg.Budget, err = strconv.Atoi(v); err != nil || o.cfg.Budget < 1024 {
+			return o, fmt.Errorf("%s=%q: want a number of bytes, at least 1024", as, v)
 		}
 	}
-	if s := get("rook.min-agreement", "ROOKTEST_MIN_AGREEMENT", strconv.FormatFloat(*flagMinAgreement, 'g', -1, 64)); s != "" && s != "0" {
-		if o.minAgreement, err = strconv.ParseFloat(s, 64); err != nil || o.minAgreement <= 0 || o.minAgreement > 1 {
-			return o, fmt.Errorf("-rook.min-agreement=%q: want a share of agreement above 0 and at most 1, such as 0.9", s)
+	if v, as := s.get("rook.min-agreement", ""); v != "" && v != "0" {
+		if o.minAgreement, err = strconv.ParseFloat(v, 64); err != nil || o.minAgreement <= 0 || o.minAgreement > 1 {
+			return o, fmt.Errorf("%s=%q: want a share of agreement above 0 and at most 1, such as 0.9", as, v)
 		}
 	}
-	if s := get("rook.judge-samples", "ROOK_JUDGE_SAMPLES", strconv.Itoa(*flagJudgeSamples)); s != "" && s != "0" {
-		if o.cfg.Samples, err = strconv.Atoi(s); err != nil || o.cfg.Samples < 1 || o.cfg.Samples%2 == 0 || o.cfg.Samples > 15 {
-			return o, fmt.Errorf("judge samples %q: want an odd number from 1 to 15, so that a majority exists", s)
+	if v, as := s.get("rook.judge-samples", "ROOK_JUDGE_SAMPLES"); v != "" && v != "0" {
+		if o.cfg.Samples, err = strconv.Atoi(v); err != nil || o.cfg.Samples < 1 || o.cfg.Samples%2 == 0 || o.cfg.Samples > 15 {
+			return o, fmt.Errorf("%s=%q: want an odd number from 1 to 15, so that a majority exists", as, v)
 		}
 	}
-	if s := get("rook.judge-audit", "ROOK_JUDGE_AUDIT", strconv.Itoa(*flagJudgeAudit)); s != "" && s != "0" {
-		if o.cfg.Audit, err = strconv.Atoi(strings.TrimSuffix(s, "%")); err != nil || o.cfg.Audit < 0 || o.cfg.Audit > 100 {
-			return o, fmt.Errorf("judge audit %q: want a percentage of requests from 0 to 100", s)
+	if v, as := s.get("rook.judge-audit", "ROOK_JUDGE_AUDIT"); v != "" && v != "0" {
+		if o.cfg.Audit, err = strconv.Atoi(strings.TrimSuffix(v, "%")); err != nil || o.cfg.Audit < 0 || o.cfg.Audit > 100 {
+			return o, fmt.Errorf("%s=%q: want a percentage of requests from 0 to 100", as, v)
 		}
 	}
-	if o.cfg.Preflight, err = onOff("judge preflight", get("rook.judge-preflight", "ROOK_JUDGE_PREFLIGHT", *flagJudgePreflight)); err != nil {
+	if o.cfg.Preflight, err = onOff(s.get("rook.judge-preflight", "ROOK_JUDGE_PREFLIGHT")); err != nil {
 		return o, err
 	}
-	cache, err := onOff("judge cache", get("rook.judge-cache", "ROOK_JUDGE_CACHE", *flagJudgeCache))
+	cache, err := onOff(s.get("rook.judge-cache", "ROOK_JUDGE_CACHE"))
 	if err != nil {
 		return o, err
 	}
@@ -144,32 +137,27 @@ func calibration(root, records, agent string) (map[string]decide.Calibration, st
 	return out, rel, errors.Join(lerr, perr)
 }
 
-func flagValue(set map[string]bool, name, v string) string {
-	if set[name] {
-		return v
-	}
-	return ""
-}
-
-func duration(s string) (time.Duration, error) {
+// duration reads the judge's timeout (given as as); "" or 0 is the default.
+func duration(s, as string) (time.Duration, error) {
 	if s == "" || s == "0s" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return 0, fmt.Errorf("judge timeout %q: want a duration such as 90s", s)
+		return 0, fmt.Errorf("%s=%q: want a duration such as 90s", as, s)
 	}
 	return d, nil
 }
 
-func onOff(what, v string) (bool, error) {
+// onOff reads a setting (given as as) that is on unless it says off.
+func onOff(v, as string) (bool, error) {
 	switch strings.ToLower(v) {
 	case "", "on", "true", "1":
 		return true, nil
 	case "off", "false", "0":
 		return false, nil
 	}
-	return false, fmt.Errorf("%s %q: want on or off", what, v)
+	return false, fmt.Errorf("%s=%q: want on or off", as, v)
 }
 
 // unanswered says, at the end of a run and without -v (failing under -rook.strict), that

@@ -58,57 +58,92 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// settingsOf are settings with flags given on the command line and an environment of env.
+func settingsOf(flags, env map[string]string) settings {
+	s := settings{given: map[string]bool{}, flag: func(n string) string { return flags[n] }, getenv: func(k string) string { return env[k] }}
+	for n := range flags {
+		s.given[n] = true
+	}
+	return s
+}
+
+// Every -rook.* flag has an environment twin, which a flag given on the command line
+// overrides; an error names the flag or the variable the bad value came from.
 func TestEnvTwins(t *testing.T) {
-	t.Setenv("ROOKTEST_ONLY", "SC-1, SC-2")
-	t.Setenv("ROOKTEST_STRICT", "true")
-	t.Setenv("ROOKTEST_CONCURRENCY", "4")
-	o, err := loadOptions()
-	assert.NoError(t, err)
+	env := map[string]string{"ROOKTEST_ONLY": "SC-1, SC-2", "ROOKTEST_STRICT": "true", "ROOKTEST_CONCURRENCY": "4"}
+	o, err := readOptions(settingsOf(nil, env))
+	require.NoError(t, err)
 	assert.Equal(t, []string{"SC-1", "SC-2"}, o.only)
 	assert.True(t, o.strict)
 	assert.Equal(t, 4, o.concurrency)
-	t.Setenv("ROOKTEST_CONCURRENCY", "auto")
-	o, err = loadOptions()
+	o, err = readOptions(settingsOf(map[string]string{"rook.only": "SC-3", "rook.strict": "false"}, env))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"SC-3"}, o.only, "the flag wins")
+	assert.False(t, o.strict)
+	env["ROOKTEST_CONCURRENCY"] = "auto"
+	o, err = readOptions(settingsOf(nil, env))
 	require.NoError(t, err)
 	assert.True(t, o.autoConcurrency)
-	t.Setenv("ROOKTEST_CONCURRENCY", "0")
-	_, err = loadOptions()
+	env["ROOKTEST_CONCURRENCY"] = "0"
+	_, err = readOptions(settingsOf(nil, env))
 	assert.EqualError(t, err, `ROOKTEST_CONCURRENCY="0": want a number of at least 1, or auto`)
-	t.Setenv("ROOKTEST_CONCURRENCY", "4")
-	t.Setenv("ROOKTEST_STRICT", "maybe")
-	_, err = loadOptions()
+	_, err = readOptions(settingsOf(map[string]string{"rook.concurrency": "x"}, env))
+	assert.EqualError(t, err, `-rook.concurrency="x": want a number of at least 1, or auto`)
+	env["ROOKTEST_CONCURRENCY"] = "4"
+	env["ROOKTEST_STRICT"] = "maybe"
+	_, err = readOptions(settingsOf(nil, env))
 	assert.EqualError(t, err, `ROOKTEST_STRICT="maybe": want true or false`)
-	t.Setenv("ROOKTEST_STRICT", "")
+	env["ROOKTEST_STRICT"] = ""
 
 	// A dash in a flag's name is an underscore in its twin's, which a shell can set.
-	t.Setenv("ROOKTEST_ALLOW_UNDECIDED", "1")
-	t.Setenv("ROOKTEST_RUN_ID", "ci-42")
-	o, err = loadOptions()
+	env["ROOKTEST_ALLOW_UNDECIDED"] = "1"
+	env["ROOKTEST_RUN_ID"] = "ci-42"
+	o, err = readOptions(settingsOf(nil, env))
 	require.NoError(t, err)
 	assert.True(t, o.allowUndecided)
 	assert.Equal(t, "ci-42", o.runID)
+
+	for _, tc := range []struct {
+		flags, env map[string]string
+		want       string
+	}{
+		{env: map[string]string{"ROOK_JUDGE_RETRIES": "x"}, want: `ROOK_JUDGE_RETRIES="x": want 0 or more retries`},
+		{flags: map[string]string{"rook.judge-samples": "2"}, want: `-rook.judge-samples="2": want an odd number from 1 to 15, so that a majority exists`},
+		{env: map[string]string{"ROOK_JUDGE_TIMEOUT": "soon"}, want: `ROOK_JUDGE_TIMEOUT="soon": want a duration such as 90s`},
+		{env: map[string]string{"ROOK_JUDGE_CACHE": "maybe"}, want: `ROOK_JUDGE_CACHE="maybe": want on or off`},
+		{env: map[string]string{"ROOKTEST_MIN_CONFIDENCE": "Sure"}, want: `ROOKTEST_MIN_CONFIDENCE="Sure": want High, Medium or Low`},
+		{env: map[string]string{"ROOKTEST_BUDGET": "-5"}, want: `ROOKTEST_BUDGET=-5: want an amount above 0, such as 5 or $2.50`},
+		{env: map[string]string{"ROOK_JUDGE_URL": "http://127.0.0.1:1"}, want: `a judge URL (http://127.0.0.1:1) needs a model: set ROOK_JUDGE_MODEL or -rook.judge-model`},
+	} {
+		_, err := readConfig(settingsOf(tc.flags, tc.env))
+		assert.EqualError(t, err, tc.want)
+	}
+	c, err := readConfig(settingsOf(map[string]string{"rook.judge-model": "m"}, map[string]string{"ROOK_JUDGE_URL": "http://127.0.0.1:1", "ROOK_JUDGE_MODEL": "other"}))
+	require.NoError(t, err)
+	assert.Equal(t, "m", c.judge.cfg.Model)
+	assert.Equal(t, "http://127.0.0.1:1", c.judge.cfg.URL)
+	assert.Equal(t, 3, c.judge.cfg.Retries)
 }
 
 func TestRunIDFlag(t *testing.T) {
 	for id, want := range map[string]string{
 		"gh-1234-1":  "",
 		"2026.12.03": "",
-		"latest":     `-rook.run-id: "latest" cannot name a run`,
-		"../x":       `-rook.run-id: "../x" cannot name a run`,
-		"-x":         `-rook.run-id: "-x" cannot name a run`,
-		"a b":        `-rook.run-id: "a b" cannot name a run`,
+		"latest":     `ROOKTEST_RUN_ID: "latest" cannot name a run`,
+		"../x":       `ROOKTEST_RUN_ID: "../x" cannot name a run`,
+		"-x":         `ROOKTEST_RUN_ID: "-x" cannot name a run`,
+		"a b":        `ROOKTEST_RUN_ID: "a b" cannot name a run`,
 	} {
-		t.Setenv("ROOKTEST_RUN_ID", id)
-		_, err := loadOptions()
+		_, err := readOptions(settingsOf(nil, map[string]string{"ROOKTEST_RUN_ID": id}))
 		if want == "" {
 			assert.NoError(t, err, id)
 		} else if assert.Error(t, err, id) {
 			assert.Contains(t, err.Error(), want)
 		}
 	}
-	t.Setenv("ROOKTEST_RUN_ID", "ci-42")
-	t.Setenv("ROOKTEST_RUN", "2026-12-03T10-00-00Z")
-	_, err := loadOptions()
+	_, err := readOptions(settingsOf(map[string]string{"rook.run-id": "../x"}, nil))
+	assert.ErrorContains(t, err, `-rook.run-id: "../x" cannot name a run`)
+	_, err = readOptions(settingsOf(nil, map[string]string{"ROOKTEST_RUN_ID": "ci-42", "ROOKTEST_RUN": "2026-12-03T10-00-00Z"}))
 	assert.EqualError(t, err, "-rook.run-id=ci-42 names a new run; -rook.run=2026-12-03T10-00-00Z continues one: give one of them")
 }
 

@@ -14,7 +14,8 @@ type rateFlag struct {
 	perShard bool
 }
 
-func parseRate(name, s string) (rateFlag, error) {
+// parseRate reads -rook.rate or -rook.judge-rate, given as name.
+func parseRate(s, name string) (rateFlag, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return rateFlag{}, nil

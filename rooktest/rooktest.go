@@ -260,12 +260,11 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 	if c.root, c.project, err = workspace.RootOfWorkingDir(); err != nil {
 		return nil, err
 	}
-	if c.opts, err = loadOptions(); err != nil {
+	cfg, err := readConfig(processSettings())
+	if err != nil {
 		return nil, fmt.Errorf("bad flag: %w", err)
 	}
-	if c.jopts, err = loadJudgeOptions(); err != nil {
-		return nil, fmt.Errorf("bad flag: %w", err)
-	}
+	c.opts, c.jopts = cfg.opts, cfg.judge
 	if c.prof, c.scenarios, c.tools, c.warnings, err = load(c.root, s, runs); err != nil {
 		return nil, err
 	}

@@ -25,9 +25,10 @@ func TestParseShard(t *testing.T) {
 		_, err := parseShard("-rook.shard", in, none)
 		assert.EqualError(t, err, fmt.Sprintf("-rook.shard=%q: want K/N with 1 <= K <= N, for example 2/3, or auto", in))
 	}
-	t.Setenv("ROOKTEST_SHARD", "5/2")
-	_, err := loadOptions()
-	assert.EqualError(t, err, `-rook.shard="5/2": want K/N with 1 <= K <= N, for example 2/3, or auto`)
+	_, err := readOptions(settingsOf(nil, map[string]string{"ROOKTEST_SHARD": "5/2"}))
+	assert.EqualError(t, err, `ROOKTEST_SHARD="5/2": want K/N with 1 <= K <= N, for example 2/3, or auto`, "the twin that was set is named")
+	_, err = readOptions(settingsOf(map[string]string{"rook.shard": "5/2"}, map[string]string{"ROOKTEST_SHARD": "1/2"}))
+	assert.EqualError(t, err, `-rook.shard="5/2": want K/N with 1 <= K <= N, for example 2/3, or auto`, "the flag wins over its twin")
 }
 
 // -rook.shard=auto reads the shard from the CI engine that runs the job.
@@ -121,13 +122,13 @@ func TestRunIDFor(t *testing.T) {
 }
 
 func TestParseGate(t *testing.T) {
-	g, err := parseGate("on")
+	g, err := parseGate("on", "-rook.gate")
 	require.NoError(t, err)
 	assert.Equal(t, gate{on: true, alpha: 0.05}, g)
-	g, err = parseGate("alpha=0.01, max-regressions=2,base=2026-12-01T10-00-00Z")
+	g, err = parseGate("alpha=0.01, max-regressions=2,base=2026-12-01T10-00-00Z", "-rook.gate")
 	require.NoError(t, err)
 	assert.Equal(t, gate{on: true, alpha: 0.01, max: 2, base: "2026-12-01T10-00-00Z"}, g)
-	g, err = parseGate("")
+	g, err = parseGate("", "-rook.gate")
 	require.NoError(t, err)
 	assert.False(t, g.on)
 	for in, want := range map[string]string{
@@ -137,17 +138,17 @@ func TestParseGate(t *testing.T) {
 		"strict":             `"strict" is not key=value`,
 		"beta=1":             `unknown key "beta"`,
 	} {
-		_, err := parseGate(in)
+		_, err := parseGate(in, "-rook.gate")
 		assert.ErrorContains(t, err, want, in)
 	}
 }
 
 func TestParseRateAndShare(t *testing.T) {
-	f, err := parseRate("-rook.rate", "60/m")
+	f, err := parseRate("60/m", "-rook.rate")
 	require.NoError(t, err)
 	_, says := limiter(f, ratelimit.Rate{}, 4)
 	assert.Equal(t, "15/m, this shard's share of 60/m over 4 shards", says)
-	f, err = parseRate("-rook.rate", "60/m/shard")
+	f, err = parseRate("60/m/shard", "-rook.rate")
 	require.NoError(t, err)
 	_, says = limiter(f, ratelimit.Rate{}, 4)
 	assert.Equal(t, "60/m", says, "one shard's own rate is not shared")
@@ -156,6 +157,6 @@ func TestParseRateAndShare(t *testing.T) {
 	l, says := limiter(rateFlag{}, ratelimit.Rate{}, 3)
 	assert.Nil(t, l)
 	assert.Empty(t, says)
-	_, err = parseRate("-rook.rate", "60/min")
+	_, err = parseRate("60/min", "-rook.rate")
 	assert.ErrorContains(t, err, `-rook.rate="60/min": want R/s, R/m or R/h with R a whole number above 0, for example 60/m, or R/m/shard for one shard's own`)
 }
