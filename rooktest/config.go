@@ -4,8 +4,16 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/affected"
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // config is everything a run's -rook.* flags, their environment twins and the judge's
@@ -78,4 +86,113 @@ func readConfig(s settings) (config, error) {
 	}
 	c.judge, err = readJudgeOptions(s)
 	return c, err
+}
+
+// setup is what Start reads before it opens a run: the module, the flags, the suite's
+// files and what they say.
+type setup struct {
+	root, project, records string
+	opts                   options
+	jopts                  judgeOptions
+	prof                   *spec.Profile
+	scenarios              []brief
+	tools                  []string // the tools the suite's criteria name
+	quarantine             spec.Quarantine
+	warnings               []string
+	notes                  []string // said once at the start, without -v too
+}
+
+// configure reads the flags and the suite's files, and refuses what stops the run before
+// any hook runs: bad flags, bad or stale YAML, a selection that names nothing, a run flag
+// naming no run, an unset variable, a missing interpreter.
+func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
+	c := &setup{}
+	var err error
+	if c.root, c.project, err = workspace.RootOfWorkingDir(); err != nil {
+		return nil, err
+	}
+	cfg, err := readConfig(processSettings())
+	if err != nil {
+		return nil, fmt.Errorf("bad flag: %w", err)
+	}
+	c.opts, c.jopts = cfg.opts, cfg.judge
+	if c.prof, c.scenarios, c.tools, c.warnings, err = load(c.root, s, runs); err != nil {
+		return nil, err
+	}
+	c.warnings = append(c.warnings, strayVars(os.Environ())...)
+	if c.opts.shard, err = c.opts.shard.withPlan(c.root, c.opts.shardPlan, s.Agent); err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, sc := range c.scenarios {
+		ids[sc.id] = true
+	}
+	if c.quarantine, err = spec.LoadQuarantine(filepath.Join(c.root, "profiles", s.Agent), time.Now(), ids); err != nil {
+		return nil, workspace.Rel(c.root, err)
+	}
+	if slices.Equal(c.opts.only, []string{"@affected"}) {
+		set, err := affected.Load(c.root)
+		if err != nil {
+			return nil, fmt.Errorf("-rook.only=@affected: %w", err)
+		}
+		if c.opts.only = set.IDs(s.Agent); len(c.opts.only) == 0 {
+			return nil, skipTest(fmt.Sprintf("-rook.only=@affected: no scenario of agent %s is affected by the change since %s (%s, written by rookgen affected)",
+				s.Agent, set.Base, affected.File))
+		}
+		c.notes = append(c.notes, fmt.Sprintf("-rook.only=@affected: %s, affected by the change since %s", strings.Join(c.opts.only, ", "), set.Base))
+	}
+	if err := unknownOnly(c.root, c.opts.only, s); err != nil {
+		return nil, err
+	}
+	if err := noneSelected(c.root, s, c.opts, c.scenarios); err != nil {
+		return nil, err
+	}
+	c.records = workspace.RecordsRoot(c.root, c.opts.dir)
+	for _, f := range []struct {
+		name string
+		id   *string
+	}{{"-rook.run", &c.opts.run}, {"-rook.resume", &c.opts.resume}, {"-rook.failed", &c.opts.failed}} {
+		latest := *f.id == "latest"
+		if *f.id, err = resolveRun(f.name, *f.id, c.records, s.Agent, c.prof.ID); err != nil {
+			return nil, err
+		}
+		if latest {
+			c.notes = append(c.notes, fmt.Sprintf("%s=latest is run %s, the newest of profile %s; each profile's test continues its own newest run (go test -run with one test's name picks one profile)",
+				f.name, *f.id, c.prof.ID))
+		}
+	}
+	if c.opts.failed != "" {
+		if c.opts.rerun, c.opts.rerunPlanned, err = toRerun(c.records, s.Agent, c.opts.failed); err != nil {
+			return nil, err
+		}
+	}
+	c.opts.runID = runIDFor(c.root, s.Agent, c.prof.ID, c.opts.runID)
+	if g := &c.opts.gate; g.on && g.base == "" {
+		// The baseline is the profile's newest run before this one: without one there is
+		// nothing to compare with, and every failure counts as it would without the gate.
+		if id, err := resolveRun("-rook.gate", "latest", c.records, s.Agent, c.prof.ID); err == nil && c.opts.run != id {
+			g.base = id
+		} else {
+			g.on = false
+			c.notes = append(c.notes, "-rook.gate: profile "+c.prof.ID+" has no earlier run to compare with, so every failure counts as it would without the gate")
+		}
+	}
+	if c.opts.budget > 0 && c.prof.Pricing == nil {
+		return nil, fmt.Errorf("-rook.budget needs a price table: add pricing: to %s (agent_model, and each model's input_per_million and output_per_million)", s.Profile.Path)
+	}
+	if err := c.prof.MissingEnv(os.LookupEnv); err != nil {
+		return nil, err
+	}
+	return c, interpretersPresent(c.prof)
+}
+
+// quarantined is the quarantine list as run.yaml records it, in the suite's order.
+func (c *setup) quarantined() []record.Entry {
+	var out []record.Entry
+	for _, sc := range c.scenarios {
+		if q, ok := c.quarantine[sc.id]; ok {
+			out = append(out, record.Entry{ScenarioID: sc.id, Why: q.Says()})
+		}
+	}
+	return out
 }

@@ -6,20 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/inflight"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
-	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -87,6 +83,8 @@ type planner struct {
 	// selected counts the planned scenarios this process's -run selects: with none, prepare is
 	// not run ahead of them.
 	selected int
+	// included counts the scenarios the run's plan includes.
+	included int
 }
 
 // scheduler starts the planned scenarios, concurrency at a time, as subtests claim them.
@@ -171,10 +169,27 @@ func start(t tb, s Suite) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	r, err := newRun(t, s, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.open(t, c); err != nil {
+		if r.traces != nil {
+			_ = r.traces.Close() // the run never opened: nothing will send it a span
+		}
+		return nil, err
+	}
+	r.begin(t, c, exact)
+	return r, nil
+}
+
+// newRun is the run of suite s as c configures it, not yet open.
+func newRun(t tb, s Suite, c *setup) (*Run, error) {
 	r := &Run{t: t,
 		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]planCell, len(s.Scenarios)), whys: map[int]string{}},
 		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: make([]bool, len(s.Scenarios)), stop: make(chan struct{})},
 		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine}}
+	var err error
 	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
 		return nil, err
 	}
@@ -182,6 +197,14 @@ func start(t tb, s Suite) (*Run, error) {
 		r.budget = &budget{limit: c.opts.budget, pricing: c.prof.Pricing}
 	}
 	r.concurrency, r.slots = c.slots()
+	return r, nil
+}
+
+// lifecycleConfig is how the lifecycle runs this run: its records, selection and pace, the trace
+// receiver (started here, when the profile or -rook.traces asks for one), the MCP prober
+// and the judge.
+func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
+	s := r.suite
 	cfg := lifecycle.Config{Workspace: c.root, Project: c.project, Agent: s.Agent, Profile: c.prof,
 		RecordsRoot: c.records, Env: os.Environ(), Redactor: r.red, Concurrency: r.concurrency,
 		Selection: r.sel, RunID: c.opts.runID, Shard: c.opts.shard.record(s),
@@ -193,10 +216,11 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	if c.prof.Traces || c.opts.traces {
 		if capability.Traces == nil {
-			return nil, missing("traces", tracesWhy(c), "a profile of the suite sets traces: otlp")
+			return cfg, missing("traces", tracesWhy(c), "a profile of the suite sets traces: otlp")
 		}
+		var err error
 		if r.traces, err = capability.Traces(cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr)); err != nil {
-			return nil, err
+			return cfg, err
 		}
 		cfg.Traces, cfg.TracesQuiet = r.traces, c.prof.TracesQuiet
 		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT, TRACEPARENT and TRACESTATE are given to every hook)")
@@ -205,16 +229,32 @@ func start(t tb, s Suite) (*Run, error) {
 		cfg.Probe = capability.Probe(c.prof, cfg.Env)
 	}
 	cfg.Decide = r.decider(t, c, s.Agent)
+	return cfg, nil
+}
+
+// open plans the run and opens its record folder (a continued run keeps the plan it has).
+func (r *Run) open(t tb, c *setup) error {
+	cfg, err := r.lifecycleConfig(t, c)
+	if err != nil {
+		return err
+	}
 	var planned map[string]bool
 	if c.opts.run != "" {
-		if planned, err = lifecycle.Planned(cfg.RecordsRoot, s.Agent, c.opts.run); err != nil {
-			return nil, workspace.Rel(c.root, err)
+		if planned, err = lifecycle.Planned(cfg.RecordsRoot, r.suite.Agent, c.opts.run); err != nil {
+			return workspace.Rel(c.root, err)
 		}
 	}
 	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(c.scenarios, planned)
-	if err := r.open(cfg); err != nil {
-		return nil, workspace.Rel(c.root, err)
+	r.included = len(cfg.Included)
+	if err := r.openRecords(cfg); err != nil {
+		return workspace.Rel(c.root, err)
 	}
+	return nil
+}
+
+// begin says what the run will do and starts feeding the scheduler the scenarios go test
+// -run selects (exact: as their subtests will come).
+func (r *Run) begin(t tb, c *setup, exact bool) {
 	r.ctx, r.cancel, r.startBy = testContext(t)
 	var ahead []string
 	for _, sc := range c.scenarios {
@@ -225,7 +265,7 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	r.judges, r.selected = r.judging(c.scenarios), len(ahead)
 	r.criterionTools = c.tools
-	r.announce(t, len(ahead), len(cfg.Included), c.jopts.minConfidence)
+	r.announce(t, len(ahead), r.included, c.jopts.minConfidence)
 	for _, n := range c.notes {
 		notice(t, "rooktest: "+n)
 	}
@@ -234,116 +274,6 @@ func start(t tb, s Suite) (*Run, error) {
 	}
 	t.Cleanup(r.finish)
 	r.feed(ahead, exact, len(c.scenarios))
-	return r, nil
-}
-
-// setup is what Start reads before it opens a run: the module, the flags, the suite's
-// files and what they say.
-type setup struct {
-	root, project, records string
-	opts                   options
-	jopts                  judgeOptions
-	prof                   *spec.Profile
-	scenarios              []brief
-	tools                  []string // the tools the suite's criteria name
-	quarantine             spec.Quarantine
-	warnings               []string
-	notes                  []string // said once at the start, without -v too
-}
-
-// configure reads the flags and the suite's files, and refuses what stops the run before
-// any hook runs: bad flags, bad or stale YAML, a selection that names nothing, a run flag
-// naming no run, an unset variable, a missing interpreter.
-func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
-	c := &setup{}
-	var err error
-	if c.root, c.project, err = workspace.RootOfWorkingDir(); err != nil {
-		return nil, err
-	}
-	cfg, err := readConfig(processSettings())
-	if err != nil {
-		return nil, fmt.Errorf("bad flag: %w", err)
-	}
-	c.opts, c.jopts = cfg.opts, cfg.judge
-	if c.prof, c.scenarios, c.tools, c.warnings, err = load(c.root, s, runs); err != nil {
-		return nil, err
-	}
-	c.warnings = append(c.warnings, strayVars(os.Environ())...)
-	if c.opts.shard, err = c.opts.shard.withPlan(c.root, c.opts.shardPlan, s.Agent); err != nil {
-		return nil, err
-	}
-	ids := map[string]bool{}
-	for _, sc := range c.scenarios {
-		ids[sc.id] = true
-	}
-	if c.quarantine, err = spec.LoadQuarantine(filepath.Join(c.root, "profiles", s.Agent), time.Now(), ids); err != nil {
-		return nil, workspace.Rel(c.root, err)
-	}
-	if slices.Equal(c.opts.only, []string{"@affected"}) {
-		set, err := affected.Load(c.root)
-		if err != nil {
-			return nil, fmt.Errorf("-rook.only=@affected: %w", err)
-		}
-		if c.opts.only = set.IDs(s.Agent); len(c.opts.only) == 0 {
-			return nil, skipTest(fmt.Sprintf("-rook.only=@affected: no scenario of agent %s is affected by the change since %s (%s, written by rookgen affected)",
-				s.Agent, set.Base, affected.File))
-		}
-		c.notes = append(c.notes, fmt.Sprintf("-rook.only=@affected: %s, affected by the change since %s", strings.Join(c.opts.only, ", "), set.Base))
-	}
-	if err := unknownOnly(c.root, c.opts.only, s); err != nil {
-		return nil, err
-	}
-	if err := noneSelected(c.root, s, c.opts, c.scenarios); err != nil {
-		return nil, err
-	}
-	c.records = workspace.RecordsRoot(c.root, c.opts.dir)
-	for _, f := range []struct {
-		name string
-		id   *string
-	}{{"-rook.run", &c.opts.run}, {"-rook.resume", &c.opts.resume}, {"-rook.failed", &c.opts.failed}} {
-		latest := *f.id == "latest"
-		if *f.id, err = resolveRun(f.name, *f.id, c.records, s.Agent, c.prof.ID); err != nil {
-			return nil, err
-		}
-		if latest {
-			c.notes = append(c.notes, fmt.Sprintf("%s=latest is run %s, the newest of profile %s; each profile's test continues its own newest run (go test -run with one test's name picks one profile)",
-				f.name, *f.id, c.prof.ID))
-		}
-	}
-	if c.opts.failed != "" {
-		if c.opts.rerun, c.opts.rerunPlanned, err = toRerun(c.records, s.Agent, c.opts.failed); err != nil {
-			return nil, err
-		}
-	}
-	c.opts.runID = runIDFor(c.root, s.Agent, c.prof.ID, c.opts.runID)
-	if g := &c.opts.gate; g.on && g.base == "" {
-		// The baseline is the profile's newest run before this one: without one there is
-		// nothing to compare with, and every failure counts as it would without the gate.
-		if id, err := resolveRun("-rook.gate", "latest", c.records, s.Agent, c.prof.ID); err == nil && c.opts.run != id {
-			g.base = id
-		} else {
-			g.on = false
-			c.notes = append(c.notes, "-rook.gate: profile "+c.prof.ID+" has no earlier run to compare with, so every failure counts as it would without the gate")
-		}
-	}
-	if c.opts.budget > 0 && c.prof.Pricing == nil {
-		return nil, fmt.Errorf("-rook.budget needs a price table: add pricing: to %s (agent_model, and each model's input_per_million and output_per_million)", s.Profile.Path)
-	}
-	if err := c.prof.MissingEnv(os.LookupEnv); err != nil {
-		return nil, err
-	}
-	return c, interpretersPresent(c.prof)
-}
-
-// quarantined is the quarantine list as run.yaml records it, in the suite's order.
-func (c *setup) quarantined() []record.Entry {
-	var out []record.Entry
-	for _, sc := range c.scenarios {
-		if q, ok := c.quarantine[sc.id]; ok {
-			out = append(out, record.Entry{ScenarioID: sc.id, Why: q.Says()})
-		}
-	}
-	return out
 }
 
 // redactorFor redacts the profile's secrets and the judge's key, warning about a secret
@@ -411,9 +341,9 @@ func (r *Run) announce(t tb, selected, included int, minConfidence string) {
 	attr(t, "rook.records", r.run.Dir)
 }
 
-// open starts the run: a new one, the one -rook.run continues, or a new one that
-// -rook.resume carries work into.
-func (r *Run) open(cfg lifecycle.Config) error {
+// openRecords starts the run's records: a new run, the one -rook.run continues, or a new
+// one that -rook.resume carries work into.
+func (r *Run) openRecords(cfg lifecycle.Config) error {
 	var err error
 	switch {
 	case r.opts.run != "":
