@@ -1,8 +1,8 @@
 // Package report reads a run's records, and only its records, into the facts a team acts
 // on: the results table, the failed criteria with their evidence, Unable to Verify grouped
 // by reason with what would make it checkable, repeat statistics, metrics, and what changed
-// since a baseline run. It renders them as markdown, JSON, YAML or one HTML page; it never
-// calls a hook.
+// since a baseline run. It renders them as markdown, JSON or YAML (package page renders
+// the HTML page from the same report); it never calls a hook.
 package report
 
 import (

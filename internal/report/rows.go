@@ -20,15 +20,16 @@ import (
 // unlinked as soon as it is made, except on Windows, so that a process killed while it
 // writes a report leaves nothing behind.
 type Rows[T any] struct {
-	f   *os.File
-	w   *bufio.Writer
-	n   int
-	err error // the first error writing or reading the file
+	f      *os.File
+	w      *bufio.Writer
+	n      int
+	err    error // the first error writing or reading the file
+	closed bool
 }
 
 // add appends row.
 func (l *Rows[T]) add(row T) {
-	if l.err != nil {
+	if l.err != nil || l.gone() {
 		return
 	}
 	if l.f == nil {
@@ -62,7 +63,7 @@ func (l *Rows[T]) Len() int { return l.n }
 // All yields the rows in order. A row that cannot be read back ends it, and Err says why.
 func (l *Rows[T]) All() iter.Seq[T] {
 	return func(yield func(T) bool) {
-		if l.n == 0 || l.err != nil {
+		if l.n == 0 || l.err != nil || l.gone() {
 			return
 		}
 		if err := l.w.Flush(); err != nil {
@@ -112,14 +113,24 @@ func (l *Rows[T]) edit(f func(*T)) {
 // there must not be written as if they were.
 func (l *Rows[T]) Err() error { return l.err }
 
-// close removes the file.
+// close removes the file; the rows are gone.
 func (l *Rows[T]) close() {
+	l.closed = true
 	if l.f == nil {
 		return
 	}
 	_ = l.f.Close()
 	_ = os.Remove(l.f.Name())
 	l.f, l.w = nil, nil
+}
+
+// gone reports whether the rows were closed, which is an error to read or add to: a report
+// read after its Close must not read as one without rows.
+func (l *Rows[T]) gone() bool {
+	if l.closed && l.err == nil {
+		l.err = errors.New("a report's rows were read after the report was closed")
+	}
+	return l.closed
 }
 
 // MarshalJSON writes the rows as a JSON list: the JSON report.

@@ -98,6 +98,10 @@ func TestRowsKeepTheirOrderOnDisk(t *testing.T) {
 	l.close()
 	assert.NoFileExists(t, name)
 	assert.NoError(t, l.Err())
+	assert.Empty(t, slices.Collect(l.All()))
+	assert.EqualError(t, l.Err(), "a report's rows were read after the report was closed", "never an empty list taken for the rows")
+	_, err = json.Marshal(&l)
+	assert.Error(t, err)
 }
 
 // A file that cannot be read back is an error, never a shorter list taken for the whole.
