@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/affected"
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -95,6 +96,7 @@ type setup struct {
 	opts                   options
 	jopts                  judgeOptions
 	prof                   *spec.Profile
+	rate                   ratelimit.Rate // the profile's
 	scenarios              []brief
 	tools                  []string // the tools the suite's criteria name
 	quarantine             spec.Quarantine
@@ -118,6 +120,9 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 	c.opts, c.jopts = cfg.opts, cfg.judge
 	if c.prof, c.scenarios, c.tools, c.warnings, err = load(c.root, s, runs); err != nil {
 		return nil, err
+	}
+	if c.rate, err = profileRate(c.prof); err != nil {
+		return nil, workspace.Rel(c.root, err)
 	}
 	c.warnings = append(c.warnings, strayVars(os.Environ())...)
 	if c.opts.shard, err = c.opts.shard.withPlan(c.root, c.opts.shardPlan, s.Agent); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/ratelimit"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // rateFlag is -rook.rate or -rook.judge-rate: the API's rate over every shard of the
@@ -26,6 +27,19 @@ func parseRate(s, name string) (rateFlag, error) {
 		return rateFlag{}, fmt.Errorf("%s=%w, or R/m/shard for one shard's own", name, err)
 	}
 	return rateFlag{rate: r, perShard: perShard}, nil
+}
+
+// profileRate is the rate profile p sets: zero for none, and an error at its place in the
+// file when it cannot be read.
+func profileRate(p *spec.Profile) (ratelimit.Rate, error) {
+	if p.Rate == "" {
+		return ratelimit.Rate{}, nil
+	}
+	r, err := ratelimit.Parse(p.Rate)
+	if err != nil {
+		return r, p.Err(p.RateAt, "rate", err)
+	}
+	return r, nil
 }
 
 // limiter is the rate this process keeps: the flag's, else the profile's, shared by the

@@ -211,7 +211,7 @@ func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
 		Quarantined: c.quarantined(), Gate: c.opts.gate.on, MaxWait: c.opts.maxWait,
 		Notice: func(msg string) { notice(t, r.show("rooktest: "+msg)) }}
 	var rate string
-	if cfg.Turns, rate = limiter(c.opts.rate, c.prof.Rate, c.opts.shard.n); rate != "" {
+	if cfg.Turns, rate = limiter(c.opts.rate, c.rate, c.opts.shard.n); rate != "" {
 		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")
 	}
 	if c.prof.Traces || c.opts.traces {

@@ -160,3 +160,22 @@ func TestParseRateAndShare(t *testing.T) {
 	_, err = parseRate("60/min", "-rook.rate")
 	assert.ErrorContains(t, err, `-rook.rate="60/min": want R/s, R/m or R/h with R a whole number above 0, for example 60/m, or R/m/shard for one shard's own`)
 }
+
+// The profile's rate is read by package ratelimit from what the profile wrote, and one
+// that does not read is an error at its place in the file.
+func TestProfileRate(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hook.mjs"), nil, 0o644))
+	p, err := spec.ParseProfile("profiles/a/p.yaml", dir, []byte("id: p\nhooks: {execute: hook.mjs}\nrate: 2/s\n"))
+	require.NoError(t, err)
+	r, err := profileRate(p)
+	require.NoError(t, err)
+	assert.Equal(t, ratelimit.Rate{N: 2, Per: time.Second}, r)
+	p.Rate = "2/fortnight"
+	_, err = profileRate(p)
+	assert.EqualError(t, err, `profiles/a/p.yaml:3:7: rate "2/fortnight": want R/s, R/m or R/h with R a whole number above 0, for example 60/m`)
+	p.Rate = ""
+	r, err = profileRate(p)
+	require.NoError(t, err)
+	assert.Zero(t, r, "no rate, no bound")
+}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"gopkg.in/yaml.v3"
 )
@@ -36,9 +35,11 @@ type Profile struct {
 	// TracesAddr is where the receiver listens (traces: {otlp: 127.0.0.1:4318}), for an
 	// agent service started on its own that exports there; "" for a free port each run.
 	TracesAddr string
-	// Rate is how often the agent's API takes a turn (rate: 60/m), over every CI shard;
-	// zero for no bound.
-	Rate ratelimit.Rate
+	// Rate is how often the agent's API takes a turn (rate: 60/m), over every CI shard, as
+	// written ("" for no bound): package ratelimit reads it, and Err places what it finds
+	// wrong at RateAt.
+	Rate   string
+	RateAt Pos
 	// Pricing is the price table the run's tokens are priced by; nil without one.
 	Pricing *record.Pricing
 	// CanaryFixtures are the files (relative to the attempt's ROOK_STATE_DIR) open must
@@ -173,12 +174,14 @@ func (p *Profile) runKey(e *errs, f field) {
 			p.TracesQuiet = time.Duration(n) * time.Millisecond
 		}
 	case "rate":
-		r, err := ratelimit.Parse(str(e, f))
-		if err != nil {
-			e.at(f.v, "rate %v", err)
-		}
-		p.Rate = r
+		p.Rate, p.RateAt = str(e, f), Pos{Line: f.v.Line, Column: f.v.Column}
 	}
+}
+
+// Err is err, found in the value of key written at pos, as an error at that place in the
+// profile's file.
+func (p *Profile) Err(pos Pos, key string, err error) error {
+	return At(p.File, pos, key+" "+err.Error())
 }
 
 // ParseProfile is LoadProfile on bytes already read.

@@ -2,7 +2,9 @@
 package reporttest
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -14,13 +16,15 @@ import (
 )
 
 // WriteRun writes a run folder: run.yaml with included and skipped scenarios, and for
-// each included one hooks.json, snapshot.yaml and a verdict bound to them.
+// each included one, in the order of their ids, hooks.json, snapshot.yaml and a verdict
+// bound to them.
 func WriteRun(t testing.TB, dir, id string, verdicts map[string]record.Verdict, skipped ...string) string {
 	t.Helper()
 	run := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p", ProfileRevision: "sha256:p"},
 		Created: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
 	red := store.NewRedactor(nil)
-	for sc, v := range verdicts {
+	for _, sc := range slices.Sorted(maps.Keys(verdicts)) {
+		v := verdicts[sc]
 		run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
 		sdir := filepath.Join(dir, "scenarios", sc)
 		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))

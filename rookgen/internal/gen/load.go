@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
 )
@@ -45,6 +46,11 @@ func Load(root string) ([]Agent, error) {
 		agentDir := filepath.Join(root, "profiles", a.Name)
 		for _, f := range spec.ProfileFiles(agentDir) {
 			p, err := spec.LoadProfile(f, agentDir)
+			if err == nil && p.Rate != "" {
+				if _, rerr := ratelimit.Parse(p.Rate); rerr != nil {
+					err = p.Err(p.RateAt, "rate", rerr)
+				}
+			}
 			if err != nil {
 				problems = append(problems, workspace.Rel(root, err))
 				continue
