@@ -11,33 +11,34 @@ import (
 	"github.com/rookgo/rookgo/internal/store"
 )
 
-// Flags of go test, each with a ROOKTEST_* environment twin for IDE runners. A flag given
-// on the command line wins over its twin.
-var (
-	flagOnly        = flag.String("rook.only", "", "run only these scenario ids (comma-separated); named excluded scenarios run too")
-	flagTag         = flag.String("rook.tag", "", "run only scenarios with one of these tags (comma-separated)")
-	flagClass       = flag.String("rook.class", "", "run only scenarios of these classes (comma-separated)")
-	flagCategory    = flag.String("rook.category", "", "run only scenarios of these categories (comma-separated)")
-	flagDir         = flag.String("rook.dir", "", "records root (default .rook/runs at the module root)")
-	flagStrict      = flag.Bool("rook.strict", false, "fail, rather than skip, criteria that are Unable to Verify and scenarios that are unrunnable")
-	flagUndecided   = flag.Bool("rook.allow-undecided", false, "let a run that decided no criterion pass (by default it fails, saying why)")
-	flagConcurrency = flag.String("rook.concurrency", "", "scenarios in flight at once (overrides the profile's concurrency), or auto: as many as the machine's cores bear, from the CPU the hooks use, up to the profile's concurrency")
-	flagPhases      = flag.String("rook.phases", "", "run only these lifecycle phases (comma-separated, sorted into lifecycle order)")
-	flagSkip        = flag.String("rook.skip", "", "run every phase except these (comma-separated); not combinable with -rook.phases")
-	flagRun         = flag.String("rook.run", "", "continue this run in place: phases its records show completed are not run again")
-	flagResume      = flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward (latest: the profile's newest)")
-	flagFailed      = flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
-	flagShard       = flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id (or by -rook.shard-plan); auto reads K and N from Buildkite, CircleCI or a Kubernetes Indexed Job (auto/N)")
-	flagShardPlan   = flag.String("rook.shard-plan", "", "split the suite by this plan (rookgen shards), balanced by recorded time; a scenario it does not know goes by its id hash")
-	flagBudget      = flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
-	flagRate        = flag.String("rook.rate", "", "start at most R execute turns a minute (R/m; R/s, R/h) in any window, over every shard (each takes its share; R/m/shard for one shard's own); overrides the profile's rate:")
-	flagJudgeRate   = flag.String("rook.judge-rate", "", "send the judge at most R requests a minute (R/m; R/s, R/h), over every shard (each takes its share; R/m/shard for one shard's own)")
-	flagTracesAddr  = flag.String("rook.traces-addr", "", "receive the agent's spans at this loopback address (127.0.0.1:4318), as the profile's traces: {otlp: ...} does, for an agent service started on its own that exports there; implies -rook.traces")
-	flagTraces      = flag.Bool("rook.traces", false, "receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) as evidence, as the profile's traces: otlp does")
-	flagGate        = flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
-	flagMaxWait     = flag.Duration("rook.max-wait", 0, "the longest wait an agent's API may ask for (retry_after_ms) before its turn fails instead, saying what it asked (default 1m)")
-	flagRunID       = flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
-)
+// init registers the run's flags of go test, each with a ROOKTEST_* environment twin for
+// IDE runners; a flag given on the command line wins over its twin. Their values are read
+// once, by readConfig.
+func init() {
+	flag.String("rook.only", "", "run only these scenario ids (comma-separated); named excluded scenarios run too")
+	flag.String("rook.tag", "", "run only scenarios with one of these tags (comma-separated)")
+	flag.String("rook.class", "", "run only scenarios of these classes (comma-separated)")
+	flag.String("rook.category", "", "run only scenarios of these categories (comma-separated)")
+	flag.String("rook.dir", "", "records root (default .rook/runs at the module root)")
+	flag.Bool("rook.strict", false, "fail, rather than skip, criteria that are Unable to Verify and scenarios that are unrunnable")
+	flag.Bool("rook.allow-undecided", false, "let a run that decided no criterion pass (by default it fails, saying why)")
+	flag.String("rook.concurrency", "", "scenarios in flight at once (overrides the profile's concurrency), or auto: as many as the machine's cores bear, from the CPU the hooks use, up to the profile's concurrency")
+	flag.String("rook.phases", "", "run only these lifecycle phases (comma-separated, sorted into lifecycle order)")
+	flag.String("rook.skip", "", "run every phase except these (comma-separated); not combinable with -rook.phases")
+	flag.String("rook.run", "", "continue this run in place: phases its records show completed are not run again")
+	flag.String("rook.resume", "", "start a new run that carries this run's compatible verdicts forward (latest: the profile's newest)")
+	flag.String("rook.failed", "", "start a new run of only the scenarios that did not pass in this run (latest: the profile's newest)")
+	flag.String("rook.shard", "", "run only shard K of N (K/N), a stable, disjoint part of the suite chosen by scenario id (or by -rook.shard-plan); auto reads K and N from Buildkite, CircleCI or a Kubernetes Indexed Job (auto/N)")
+	flag.String("rook.shard-plan", "", "split the suite by this plan (rookgen shards), balanced by recorded time; a scenario it does not know goes by its id hash")
+	flag.String("rook.budget", "", "stop starting scenarios once the run has spent this much (5 or $5, in the currency of the profile's pricing:); the rest are not run, and a continuation runs them")
+	flag.String("rook.rate", "", "start at most R execute turns a minute (R/m; R/s, R/h) in any window, over every shard (each takes its share; R/m/shard for one shard's own); overrides the profile's rate:")
+	flag.String("rook.judge-rate", "", "send the judge at most R requests a minute (R/m; R/s, R/h), over every shard (each takes its share; R/m/shard for one shard's own)")
+	flag.String("rook.traces-addr", "", "receive the agent's spans at this loopback address (127.0.0.1:4318), as the profile's traces: {otlp: ...} does, for an agent service started on its own that exports there; implies -rook.traces")
+	flag.Bool("rook.traces", false, "receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) as evidence, as the profile's traces: otlp does")
+	flag.String("rook.gate", "", "after the run, compare it with the profile's previous run and fail only on a significant regression (McNemar's exact test): on, or alpha=0.05,max-regressions=0,base=<run id>")
+	flag.Duration("rook.max-wait", 0, "the longest wait an agent's API may ask for (retry_after_ms) before its turn fails instead, saying what it asked (default 1m)")
+	flag.String("rook.run-id", "", "name the new run (default: its start time); shards of one CI run share it, for rookgen report -merge")
+}
 
 // options are the flags as they apply to this run.
 type options struct {

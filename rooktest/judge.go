@@ -16,22 +16,22 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 )
 
-// The model judge's flags. Each takes its environment variable when not given: ROOK_JUDGE_*
-// for the judge, ROOKTEST_MIN_CONFIDENCE for the threshold.
-var (
-	flagJudgeURL       = flag.String("rook.judge-url", "", "base URL of an OpenAI-compatible chat-completions server that decides llm_judge criteria (ROOK_JUDGE_URL)")
-	flagJudgeModel     = flag.String("rook.judge-model", "", "the judge model (ROOK_JUDGE_MODEL)")
-	flagJudgeAPIKey    = flag.String("rook.judge-api-key", "", "the judge server's API key, if it needs one; redacted everywhere (ROOK_JUDGE_API_KEY)")
-	flagJudgeTimeout   = flag.Duration("rook.judge-timeout", 0, "bound on each judge request (ROOK_JUDGE_TIMEOUT; default 2m)")
-	flagJudgeRetries   = flag.Int("rook.judge-retries", -1, "retries of a judge request after 429, 5xx or a lost connection (ROOK_JUDGE_RETRIES; default 3)")
-	flagJudgeBudget    = flag.Int("rook.judge-budget", 0, "bytes of a scenario's record sent to the judge (ROOK_JUDGE_BUDGET; default 65536)")
-	flagJudgePreflight = flag.String("rook.judge-preflight", "", "on or off: ask the judge one question with a certain answer before the run's first judged criterion (ROOK_JUDGE_PREFLIGHT; default on)")
-	flagJudgeCache     = flag.String("rook.judge-cache", "", "on or off: reuse the judge's answer to an unchanged prompt (ROOK_JUDGE_CACHE; default on)")
-	flagJudgeSamples   = flag.Int("rook.judge-samples", 0, "answers to ask the judge for each request, odd: a criterion takes the status most of them gave, and a split is Unable to Verify (ROOK_JUDGE_SAMPLES; default 1)")
-	flagJudgeAudit     = flag.Int("rook.judge-audit", 0, "percent of judge requests to ask again with the agent's evidence removed: a judge that still answers Pass or Fail there is guessing, and every row it decides in the run is marked judge_guessed (ROOK_JUDGE_AUDIT; default 0)")
-	flagMinAgreement   = flag.Float64("rook.min-agreement", 0, "0 to 1: judged rows of a criterion whose judge agrees with people (labels/<agent>.yaml) less often, or was never labelled, are Unable to Verify (ROOKTEST_MIN_AGREEMENT; default off)")
-	flagMinConfidence  = flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
-)
+// init registers the model judge's flags. Each takes its environment variable when not
+// given: ROOK_JUDGE_* for the judge, ROOKTEST_MIN_CONFIDENCE for the threshold.
+func init() {
+	flag.String("rook.judge-url", "", "base URL of an OpenAI-compatible chat-completions server that decides llm_judge criteria (ROOK_JUDGE_URL)")
+	flag.String("rook.judge-model", "", "the judge model (ROOK_JUDGE_MODEL)")
+	flag.String("rook.judge-api-key", "", "the judge server's API key, if it needs one; redacted everywhere (ROOK_JUDGE_API_KEY)")
+	flag.Duration("rook.judge-timeout", 0, "bound on each judge request (ROOK_JUDGE_TIMEOUT; default 2m)")
+	flag.Int("rook.judge-retries", -1, "retries of a judge request after 429, 5xx or a lost connection (ROOK_JUDGE_RETRIES; default 3)")
+	flag.Int("rook.judge-budget", 0, "bytes of a scenario's record sent to the judge (ROOK_JUDGE_BUDGET; default 65536)")
+	flag.String("rook.judge-preflight", "", "on or off: ask the judge one question with a certain answer before the run's first judged criterion (ROOK_JUDGE_PREFLIGHT; default on)")
+	flag.String("rook.judge-cache", "", "on or off: reuse the judge's answer to an unchanged prompt (ROOK_JUDGE_CACHE; default on)")
+	flag.Int("rook.judge-samples", 0, "answers to ask the judge for each request, odd: a criterion takes the status most of them gave, and a split is Unable to Verify (ROOK_JUDGE_SAMPLES; default 1)")
+	flag.Int("rook.judge-audit", 0, "percent of judge requests to ask again with the agent's evidence removed: a judge that still answers Pass or Fail there is guessing, and every row it decides in the run is marked judge_guessed (ROOK_JUDGE_AUDIT; default 0)")
+	flag.Float64("rook.min-agreement", 0, "0 to 1: judged rows of a criterion whose judge agrees with people (labels/<agent>.yaml) less often, or was never labelled, are Unable to Verify (ROOKTEST_MIN_AGREEMENT; default off)")
+	flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
+}
 
 // judgeOptions is the model judge as the flags and environment configure it.
 type judgeOptions struct {
