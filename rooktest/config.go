@@ -153,23 +153,8 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 		return nil, err
 	}
 	c.records = workspace.RecordsRoot(c.root, c.opts.dir)
-	for _, f := range []struct {
-		name string
-		id   *string
-	}{{"-rook.run", &c.opts.run}, {"-rook.resume", &c.opts.resume}, {"-rook.failed", &c.opts.failed}} {
-		latest := *f.id == "latest"
-		if *f.id, err = resolveRun(f.name, *f.id, c.records, s.Agent, c.prof.ID); err != nil {
-			return nil, err
-		}
-		if latest {
-			c.notes = append(c.notes, fmt.Sprintf("%s=latest is run %s, the newest of profile %s; each profile's test continues its own newest run (go test -run with one test's name picks one profile)",
-				f.name, *f.id, c.prof.ID))
-		}
-	}
-	if c.opts.failed != "" {
-		if c.opts.rerun, c.opts.rerunPlanned, err = toRerun(c.records, s.Agent, c.opts.failed); err != nil {
-			return nil, err
-		}
+	if err := c.resolveRuns(s.Agent); err != nil {
+		return nil, err
 	}
 	c.opts.runID = runIDFor(c.root, s.Agent, c.prof.ID, c.opts.runID)
 	if g := &c.opts.gate; g.on && g.base == "" {
@@ -189,6 +174,31 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 		return nil, err
 	}
 	return c, interpretersPresent(c.prof)
+}
+
+// resolveRuns turns the runs -rook.run, -rook.resume and -rook.failed name into run ids of
+// this profile (latest: its newest), and reads what -rook.failed runs again.
+func (c *setup) resolveRuns(agent string) error {
+	for _, f := range []struct {
+		name string
+		id   *string
+	}{{"-rook.run", &c.opts.run}, {"-rook.resume", &c.opts.resume}, {"-rook.failed", &c.opts.failed}} {
+		latest := *f.id == "latest"
+		var err error
+		if *f.id, err = resolveRun(f.name, *f.id, c.records, agent, c.prof.ID); err != nil {
+			return err
+		}
+		if latest {
+			c.notes = append(c.notes, fmt.Sprintf("%s=latest is run %s, the newest of profile %s; each profile's test continues its own newest run (go test -run with one test's name picks one profile)",
+				f.name, *f.id, c.prof.ID))
+		}
+	}
+	if c.opts.failed == "" {
+		return nil
+	}
+	var err error
+	c.opts.rerun, c.opts.rerunPlanned, err = toRerun(c.records, agent, c.opts.failed)
+	return err
 }
 
 // quarantined is the quarantine list as run.yaml records it, in the suite's order.
