@@ -60,7 +60,7 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 		return o, err
 	}
 	o.cfg.Retries = 3
-	if v, as := s.get("rook.judge-retries", "ROOK_JUDGE_RETRIES"); v != "" && v != "-1" {
+	if v, as := s.get("rook.judge-retries", "ROOK_JUDGE_RETRIES"); v != "" {
 		if o.cfg.Retries, err = strconv.Atoi(v); err != nil || o.cfg.Retries < 0 {
 			return o, fmt.Errorf("%s=%q: want 0 or more retries", as, v)
 		}

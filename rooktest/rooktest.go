@@ -216,7 +216,7 @@ func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
 	}
 	if c.prof.Traces || c.opts.traces {
 		if capability.Traces == nil {
-			return cfg, missing("traces", tracesWhy(c), "a profile of the suite sets traces: otlp")
+			return cfg, noReceiver(c)
 		}
 		var err error
 		if r.traces, err = capability.Traces(cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr)); err != nil {
@@ -383,17 +383,13 @@ func (r *Run) decider(t tb, c *setup, agent string) decide.Config {
 	return dc
 }
 
-// tracesWhy says what asked for traces.
-func tracesWhy(c *setup) string {
+// noReceiver is the error of a run asked for traces by a test binary that does not link
+// the receiver: what asked for them, and how to link it.
+func noReceiver(c *setup) error {
+	why := "profile " + c.prof.ID + " sets traces: otlp"
 	if c.opts.traces {
-		return "-rook.traces asks for the agent's spans"
+		why = "-rook.traces asks for the agent's spans"
 	}
-	return "profile " + c.prof.ID + " sets traces: otlp"
-}
-
-// missing is the error of a capability the run needs and the test binary does not link:
-// what asked for it, and how to link it.
-func missing(pkg, why, generated string) error {
-	return fmt.Errorf("%s, but this test binary does not link the %s package: run go generate ./... (rookgen imports it when %s), or import _ %q in a file of this test package",
-		why, pkg, generated, capability.Import+pkg)
+	return fmt.Errorf("%s, but this test binary does not link the traces package: run go generate ./... (rookgen imports it when a profile of the suite sets traces: otlp), or import _ %q in a file of this test package",
+		why, capability.Import+"traces")
 }

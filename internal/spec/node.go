@@ -19,11 +19,6 @@ import (
 // Pos is where a value is written in its file: line and column, from 1.
 type Pos struct{ Line, Column int }
 
-// At is msg as an error at pos in file.
-func At(file string, pos Pos, msg string) *PosError {
-	return &PosError{File: file, Line: pos.Line, Column: pos.Column, Msg: msg}
-}
-
 // PosError is a problem in an input file, located at a line and column.
 type PosError struct {
 	File   string

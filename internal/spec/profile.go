@@ -181,7 +181,7 @@ func (p *Profile) runKey(e *errs, f field) {
 // Err is err, found in the value of key written at pos, as an error at that place in the
 // profile's file.
 func (p *Profile) Err(pos Pos, key string, err error) error {
-	return At(p.File, pos, key+" "+err.Error())
+	return &PosError{File: p.File, Line: pos.Line, Column: pos.Column, Msg: key + " " + err.Error()}
 }
 
 // ParseProfile is LoadProfile on bytes already read.
