@@ -10,6 +10,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/history"
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
@@ -52,7 +53,10 @@ func affectedCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	suites := make([]affected.Suite, len(agents))
 	for i, a := range agents {
-		suites[i] = affected.Suite{Agent: a.Name, Profiles: a.Profiles, Scenarios: a.Scenarios}
+		suites[i] = affected.Suite{Agent: a.Name, Profiles: a.Profiles, Scenarios: make([]*spec.Scenario, len(a.Scenarios))}
+		for j, sc := range a.Scenarios {
+			suites[i].Scenarios[j] = &sc.Scenario
+		}
 	}
 	set := affected.Set{Base: *base, Commit: commit, Changed: changed, Agents: affected.Map(root, changed, suites)}
 	if err := affected.Save(root, set); err != nil {

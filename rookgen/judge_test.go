@@ -19,7 +19,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/fakehook"
 	"github.com/rookgo/rookgo/internal/fakejudge"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 const judgeKey = "sk-judge-9f8e7d-never-shown"
@@ -119,7 +119,7 @@ func TestModelJudgeEndToEnd(t *testing.T) {
 	assert.Len(t, fake.Requests("SC-FORMAT"), 3, "json_schema refused, json_object refused, then the schema in the prompt")
 
 	// Rook's sample scenario: its statement reaches the judge unchanged, and is judged.
-	sc, err := spec.LoadScenario(filepath.Join(dir, "scenarios", "fake", "SC-103.yaml"))
+	sc, err := scenario.Load(filepath.Join(dir, "scenarios", "fake", "SC-103.yaml"))
 	require.NoError(t, err)
 	reqs := fake.Requests("SC-103")
 	require.Len(t, reqs, 1)

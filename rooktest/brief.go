@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // brief is what planning reads of a scenario, and all Start keeps of it: its selectors,
@@ -44,7 +44,7 @@ type briefer struct {
 
 // briefOf is sc's brief, with id for its id (the suite's string when it has one) and
 // runSelected set when runs selects its subtest; runs may be nil.
-func (bf *briefer) briefOf(id string, sc *spec.Scenario, runs func(string) bool) brief {
+func (bf *briefer) briefOf(id string, sc *scenario.Scenario, runs func(string) bool) brief {
 	if bf.strs == nil {
 		bf.strs, bf.tags = map[string]string{}, map[string][]string{}
 	}

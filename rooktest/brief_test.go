@@ -7,11 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // briefFor is sc's brief, as load makes it with every subtest selected.
-func briefFor(sc *spec.Scenario) *brief {
+func briefFor(sc *scenario.Scenario) *brief {
 	var bf briefer
 	b := bf.briefOf(sc.ID, sc, nil)
 	return &b
@@ -19,11 +20,11 @@ func briefFor(sc *spec.Scenario) *brief {
 
 func TestBriefKeepsWhatPlanningReads(t *testing.T) {
 	var bf briefer
-	judged := &spec.Scenario{ID: "SC-1", Title: "Refund a late order", Class: "functional", Category: "negative",
-		Tags: []string{"refunds", "smoke"}, SetupMessages: []string{"hi", "my order"},
-		Criteria: []spec.Criterion{{ID: "C1", Kind: "llm_judge", Check: &check.LLMJudge{}}}}
-	off := &spec.Scenario{ID: "SC-2", Class: "functional", Category: "negative", Tags: []string{"refunds", "smoke"},
-		Excluded: true, NotExecutable: true, SkipReason: "needs a file upload", RequiresUsage: true}
+	judged := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-1", Title: "Refund a late order", Class: "functional", Category: "negative",
+		Tags: []string{"refunds", "smoke"}, SetupMessages: []string{"hi", "my order"}},
+		Criteria: []scenario.Criterion{{Criterion: spec.Criterion{ID: "C1", Kind: "llm_judge"}, Check: &check.LLMJudge{}}}}
+	off := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-2", Class: "functional", Category: "negative", Tags: []string{"refunds", "smoke"},
+		Excluded: true, NotExecutable: true, SkipReason: "needs a file upload", RequiresUsage: true}}
 	var asked []string
 	runs := func(subtest string) bool {
 		asked = append(asked, subtest)
@@ -40,7 +41,7 @@ func TestBriefKeepsWhatPlanningReads(t *testing.T) {
 	assert.Equal(t, unsafe.StringData(a.class), unsafe.StringData(b.class), "the same class is one string")
 
 	// The skip reason of a scenario that is executable is no part of its plan.
-	ok := &spec.Scenario{ID: "SC-3", SkipReason: "stale"}
+	ok := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-3", SkipReason: "stale"}}
 	c := bf.briefOf("SC-3", ok, nil)
 	assert.Empty(t, c.skipReason)
 	assert.True(t, c.has(runSelected), "without a -run filter every subtest is selected")

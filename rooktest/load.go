@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
 )
@@ -33,7 +34,7 @@ func load(root string, s Suite, runs func(string) bool) (prof *spec.Profile, sce
 	var bf briefer
 	for _, f := range s.Scenarios {
 		known[filepath.ToSlash(f.Path)] = true
-		sc, err := spec.LoadScenario(filepath.Join(root, f.Path))
+		sc, err := scenario.Load(filepath.Join(root, f.Path))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				problems = append(problems, fmt.Errorf("%s was deleted after the test was generated: %s", f.Path, fix))
@@ -107,7 +108,7 @@ func interpretersPresent(p *spec.Profile) error {
 
 // appendTools adds the tools sc's criteria name to tools, each once: what the run's end
 // compares with the tools it saw called (schedule.go, toolTypos).
-func appendTools(tools []string, sc *spec.Scenario) []string {
+func appendTools(tools []string, sc *scenario.Scenario) []string {
 	for _, c := range sc.Criteria {
 		for _, name := range check.ToolNames(c.Check) {
 			if !slices.Contains(tools, name) {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -88,7 +89,7 @@ func otherSelections(root, agent string, o options) (selected, agents []string) 
 		n := 0
 		var bf briefer
 		for _, f := range files {
-			sc, err := spec.LoadScenario(f)
+			sc, err := scenario.Load(f)
 			if err != nil {
 				continue
 			}

@@ -8,19 +8,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
 func TestDecide(t *testing.T) {
 	p := &spec.Profile{ID: "p", Capabilities: spec.Capabilities{MultiTurn: true, Usage: false}}
-	sc := &spec.Scenario{ID: "SC-1", Class: "functional", Category: "negative", Tags: []string{"refunds", "smoke"}}
-	excluded := &spec.Scenario{ID: "SC-2", Excluded: true}
-	tokens := &spec.Scenario{ID: "SC-3", RequiresUsage: true}
-	off := &spec.Scenario{ID: "SC-4", NotExecutable: true, SkipReason: "needs a file upload"}
+	sc := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-1", Class: "functional", Category: "negative", Tags: []string{"refunds", "smoke"}}}
+	excluded := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-2", Excluded: true}}
+	tokens := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-3", RequiresUsage: true}}
+	off := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-4", NotExecutable: true, SkipReason: "needs a file upload"}}
 	tests := []struct {
 		name string
 		o    options
-		sc   *spec.Scenario
+		sc   *scenario.Scenario
 		want decision
 		why  string
 	}{

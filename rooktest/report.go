@@ -7,7 +7,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -171,7 +171,7 @@ func notJudged(o *lifecycle.Outcome) string {
 }
 
 // attempt reports one attempt: its hook failures, then its criteria and forbidden text.
-func (r *Run) attempt(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
+func (r *Run) attempt(t tb, sc *scenario.Scenario, a *lifecycle.Attempt) {
 	t.Helper()
 	if a.RecordErr != nil {
 		errorf(t, "records could not all be written or read: %v", a.RecordErr)
@@ -315,7 +315,7 @@ func (r *Run) criterion(t tb, row record.Row) {
 	}
 }
 
-func (r *Run) forbidden(t tb, sc *spec.Scenario, a *lifecycle.Attempt) {
+func (r *Run) forbidden(t tb, sc *scenario.Scenario, a *lifecycle.Attempt) {
 	t.Helper()
 	v := a.Verdict
 	if v.Turns == 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -148,9 +149,9 @@ func reportOf(t *testing.T, o *lifecycle.Outcome, strict bool) *fakeT {
 	return ft
 }
 
-func scenarioOf(t *testing.T, body string) *spec.Scenario {
+func scenarioOf(t *testing.T, body string) *scenario.Scenario {
 	t.Helper()
-	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\n"+body))
+	sc, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: g\n"+body))
 	require.NoError(t, err)
 	return sc
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/capability"
@@ -23,7 +24,7 @@ type job struct {
 	id string
 	// sc is the scenario, loaded from its file when the job starts and dropped once it is
 	// reported: a long suite holds only the scenarios in flight.
-	sc *spec.Scenario
+	sc *scenario.Scenario
 	// took is how long the scenario ran, its wait for a slot aside.
 	took    time.Duration
 	mu      sync.Mutex
@@ -191,7 +192,7 @@ func (r *Run) dispatch() {
 		select {
 		case <-r.stop:
 			// The test has ended, and no subtest is waiting for this scenario.
-			j.outcome = lifecycle.NotRun(&spec.Scenario{ID: j.id}, "its subtest did not run")
+			j.outcome = lifecycle.NotRun(&scenario.Scenario{Scenario: spec.Scenario{ID: j.id}}, "its subtest did not run")
 			close(j.done)
 			r.slots.Release()
 			continue
@@ -204,7 +205,7 @@ func (r *Run) dispatch() {
 			defer close(j.done)
 			sc, err := r.load(j.id)
 			if err != nil {
-				j.outcome = &lifecycle.Outcome{Scenario: &spec.Scenario{ID: j.id}, Err: err}
+				j.outcome = &lifecycle.Outcome{Scenario: &scenario.Scenario{Scenario: spec.Scenario{ID: j.id}}, Err: err}
 				return
 			}
 			j.sc = sc
@@ -239,10 +240,10 @@ func (r *Run) dispatch() {
 
 // load reads scenario id's file for its job, as Start found it: a file changed or
 // deleted since fails the scenario, saying how to regenerate.
-func (r *Run) load(id string) (*spec.Scenario, error) {
+func (r *Run) load(id string) (*scenario.Scenario, error) {
 	i, _ := r.index(id) // a job is made only for a planned scenario
 	f := r.suite.Scenarios[i].File
-	sc, err := spec.LoadScenario(filepath.Join(r.root, f.Path))
+	sc, err := scenario.Load(filepath.Join(r.root, f.Path))
 	if err != nil {
 		return nil, workspace.Rel(r.root, err)
 	}

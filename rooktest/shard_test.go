@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/ratelimit"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -100,7 +101,7 @@ func TestShardsPartitionTheSuite(t *testing.T) {
 
 func TestDecideShard(t *testing.T) {
 	p := &spec.Profile{ID: "p"}
-	sc := &spec.Scenario{ID: "SC-1"}
+	sc := &scenario.Scenario{Scenario: spec.Scenario{ID: "SC-1"}}
 	mine := shard{k: 1, n: 2}.of("SC-1")
 	d, why := planOne(options{shard: shard{k: mine, n: 2}}, p, briefFor(sc), nil)
 	assert.Equal(t, include, d, why)

@@ -10,14 +10,14 @@ import (
 
 // The checks on what the scenario cost: tokens, time and turns.
 func init() {
-	register(&Kind{Name: "usage", Params: []string{"input_max", "output_max", "total_max"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "usage", Turn: true, Params: []string{"input_max", "output_max", "total_max"}, Parse: func(p Params) Check {
 		c := &Usage{InputMax: p.Int("input_max"), OutputMax: p.Int("output_max"), TotalMax: p.Int("total_max")}
 		if !p.Has("input_max") && !p.Has("output_max") && !p.Has("total_max") {
 			p.Errorf("", "check usage needs params.input_max, output_max or total_max")
 		}
 		return c
 	}})
-	register(&Kind{Name: "latency", Params: []string{"max_ms", "per"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "latency", Turn: true, Params: []string{"max_ms", "per"}, Parse: func(p Params) Check {
 		c := &Latency{Per: "turn"}
 		if p.Require("max_ms") {
 			if n := p.Int("max_ms"); n != nil {

@@ -12,7 +12,7 @@ import (
 // The checks on the tool calls the hooks reported. Without a reported calls list they are
 // Unable to Verify (not_observable), never a pass.
 func init() {
-	register(&Kind{Name: "called", Params: []string{"name", "arguments", "times", "min", "max", "failed"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "called", Turn: true, Params: []string{"name", "arguments", "times", "min", "max", "failed"}, Parse: func(p Params) Check {
 		c := &Called{Name: callName(p), Arguments: arguments(p), Times: p.Int("times"), Min: p.Int("min"), Max: p.Int("max")}
 		if p.Has("failed") {
 			f := p.Bool("failed")
@@ -23,10 +23,10 @@ func init() {
 		}
 		return c
 	}})
-	register(&Kind{Name: "not_called", Params: []string{"name", "arguments"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "not_called", Turn: true, Params: []string{"name", "arguments"}, Parse: func(p Params) Check {
 		return &Called{Name: callName(p), Arguments: arguments(p), Never: true}
 	}})
-	register(&Kind{Name: "call_sequence", Params: []string{"names", "mode"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "call_sequence", Turn: true, Params: []string{"names", "mode"}, Parse: func(p Params) Check {
 		c := &CallSequence{Mode: "strict"}
 		if p.Require("names") {
 			c.Names = p.Strings("names")

@@ -3,7 +3,8 @@
 // Each check is a small type in a file of its own: it is registered by name with the keys
 // its params may hold, parsed from a criterion's params (every problem reported at its
 // file, line and column through Params), says what it expects, and judges the evidence.
-// Adding a check is one new file here and one row in the README's table.
+// Adding a check is one new file here, its params in schemas/scenario.schema.json (a test
+// holds the two to each other) and one row in the README's table.
 package check
 
 import (
@@ -68,8 +69,12 @@ type Detailer interface {
 type Kind struct {
 	// Name is the check's name in a criterion's check key.
 	Name string
-	// Params are the keys its params may hold.
+	// Params are the keys its params may hold, besides EvidenceParam, which every check takes.
 	Params []string
+	// Turn says a criterion may scope the check to one turn (turn: 2, turn: last): it reads
+	// the turns' replies, calls, usage or times. A check that reads the whole record (a judge
+	// model's) may not; its statement says which turn it means.
+	Turn bool
 	// Parse reads the params into the check, reporting problems through p.
 	Parse func(p Params) Check
 }

@@ -103,7 +103,7 @@ func (p JSONPath) Lookup(v any) (any, bool) {
 }
 
 func init() {
-	register(&Kind{Name: "json_path", Params: []string{"path", "equals", "matches", "exists", "in"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "json_path", Turn: true, Params: []string{"path", "equals", "matches", "exists", "in"}, Parse: func(p Params) Check {
 		c := &JSONPathCheck{In: "output"}
 		if p.Has("in") {
 			if c.In = p.String("in"); c.In != "output" && c.In != "collect" {

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "not_equals", Params: []string{"value", "in", "case_sensitive"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "not_equals", Turn: true, Params: []string{"value", "in", "case_sensitive"}, Parse: func(p Params) Check {
 		c := &NotEquals{In: textSource(p), CaseSensitive: p.Bool("case_sensitive")}
 		if p.Require("value") {
 			c.Value = p.Scalar("value")

@@ -9,11 +9,11 @@ import (
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 func TestNotEquals(t *testing.T) {
-	sc, err := spec.ParseScenario("SC-1.yaml", []byte(`id: SC-1
+	sc, err := scenario.Parse("SC-1.yaml", []byte(`id: SC-1
 goal: g
 acceptance_criteria:
   - {statement: not the canned reply, check: not_equals, params: {value: "  Sorry, I can't help.  "}}
@@ -31,7 +31,7 @@ acceptance_criteria:
 	assert.Equal(t, `the reply does not equal "  Sorry, I can't help.  "`, canned.Expected())
 	assert.Equal(t, record.AgentNeverRan, check.Decide(canned, observe.New(observe.Profile{})).Reason)
 
-	_, err = spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: not_equals}\n"))
+	_, err = scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: not_equals}\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "SC-1.yaml:4:5: acceptance_criteria[0]: check not_equals needs params.value")
 }

@@ -15,7 +15,7 @@ func init() {
 		if negate {
 			name = "not_contains"
 		}
-		register(&Kind{Name: name, Params: []string{"text", "in", "case_sensitive"}, Parse: func(p Params) Check {
+		register(&Kind{Name: name, Turn: true, Params: []string{"text", "in", "case_sensitive"}, Parse: func(p Params) Check {
 			c := &Contains{Negate: negate, In: textSource(p), CaseSensitive: p.Bool("case_sensitive")}
 			if p.Require("text") {
 				if c.Text = p.String("text"); c.Text == "" {
@@ -28,7 +28,7 @@ func init() {
 		if negate {
 			name = "not_regex"
 		}
-		register(&Kind{Name: name, Params: []string{"pattern", "in"}, Parse: func(p Params) Check {
+		register(&Kind{Name: name, Turn: true, Params: []string{"pattern", "in"}, Parse: func(p Params) Check {
 			c := &Regex{Negate: negate, In: textSource(p)}
 			if p.Require("pattern") {
 				c.Pattern = compile(p, "pattern")
@@ -36,7 +36,7 @@ func init() {
 			return c
 		}})
 	}
-	register(&Kind{Name: "equals", Params: []string{"value", "in", "case_sensitive"}, Parse: func(p Params) Check {
+	register(&Kind{Name: "equals", Turn: true, Params: []string{"value", "in", "case_sensitive"}, Parse: func(p Params) Check {
 		c := &Equals{In: textSource(p), CaseSensitive: p.Bool("case_sensitive")}
 		if p.Require("value") {
 			c.Value = p.Scalar("value")

@@ -16,6 +16,10 @@ const (
 	TierCollected = "collected"
 )
 
+// EvidenceParam is the param every check takes besides its own: the weakest tier of
+// evidence that may decide the criterion.
+const EvidenceParam = "evidence"
+
 // Tiers are the tiers, weakest first.
 var Tiers = []string{TierSaid, TierReported, TierCollected}
 

@@ -16,7 +16,7 @@ import (
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/redteam"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // Config is how a run decides: the model judge and the bars its rows must clear.
@@ -39,7 +39,7 @@ type Calibration struct{ Agree, N int }
 
 // Input is one attempt to decide.
 type Input struct {
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	RunID    string
 	Observed *observe.Observations
 	// Failures are the hook failures that fail the attempt whatever its criteria say.
@@ -90,7 +90,7 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 }
 
 // HasModelCriteria reports whether a scenario has criteria a judge model decides.
-func HasModelCriteria(sc *spec.Scenario) bool {
+func HasModelCriteria(sc *scenario.Scenario) bool {
 	return sc.Observes().Has(check.ObservesModel)
 }
 

@@ -6,12 +6,12 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // Probes are the MCP probes a scenario's mcp_probe criteria ask for, as requests (a
 // probe with no answer yet), and not among have with an answer: what is still to be asked.
-func Probes(sc *spec.Scenario, have []record.Probe) []record.Probe {
+func Probes(sc *scenario.Scenario, have []record.Probe) []record.Probe {
 	var want []record.Probe
 	for _, c := range sc.Criteria {
 		p, ok := c.Check.(*check.MCPProbe)
@@ -30,7 +30,7 @@ func Probes(sc *spec.Scenario, have []record.Probe) []record.Probe {
 // CouldChange names the scenario's criteria whose verdict late spans could have changed:
 // those that read calls, usage or what the agent emitted (adversarial scenarios read the
 // trace for the canary and their signals).
-func CouldChange(sc *spec.Scenario, late record.LateSpans) []string {
+func CouldChange(sc *scenario.Scenario, late record.LateSpans) []string {
 	var out []string
 	for _, c := range sc.Criteria {
 		o := c.Check.Observes()

@@ -5,7 +5,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // Repeats decides a repeated scenario from its attempts' verdicts (ns are their numbers):
@@ -16,7 +16,7 @@ import (
 // untrusted record); it is flaky when a Pass and a Fail are among its decided attempts.
 // excuse is what would leave its failure out of the exit code. shown is the index of the
 // attempt whose criteria the verdict shows.
-func Repeats(sc *spec.Scenario, runID string, ns []int, verdicts []*record.Verdict, excuse string) (v record.Verdict, shown int) {
+func Repeats(sc *scenario.Scenario, runID string, ns []int, verdicts []*record.Verdict, excuse string) (v record.Verdict, shown int) {
 	type attempt struct {
 		N       int
 		Verdict *record.Verdict

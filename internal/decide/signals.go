@@ -7,13 +7,13 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/redteam"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // signalQuestions are the scenario's free-text red-team signals, asked of the judge model
 // beside its llm_judge criteria, each by an id of its own (SIGNAL-S1 for the first success
 // signal, SIGNAL-F1 for the first failure signal), and the signal each id asks about.
-func signalQuestions(sc *spec.Scenario) ([]modeljudge.Criterion, map[string]redteam.Signal) {
+func signalQuestions(sc *scenario.Scenario) ([]modeljudge.Criterion, map[string]redteam.Signal) {
 	succ, fail := sc.Redteam.JudgeSignals()
 	var qs []modeljudge.Criterion
 	asked := map[string]redteam.Signal{}

@@ -10,11 +10,12 @@ import (
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // Evaluate judges every criterion against the evidence, in order.
-func Evaluate(criteria []spec.Criterion, ev *observe.Observations, turns int) []record.Row {
+func Evaluate(criteria []scenario.Criterion, ev *observe.Observations, turns int) []record.Row {
 	rows := make([]record.Row, 0, len(criteria))
 	for i := range criteria {
 		c := &criteria[i]
@@ -35,7 +36,7 @@ func Evaluate(criteria []spec.Criterion, ev *observe.Observations, turns int) []
 // decide judges one criterion: on the turn it is about, when it names one (turns is the
 // scenario's number of turns, for turn: last), else on every turn. turn says which, ""
 // for every turn.
-func decide(c *spec.Criterion, ev *observe.Observations, turns int) (check.Result, string, string) {
+func decide(c *scenario.Criterion, ev *observe.Observations, turns int) (check.Result, string, string) {
 	if c.Turn == 0 {
 		return check.Decide(c.Check, ev), "", check.TierOf(c.Check, ev)
 	}
@@ -53,7 +54,7 @@ func decide(c *spec.Criterion, ev *observe.Observations, turns int) (check.Resul
 // Require turns each decided row whose evidence is weaker than its criterion requires
 // (evidence: collected) into Unable to Verify, saying what would make it checkable. It
 // runs once every row is decided, the judge model's included.
-func Require(criteria []spec.Criterion, rows []record.Row) {
+func Require(criteria []scenario.Criterion, rows []record.Row) {
 	need := map[string]string{}
 	for _, c := range criteria {
 		if c.Requires != "" {

@@ -10,13 +10,13 @@ import (
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // criterion parses one acceptance criterion the way a scenario file would hold it.
-func criterion(t *testing.T, yaml string) spec.Criterion {
+func criterion(t *testing.T, yaml string) scenario.Criterion {
 	t.Helper()
-	s, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - "+yaml+"\n"))
+	s, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - "+yaml+"\n"))
 	require.NoError(t, err)
 	return s.Criteria[0]
 }
@@ -80,7 +80,7 @@ func TestChecks(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprintf("%02d_%s", i, tc.reason), func(t *testing.T) {
-			row := judge.Evaluate([]spec.Criterion{criterion(t, tc.criterion)}, evidence(), 1)[0]
+			row := judge.Evaluate([]scenario.Criterion{criterion(t, tc.criterion)}, evidence(), 1)[0]
 			assert.Equal(t, tc.want, row.Status, "%s\nexpected: %s\nachieved: %s", tc.reason, row.Expected, row.Achieved)
 			assert.NotEmpty(t, row.Expected)
 			assert.NotEmpty(t, row.Achieved)
@@ -104,25 +104,25 @@ func TestObservability(t *testing.T) {
 		`{statement: s, check: usage, params: {total_max: 1}}`,
 		`{statement: s, check: json_path, params: {in: collect, path: '$.a', exists: true}}`,
 	} {
-		row := judge.Evaluate([]spec.Criterion{criterion(t, c)}, ev, 1)[0]
+		row := judge.Evaluate([]scenario.Criterion{criterion(t, c)}, ev, 1)[0]
 		assert.Equal(t, record.UnableToVerify, row.Status, c)
 		assert.Equal(t, record.NotObservable, row.Reason, c)
 	}
 	// calls: [] is positive evidence that nothing was called.
 	ev.CollectReport(map[string]any{"calls": []any{}})
-	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev, 1)[0]
+	row := judge.Evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev, 1)[0]
 	assert.Equal(t, record.Pass, row.Status)
 }
 
 func TestAgentNeverRan(t *testing.T) {
 	ev := observe.New(observe.Profile{Calls: true})
-	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev, 1)[0]
+	row := judge.Evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev, 1)[0]
 	assert.Equal(t, record.UnableToVerify, row.Status, "no reply is no pass, even for a negative check")
 	assert.Equal(t, record.AgentNeverRan, row.Reason)
 }
 
 func TestFailQuotesWhatTheAgentDid(t *testing.T) {
-	row := judge.Evaluate([]spec.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, evidence(), 1)[0]
+	row := judge.Evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, evidence(), 1)[0]
 	assert.Equal(t, record.Fail, row.Status)
 	assert.Equal(t, "issue_refund is never called", row.Expected)
 	assert.Contains(t, row.Evidence, `"name":"issue_refund"`)

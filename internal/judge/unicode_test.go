@@ -11,6 +11,7 @@ import (
 	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -28,7 +29,7 @@ func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ev := reply(text)
-			rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev, 1)
+			rows := judge.Evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev, 1)
 			assert.Equal(t, record.Pass, rows[0].Status)
 			assert.Contains(t, rows[0].Evidence, "hello", "the quote shows the match")
 			hits := judge.Forbidden([]string{"Hello"}, ev)
@@ -38,9 +39,9 @@ func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
 		})
 	}
 	// Case folding reaches beyond ASCII: the Kelvin sign is a K.
-	rows := judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"), 1)
+	rows := judge.Evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"), 1)
 	assert.Equal(t, record.Fail, rows[0].Status, "no 'ok' here")
-	rows = judge.Evaluate([]spec.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"), 1)
+	rows = judge.Evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"), 1)
 	assert.Equal(t, record.Pass, rows[0].Status)
 	assert.Contains(t, rows[0].Evidence, "O\u212a")
 }
@@ -57,10 +58,10 @@ func FuzzJudge(f *testing.F) {
 			return
 		}
 		ev := reply(text)
-		criteria := []spec.Criterion{
-			{ID: "C1", Kind: "contains", Check: &check.Contains{Text: needle}},
-			{ID: "C2", Kind: "not_contains", Check: &check.Contains{Text: needle, In: "transcript", Negate: true}},
-			{ID: "C3", Kind: "equals", Check: &check.Equals{Value: needle}},
+		criteria := []scenario.Criterion{
+			{Criterion: spec.Criterion{ID: "C1", Kind: "contains"}, Check: &check.Contains{Text: needle}},
+			{Criterion: spec.Criterion{ID: "C2", Kind: "not_contains"}, Check: &check.Contains{Text: needle, In: "transcript", Negate: true}},
+			{Criterion: spec.Criterion{ID: "C3", Kind: "equals"}, Check: &check.Equals{Value: needle}},
 		}
 		for _, r := range judge.Evaluate(criteria, ev, 1) {
 			assert.True(t, utf8.ValidString(r.Evidence), "%q", r.Evidence)

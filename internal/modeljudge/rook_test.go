@@ -20,7 +20,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // rookRun is the run Rook recorded of its banking demo.
@@ -198,7 +198,7 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
-		sc, err := spec.LoadScenario(f)
+		sc, err := scenario.Load(f)
 		require.NoError(t, err)
 		for _, cr := range sc.Criteria {
 			criteria = append(criteria, cr.Statement)

@@ -10,13 +10,13 @@ import (
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/redteam"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // decided is the status of each criterion of a scenario body on obs.
 func decided(t *testing.T, obs *observe.Observations, criteria string) map[string]record.Row {
 	t.Helper()
-	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n"+criteria))
+	sc, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n"+criteria))
 	require.NoError(t, err)
 	rows := map[string]record.Row{}
 	for _, r := range judge.Evaluate(sc.Criteria, obs, sc.Turns()) {

@@ -2,57 +2,65 @@ package spec
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
-// Criterion is one acceptance criterion: a statement and the check that decides it.
+// Criterion is one acceptance criterion as its file writes it: a statement, the name of
+// the check that decides it and that check's params. The check itself is built from Kind
+// and the params by the package that compiles a scenario (check.Lookup, then Kind.Parse
+// over ReadParams), so that a new check touches the check package and its schema alone.
 type Criterion struct {
 	// ID is the criterion's id; by default C1, C2... by position.
 	ID        string
 	Statement string
 	// Kind names the check as the file does; a criterion without one is llm_judge.
 	Kind string
-	// Check decides the criterion.
-	Check check.Check
 	// Params are the check's parameters as written (kept for records).
 	Params map[string]any
-	// Requires is the weakest tier of evidence that may decide the criterion (its params'
-	// evidence: said, reported or collected; collected for call criteria when Rook's
-	// verification_requires names an mcp server); "" for any.
-	Requires string
 	// Turn is the turn the criterion is about (turn: 2): its checks read only that turn's
 	// observations. 0 is every turn (turns: all, the default); LastTurn the scenario's last.
 	Turn int
+	// FromCalls marks a criterion of Rook's calls shorthand, which has no statement of its
+	// own: the check's words stand for one.
+	FromCalls bool
 
-	// Line and Column locate the criterion in its file.
+	// Line and Column locate the criterion in its file; KindAt its check key, and TurnAt
+	// its turn key (zero when the file has none).
 	Line, Column int
+	KindAt       Pos
+	TurnAt       Pos
+
+	src *criterionSource
 }
 
-// Expected says what passes: the check's own words, or the statement a judge model decides.
-func (c *Criterion) Expected() string {
-	if e := c.Check.Expected(); e != "" {
-		return e
+// criterionSource is where a criterion's params are written, for ReadParams.
+type criterionSource struct {
+	file          string
+	item, params  *yaml.Node
+	where, pwhere string
+}
+
+// Err is a problem with the criterion, at pos (its own position when pos is zero), in the
+// words "acceptance_criteria[0]: msg".
+func (c *Criterion) Err(pos Pos, format string, args ...any) error {
+	if pos == (Pos{}) {
+		pos = Pos{c.Line, c.Column}
 	}
-	return c.Statement
+	e := &PosError{Line: pos.Line, Column: pos.Column, Msg: fmt.Sprintf(format, args...)}
+	if c.src != nil {
+		e.File, e.Msg = c.src.file, c.src.where+": "+e.Msg
+	}
+	return e
 }
 
 var criterionKeys = []string{"id", "statement", "check", "params", "turn", "turns"}
 
 // LastTurn is Criterion.Turn for turn: last.
 const LastTurn = -1
-
-// turnScoped are the checks a criterion may scope to one turn: those that read the
-// turns' replies, calls, usage and times. A judge model reads the whole record; its
-// statement says which turn it means.
-var turnScoped = map[string]bool{"contains": true, "not_contains": true, "regex": true, "not_regex": true, "equals": true,
-	"not_equals": true, "json_path": true, "called": true, "not_called": true, "call_sequence": true, "usage": true, "latency": true}
 
 // turnOf reads a criterion's turn (a turn number from 1, or last) and turns (all).
 func turnOf(e *errs, c *Criterion, where string, turn, turns *yaml.Node) {
@@ -71,8 +79,8 @@ func turnOf(e *errs, c *Criterion, where string, turn, turns *yaml.Node) {
 		}
 		c.Turn = n
 	}
-	if c.Turn != 0 && !turnScoped[c.Kind] {
-		e.at(turn, "%s: turn is for the checks that read turns (text, calls, usage, latency, json_path); %s reads the whole record, so say the turn in its statement", where, c.Kind)
+	if turn != nil {
+		c.TurnAt = Pos{turn.Line, turn.Column}
 	}
 }
 
@@ -124,95 +132,83 @@ func parseCriteria(e *errs, f field) []Criterion {
 		if params != nil {
 			c.Params, _ = value(e, field{key: where + ".params", v: params}).(map[string]any)
 		}
-		kind, known := check.Lookup(c.Kind)
-		switch {
-		case known:
-			pr := newParamReader(e, item, params, where, kind)
-			c.Check = kind.Parse(pr)
-			c.Requires = pr.String(evidenceParam)
-			if c.Requires != "" && check.TierRank(c.Requires) == 0 {
-				e.at(pr.got[evidenceParam].v, "%s.params.evidence must be %s, got %q", where, strings.Join(check.Tiers, ", "), c.Requires)
-				c.Requires = ""
-			}
-		case checkNode != nil && nearest(c.Kind, check.Names()) != "":
-			e.at(checkNode, "%s: unknown check %q; did you mean %q?", where, c.Kind, nearest(c.Kind, check.Names()))
-		default:
-			// A check this judge does not implement (Rook's mcp_probe, say) loads and is
-			// reported as Unable to Verify; its params are kept as written.
-			c.Check = &check.Unsupported{Name: c.Kind}
+		if checkNode != nil {
+			c.KindAt = Pos{checkNode.Line, checkNode.Column}
 		}
+		c.src = &criterionSource{file: e.file, item: item, params: params, where: where, pwhere: where + ".params"}
 		out = append(out, c)
 	}
 	return out
 }
 
-// paramReader is check.Params over a criterion's params node: every problem is reported
-// at the position of the key it is about.
-type paramReader struct {
-	e         *errs
-	item      *yaml.Node
-	params    *yaml.Node
-	where, pw string
-	kind      string
-	got       map[string]field
+// Params reads a criterion's params for the check its kind names (it is check.Params):
+// every problem, a key the check does not take included, is reported at the position of
+// the key it is about, and Err returns them all.
+type Params struct {
+	e    *errs
+	src  *criterionSource
+	kind string
+	got  map[string]field
 }
 
-func newParamReader(e *errs, item, params *yaml.Node, where string, kind *check.Kind) *paramReader {
-	return &paramReader{e: e, item: item, params: params, where: where, pw: where + ".params", kind: kind.Name,
-		got: paramFields(e, params, where+".params", kind)}
-}
-
-// paramFields reads params' keys, refusing those kind does not take.
-// evidenceParam is the param every check takes: the weakest tier of evidence that may
-// decide it.
-const evidenceParam = "evidence"
-
-func paramFields(e *errs, params *yaml.Node, where string, kind *check.Kind) map[string]field {
-	got := map[string]field{}
-	if params != nil {
-		for _, f := range fields(e, params, where, append(slices.Clone(kind.Params), evidenceParam), true) {
-			got[f.key] = f
+// ReadParams reads the criterion's params as those of check kind, whose keys are allowed.
+func (c *Criterion) ReadParams(kind string, allowed []string) *Params {
+	src := c.src
+	if src == nil { // a criterion built in code rather than read from a file
+		src = &criterionSource{item: &yaml.Node{Kind: yaml.MappingNode}, where: c.ID, pwhere: c.ID + ".params"}
+	}
+	p := &Params{e: &errs{file: src.file}, src: src, kind: kind, got: map[string]field{}}
+	if src.params != nil {
+		for _, f := range fields(p.e, src.params, src.pwhere, allowed, true) {
+			p.got[f.key] = f
 		}
 	}
-	return got
+	return p
 }
 
-func (r *paramReader) Has(key string) bool { _, ok := r.got[key]; return ok }
+// Err is every problem the reads found; nil when there were none.
+func (r *Params) Err() error { return r.e.err() }
 
-func (r *paramReader) Require(key string) bool {
+// whole is the node a problem with the params as a whole is reported at.
+func (r *Params) whole() *yaml.Node {
+	if r.src.params != nil {
+		return r.src.params
+	}
+	return r.src.item
+}
+
+func (r *Params) Has(key string) bool { _, ok := r.got[key]; return ok }
+
+func (r *Params) Require(key string) bool {
 	if r.Has(key) {
 		return true
 	}
-	n := r.params
-	if n == nil {
-		n = r.item
-	}
-	r.e.at(n, "%s: check %s needs params.%s", r.where, r.kind, key)
+	r.e.at(r.whole(), "%s: check %s needs params.%s", r.src.where, r.kind, key)
 	return false
 }
 
-func (r *paramReader) String(key string) string {
+func (r *Params) String(key string) string {
 	if f, ok := r.got[key]; ok {
 		return str(r.e, f)
 	}
 	return ""
 }
 
-func (r *paramReader) Scalar(key string) string {
+func (r *Params) Scalar(key string) string {
 	if f, ok := r.got[key]; ok && f.v.Kind == yaml.ScalarNode && !isNull(f.v) {
 		return f.v.Value
 	}
 	return ""
 }
 
-func (r *paramReader) Bool(key string) bool {
+func (r *Params) Bool(key string) bool {
 	if f, ok := r.got[key]; ok {
 		return boolean(r.e, f)
 	}
 	return false
 }
 
-func (r *paramReader) Int(key string) *int {
+func (r *Params) Int(key string) *int {
 	if f, ok := r.got[key]; ok {
 		if n, ok := integer(r.e, f); ok {
 			return &n
@@ -221,31 +217,27 @@ func (r *paramReader) Int(key string) *int {
 	return nil
 }
 
-func (r *paramReader) Value(key string) any {
+func (r *Params) Value(key string) any {
 	if f, ok := r.got[key]; ok && !isNull(f.v) {
 		return value(r.e, f)
 	}
 	return nil
 }
 
-func (r *paramReader) Strings(key string) []string {
+func (r *Params) Strings(key string) []string {
 	if f, ok := r.got[key]; ok {
 		return strList(r.e, f)
 	}
 	return nil
 }
 
-func (r *paramReader) Errorf(key, format string, args ...any) {
+func (r *Params) Errorf(key, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if f, ok := r.got[key]; ok {
-		r.e.at(f.v, "%s.%s %s", r.pw, key, msg)
+		r.e.at(f.v, "%s.%s %s", r.src.pwhere, key, msg)
 		return
 	}
-	n := r.params
-	if n == nil {
-		n = r.item
-	}
-	r.e.at(n, "%s: %s", r.where, msg)
+	r.e.at(r.whole(), "%s: %s", r.src.where, msg)
 }
 
 var callKeys = []string{"tool", "name", "expect", "times", "min", "max", "arguments", "server"}
@@ -304,23 +296,8 @@ func parseCall(e *errs, item *yaml.Node, where string) (Criterion, bool) {
 		}
 		params.Content = append(params.Content, k.kNode, k.v)
 	}
-	kind, _ := check.Lookup(c.Kind)
-	c.Check = kind.Parse(&paramReader{e: e, item: item, params: params, where: where, pw: where, kind: kind.Name,
-		got: paramFields(e, params, where, kind)})
 	c.Params, _ = value(e, field{key: where, v: params}).(map[string]any)
-	c.Statement = check.Statement(c.Check)
+	c.FromCalls = true
+	c.src = &criterionSource{file: e.file, item: item, params: params, where: where, pwhere: where}
 	return c, true
-}
-
-// Subtest is the criterion's go test name, such as C2_not_called_issue_refund.
-func (c *Criterion) Subtest() string {
-	detail := c.Statement
-	if d, ok := c.Check.(check.Detailer); ok {
-		detail = d.Detail()
-	}
-	name := c.ID + "_" + Slug(c.Kind, 20)
-	if d := Slug(detail, 40); d != "" {
-		name += "_" + d
-	}
-	return name
 }

@@ -3,54 +3,54 @@ package spec
 import (
 	"fmt"
 
-	"github.com/rookgo/rookgo/internal/redteam"
 	"gopkg.in/yaml.v3"
 )
 
 // Redteam is a scenario's redteam block: the attack it makes, and the signals that say it
-// landed (success) or that the defence held (failure). Rook's other keys in it
+// landed (success) or that the defence held (failure), as written. Rook's other keys in it
 // (source_plugins, mutation_strategy) are kept in the snapshot.
 type Redteam struct {
 	AttackCategory string
 	PatternID      string
-	Success        []redteam.Signal
-	Failure        []redteam.Signal
+	Success        []Signal
+	Failure        []Signal
+}
+
+// Signal is one signal of a redteam block as written. The redteam package reads it
+// (redteam.ParseSignal): a regular expression, one of Rook's forms, a tool call, or free
+// text for a judge model.
+type Signal struct {
+	// Text is the signal: the string entry, or the mapping's regex or text.
+	Text string
+	// Form says how it was written.
+	Form SignalForm
+	// Flags are a {regex: ..., flags: ...} mapping's flags.
+	Flags string
+	// List is the key of the list it is in (success_signals, failure_signals), and Line
+	// and Column its position.
+	List         string
+	Line, Column int
+}
+
+// SignalForm is how a signal is written.
+type SignalForm int
+
+// The forms of a signal.
+const (
+	// SignalString is a string entry, read by its shape (/regex/, Rook's forms, free text).
+	SignalString SignalForm = iota
+	// SignalRegex is a {regex: ..., flags: ...} mapping.
+	SignalRegex
+	// SignalText is a {text: ...} mapping: free text, whatever its shape.
+	SignalText
+)
+
+// Err is a problem with the signal, at its position.
+func (s Signal) Err(file string, err error) error {
+	return &PosError{File: file, Line: s.Line, Column: s.Column, Msg: fmt.Sprintf("%s: %v", s.List, err)}
 }
 
 var redteamKeys = []string{"attack_category", "pattern_id", "source_plugins", "mutation_strategy", "success_signals", "failure_signals"}
-
-// JudgeSignals are the block's free-text signals, which only a judge model can decide.
-func (rt *Redteam) JudgeSignals() (success, failure []redteam.Signal) {
-	if rt == nil {
-		return nil, nil
-	}
-	for _, s := range rt.Success {
-		if s.Kind == redteam.Judge {
-			success = append(success, s)
-		}
-	}
-	for _, s := range rt.Failure {
-		if s.Kind == redteam.Judge {
-			failure = append(failure, s)
-		}
-	}
-	return success, failure
-}
-
-// hasJudgeSignal reports whether the block has a free-text signal.
-func (rt *Redteam) hasJudgeSignal() bool {
-	if rt == nil {
-		return false
-	}
-	for _, list := range [][]redteam.Signal{rt.Success, rt.Failure} {
-		for _, s := range list {
-			if s.Kind == redteam.Judge {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // Adversarial reports whether the scenario is an attack: class adversarial, or a redteam
 // block. Its verdict then says whether it was compromised.
@@ -77,9 +77,9 @@ func parseRedteam(e *errs, f field) *Redteam {
 	return rt
 }
 
-// signals reads a list of signals: each a string (a /regex/, one of Rook's forms, a tool
-// call, or free text), or a mapping {regex: ..., flags: i} or {text: ...}.
-func signals(e *errs, f field) []redteam.Signal {
+// signals reads a list of signals: each a string, or a mapping {regex: ..., flags: i} or
+// {text: ...}.
+func signals(e *errs, f field) []Signal {
 	if isNull(f.v) {
 		return nil
 	}
@@ -87,70 +87,41 @@ func signals(e *errs, f field) []redteam.Signal {
 		e.at(f.v, "%s must be a list, not %s", f.key, kindName(f.v))
 		return nil
 	}
-	var out []redteam.Signal
+	var out []Signal
 	for _, item := range f.v.Content {
-		var s redteam.Signal
-		var err error
+		s := Signal{List: f.key, Line: item.Line, Column: item.Column}
 		switch {
 		case item.Kind == yaml.ScalarNode && !isNull(item):
-			s, err = redteam.Parse(item.Value)
+			s.Text = item.Value
 		case item.Kind == yaml.MappingNode:
-			s, err = signalMap(e, item)
+			if !signalMap(e, item, &s) {
+				continue
+			}
 		default:
 			e.at(item, "%s entries must be strings or {regex: ...} / {text: ...}, not %s", f.key, kindName(item))
 			continue
 		}
-		if err != nil {
-			e.at(item, "%s: %v", f.key, err)
-			continue
-		}
-		if s.Kind != "" {
-			out = append(out, s)
-		}
+		out = append(out, s)
 	}
 	return out
 }
 
-func signalMap(e *errs, n *yaml.Node) (redteam.Signal, error) {
-	var re, flags, text string
+// signalMap reads a signal written as a mapping into s.
+func signalMap(e *errs, n *yaml.Node, s *Signal) bool {
 	var hasRe, hasText bool
 	for _, g := range fields(e, n, "signal", []string{"regex", "flags", "text"}, true) {
 		switch g.key {
 		case "regex":
-			re, hasRe = str(e, g), true
+			s.Text, s.Form, hasRe = str(e, g), SignalRegex, true
 		case "flags":
-			flags = str(e, g)
+			s.Flags = str(e, g)
 		case "text":
-			text, hasText = str(e, g), true
+			s.Text, s.Form, hasText = str(e, g), SignalText, true
 		}
 	}
-	switch {
-	case hasRe == hasText:
+	if hasRe == hasText {
 		e.at(n, "a signal mapping holds regex or text (one of them)")
-		return redteam.Signal{}, nil
-	case hasRe:
-		return redteam.NewRegex(re, flags)
+		return false
 	}
-	return redteam.NewText(text)
-}
-
-// redteamNames warns of a signal that names a criterion the scenario does not have: it is
-// kept, and decides nothing.
-func (p *scenarioParse) redteamNames() {
-	rt := p.s.Redteam
-	if rt == nil {
-		return
-	}
-	for _, s := range append(append([]redteam.Signal(nil), rt.Success...), rt.Failure...) {
-		if s.Kind != redteam.Criterion {
-			continue
-		}
-		named := false
-		for _, c := range p.s.Criteria {
-			named = named || s.Names(c.Statement)
-		}
-		if !named {
-			p.s.Warnings = append(p.s.Warnings, fmt.Sprintf("%s: redteam signal %q names no criterion of the scenario; it decides nothing", p.e.file, s.Raw))
-		}
-	}
+	return true
 }

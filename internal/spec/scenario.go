@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 	"gopkg.in/yaml.v3"
 )
@@ -53,6 +52,9 @@ type Scenario struct {
 	Redteam *Redteam
 	// RequiresUsage is set by verification_requires [{type: agent_metadata, field: total_tokens}].
 	RequiresUsage bool
+	// RequiresMCP is set when verification_requires names an mcp server: the scenario's
+	// call criteria are then to be decided on collected evidence.
+	RequiresMCP bool
 
 	File   string
 	Source []byte
@@ -144,15 +146,7 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		e.at(p.minPassNode, "min_pass %d is more than repeat %d: at most %d attempts can pass", s.MinPass, s.Repeat, s.Repeat)
 	}
 	s.Criteria = append(s.Criteria, p.calls...)
-	if p.requiresMCP {
-		for i := range s.Criteria {
-			if c := &s.Criteria[i]; c.Requires == "" && c.Check != nil && c.Check.Observes().Has(check.ObservesCalls) {
-				c.Requires = check.TierCollected
-			}
-		}
-	}
 	p.criterionIDs()
-	p.redteamNames()
 	for _, c := range s.Criteria {
 		if c.Turn > s.Turns() {
 			e.list = append(e.list, &PosError{File: e.file, Line: c.Line, Column: c.Column,
@@ -173,9 +167,6 @@ type scenarioParse struct {
 	idNode, goalNode *yaml.Node
 	minPassNode      *yaml.Node
 	calls            []Criterion
-	// requiresMCP is set when verification_requires names an mcp server: the scenario's
-	// call criteria are then to be decided on collected evidence.
-	requiresMCP bool
 }
 
 // unknown keeps a key outside Rook's schema as a warning, or as a typo when it reads like
@@ -277,7 +268,7 @@ func (p *scenarioParse) selector(f field) {
 		s.SkipReason = str(e, f)
 	case "verification_requires":
 		v := value(e, f)
-		s.RequiresUsage, p.requiresMCP = requiresUsage(v), requiresMCP(v)
+		s.RequiresUsage, s.RequiresMCP = requiresUsage(v), requiresMCP(v)
 	case "sources":
 		s.Sources = texts(value(e, f))
 	case "redteam":
@@ -422,20 +413,4 @@ func Slug(s string, max int) string {
 		out = strings.TrimRight(out, "_")
 	}
 	return out
-}
-
-// Observes is what the scenario's criteria read of an attempt, together; usage too when
-// Rook's verification_requires asks for total_tokens.
-func (s *Scenario) Observes() check.Observations {
-	var o check.Observations
-	for _, c := range s.Criteria {
-		o |= c.Check.Observes()
-	}
-	if s.RequiresUsage {
-		o |= check.ObservesUsage
-	}
-	if s.Redteam.hasJudgeSignal() {
-		o |= check.ObservesModel // a judge model decides its free-text signals
-	}
-	return o
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/redteam"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -39,7 +37,6 @@ func TestRookScenarioFilesLoadUnchanged(t *testing.T) {
 			assert.NotEmpty(t, s.Criteria)
 			for i, c := range s.Criteria {
 				assert.NotEmpty(t, c.Kind)
-				assert.NotNil(t, c.Check)
 				assert.NotEmpty(t, c.ID, "criterion %d", i)
 			}
 		})
@@ -73,22 +70,17 @@ func TestRookSampleShapes(t *testing.T) {
 	assert.Equal(t, sc1.Goal, sc1.TurnInput(2))
 	require.Len(t, sc1.Criteria, 3)
 	assert.Equal(t, "regex", sc1.Criteria[1].Kind)
-	require.IsType(t, &check.Regex{}, sc1.Criteria[1].Check)
-	assert.Equal(t, "5,?000", sc1.Criteria[1].Check.(*check.Regex).Pattern.String())
-	assert.Equal(t, "C2_regex", sc1.Criteria[1].Subtest())
+	assert.Equal(t, map[string]any{"pattern": "5,?000"}, sc1.Criteria[1].Params, "params are data until the check is built")
 
 	// The calls shorthand becomes criteria after acceptance_criteria, named as Rook names them.
 	sc5 := draft("SC-005")
 	require.Len(t, sc5.Criteria, 4)
 	c := sc5.Criteria[3]
 	assert.Equal(t, "CALL-01", c.ID)
-	assert.Equal(t, "CALL-01_called_transfer", c.Subtest())
 	assert.Equal(t, "called", c.Kind)
-	call, ok := c.Check.(*check.Called)
-	require.True(t, ok)
-	assert.Equal(t, "transfer", call.Name)
-	require.NotNil(t, call.Times)
-	assert.Equal(t, 1, *call.Times)
+	assert.True(t, c.FromCalls)
+	assert.Equal(t, "transfer", c.Params["name"], "the entry's tool is the called check's name")
+	assert.Equal(t, "1", fmt.Sprint(c.Params["times"]))
 	assert.Equal(t, []string{"manager approval required", "approval needed"}, sc5.Forbidden)
 
 	// A check this judge does not implement still loads.
@@ -233,73 +225,12 @@ func TestLooksSecret(t *testing.T) {
 	}
 }
 
-func TestScenarioErrors(t *testing.T) {
-	tests := []struct {
-		name, file, body string
-		want             []string
-	}{
-		{"unsafe id", "x.yaml", "id: ../x\ngoal: g\n", []string{`x.yaml:1:5: id "../x" may hold only letters`}},
-		{"id mismatch", "SC-1.yaml", "local_id: SC-2\ngoal: g\n", []string{`id "SC-2" does not match the file name "SC-1"`}},
-		{"misspelt key", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_critera: []\n",
-			[]string{`SC-1.yaml:3:1: unknown key "acceptance_critera" in scenario; did you mean "acceptance_criteria"?`}},
-		{"no goal", "SC-1.yaml", "id: SC-1\n", []string{"missing goal"}},
-		{"bad regex", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: '(('}}\n",
-			[]string{"SC-1.yaml:4:52: acceptance_criteria[0].params.pattern is not a valid RE2 expression"}},
-		{"missing param", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: called}\n",
-			[]string{"check called needs params.name"}},
-		{"misspelt check", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contians, params: {text: a}}\n",
-			[]string{`unknown check "contians"; did you mean "contains"?`}},
-		{"misspelt param", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {txt: a}}\n",
-			[]string{`unknown key "txt" in acceptance_criteria[0].params; did you mean "text"?`}},
-		{"bad calls expect", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, expect: maybe}]\n",
-			[]string{"calls[0].expect must be called, not_called or called_with"}},
-		// Author mistakes that used to load and pass.
-		{"blank forbidden text", "SC-1.yaml", "id: SC-1\ngoal: g\nforbidden: [\"\", \" \", real]\n",
-			[]string{"SC-1.yaml:3:13: forbidden[0] is blank", "SC-1.yaml:3:17: forbidden[1] is blank"}},
-		{"second document", "SC-1.yaml", "id: SC-1\ngoal: g\n---\nforbidden: [secret]\n",
-			[]string{"SC-1.yaml:3:1: a second YAML document (after ---) would be ignored"}},
-		{"calls shorthand times with min", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, times: 1, min: 1}]\n",
-			[]string{"calls[0]: params.times cannot be combined with min or max"}},
-		{"calls shorthand not_called with times", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, expect: not_called, times: 2}]\n",
-			[]string{`unknown key "times" in calls[0]`}},
-		{"calls shorthand negative times", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{tool: t, times: -1}]\n",
-			[]string{"SC-1.yaml:3:26: times must not be negative"}},
-		{"evidence of no tier", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a, evidence: proven}}\n",
-			[]string{`SC-1.yaml:4:65: acceptance_criteria[0].params.evidence must be said, reported, collected, got "proven"`}},
-		{"turn past the last", "SC-1.yaml", "id: SC-1\ngoal: g\nsetup_messages: [hi]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a}, turn: 3}\n",
-			[]string{"SC-1.yaml:5:5: criterion C1 is about turn 3, and the scenario has 2 turn(s)"}},
-		{"turn of a judge", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, turn: 1}\n",
-			[]string{"SC-1.yaml:4:26: acceptance_criteria[0]: turn is for the checks that read turns (text, calls, usage, latency, json_path); llm_judge reads the whole record"}},
-		{"turn zero", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a}, turn: 0}\n",
-			[]string{`acceptance_criteria[0].turn must be a turn number from 1, or last; got "0"`}},
-		{"turn and turns", "SC-1.yaml", "id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a}, turn: 1, turns: all}\n",
-			[]string{"acceptance_criteria[0]: give turn (one turn) or turns: all, not both"}},
-		{"min_pass above repeat", "SC-1.yaml", "id: SC-1\ngoal: g\nrepeat: 3\nmin_pass: 4\n",
-			[]string{"SC-1.yaml:4:11: min_pass 4 is more than repeat 3: at most 3 attempts can pass"}},
-		{"min_pass without repeat", "SC-1.yaml", "id: SC-1\ngoal: g\nmin_pass: 2\n",
-			[]string{"SC-1.yaml:3:11: min_pass 2 is more than repeat 1"}},
-		{"min_pass zero", "SC-1.yaml", "id: SC-1\ngoal: g\nrepeat: 3\nmin_pass: 0\n",
-			[]string{"SC-1.yaml:4:11: min_pass must be at least 1, got 0"}},
-		{"calls shorthand without a tool", "SC-1.yaml", "id: SC-1\ngoal: g\ncalls: [{expect: called}]\n",
-			[]string{"calls[0]: check called needs params.name"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := spec.ParseScenario(tc.file, []byte(tc.body))
-			require.Error(t, err)
-			for _, w := range tc.want {
-				assert.Contains(t, err.Error(), w)
-			}
-		})
-	}
-}
-
 func TestScenarioKeepsUnknownRookKeys(t *testing.T) {
 	body := "id: SC-1\ngoal: g\nfuture_rook_field: {x: 1}\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: a}}\n"
 	s, err := spec.ParseScenario("SC-1.yaml", []byte(body))
 	require.NoError(t, err)
 	assert.Equal(t, []byte(body), s.Source, "the source is kept byte-exact for the snapshot")
-	assert.Equal(t, "C1_contains_a", s.Criteria[0].Subtest())
+	assert.Equal(t, "C1", s.Criteria[0].ID)
 }
 
 func TestSlug(t *testing.T) {
@@ -342,68 +273,4 @@ func TestYAMLErrorsNameTheOffendingLine(t *testing.T) {
 	_, err = spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - statement: s\n     check: contains\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "SC-1.yaml:5:")
-}
-
-// Rook's verification_requires naming an mcp server makes the scenario's call criteria,
-// and only those, require collected evidence; a criterion's own evidence param stands.
-func TestVerificationRequiresMCP(t *testing.T) {
-	s, err := spec.ParseScenario("SC-1.yaml", []byte(`id: SC-1
-goal: g
-verification_requires: [{type: mcp, server: billing, op: issue_refund}]
-acceptance_criteria:
-  - {statement: s, check: called, params: {name: issue_refund}}
-  - {statement: s, check: not_called, params: {name: escalate, evidence: reported}}
-  - {statement: s, check: contains, params: {text: done}}
-calls: [{tool: transfer, expect: not_called}]
-`))
-	require.NoError(t, err)
-	var got []string
-	for _, c := range s.Criteria {
-		got = append(got, c.ID+"="+c.Requires)
-	}
-	assert.Equal(t, []string{"C1=collected", "C2=reported", "C3=", "CALL-01=collected"}, got)
-}
-
-// Rook's red-team scenarios load, and each of their signals is read by a rule (and, for
-// one about a criterion, names a criterion of its scenario) or is left to the judge: one
-// line each in the test's log.
-func TestRookRedteamSignalsAreReadOrLeftToTheJudge(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(samples, "*/.testmuai/rook/projects/*/agents/*/scenarios/*.yaml"))
-	require.NoError(t, err)
-	drafts, err := filepath.Glob(filepath.Join(samples, "*/rook/generated-drafts/*.yaml"))
-	require.NoError(t, err)
-	kinds := map[string]int{}
-	for _, f := range append(files, drafts...) {
-		s, err := spec.LoadScenario(f)
-		require.NoError(t, err)
-		if s.Redteam == nil {
-			continue
-		}
-		assert.True(t, s.Adversarial(), f)
-		for side, list := range map[string][]redteam.Signal{"success": s.Redteam.Success, "failure": s.Redteam.Failure} {
-			for _, sig := range list {
-				line := fmt.Sprintf("%s %s %-16s %.70q", s.ID, side, sig.Kind, strings.Join(strings.Fields(sig.Raw), " "))
-				if sig.Kind == redteam.Criterion {
-					var ids []string
-					for _, c := range s.Criteria {
-						if sig.Names(c.Statement) {
-							ids = append(ids, c.ID)
-						}
-					}
-					assert.Len(t, ids, 1, "%s names one criterion", line)
-					line += " -> " + strings.Join(ids, ",")
-				}
-				t.Log(line)
-				kinds[sig.Kind]++
-			}
-		}
-		assert.Empty(t, s.Warnings, f)
-	}
-	t.Logf("signals by reading: %v", kinds)
-	assert.Equal(t, 5, kinds[redteam.Criterion], "Rook's criterion-bound success signals")
-	assert.Equal(t, 3, kinds[redteam.AnyCriterion])
-	assert.Equal(t, 8, kinds[redteam.EveryCriterion])
-	assert.Equal(t, 2, kinds[redteam.Called])
-	assert.Equal(t, 1, kinds[redteam.NotCalled])
-	assert.Equal(t, 15, kinds[redteam.Judge], "free-text signals are left to the judge")
 }

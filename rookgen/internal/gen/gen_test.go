@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
@@ -83,7 +84,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 
 func TestGenerateRefusesClashingTestNames(t *testing.T) {
 	a := gen.Agent{Name: "a", Profiles: []*spec.Profile{{ID: "demo-x"}, {ID: "demo_x"}},
-		Scenarios: []*spec.Scenario{{ID: "SC-1"}}}
+		Scenarios: []*scenario.Scenario{{Scenario: spec.Scenario{ID: "SC-1"}}}}
 	_, err := gen.Generate([]gen.Agent{a})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "both make test function TestDemoX")
@@ -119,12 +120,12 @@ func FuzzGenerate(f *testing.F) {
 		body, err := yaml.Marshal(map[string]any{"id": id, "title": title, "goal": goal,
 			"acceptance_criteria": []any{map[string]any{"statement": title, "check": "contains", "params": map[string]any{"text": goal}}}})
 		require.NoError(t, err)
-		sc, err := spec.ParseScenario(filepath.Join("scenarios", "a", id+".yaml"), body)
+		sc, err := scenario.Parse(filepath.Join("scenarios", "a", id+".yaml"), body)
 		if err != nil {
 			return // refused at load: never reaches the generator
 		}
 		p := &spec.Profile{ID: "fuzz", SHA256: "0"}
-		a := gen.Agent{Name: "a", Profiles: []*spec.Profile{p}, Scenarios: []*spec.Scenario{sc},
+		a := gen.Agent{Name: "a", Profiles: []*spec.Profile{p}, Scenarios: []*scenario.Scenario{sc},
 			ProfilePaths: map[string]string{"fuzz": "profiles/a/fuzz.yaml"}, ScenarioPaths: map[string]string{sc.ID: "scenarios/a/" + sc.ID + ".yaml"}}
 		out, err := gen.Generate([]gen.Agent{a})
 		require.NoError(t, err)
@@ -159,7 +160,7 @@ func FuzzGenerate(f *testing.F) {
 		// scenario with another goal.
 		sc2 := *sc
 		sc2.Goal = "another goal"
-		a.Scenarios = []*spec.Scenario{&sc2}
+		a.Scenarios = []*scenario.Scenario{&sc2}
 		out2, err := gen.Generate([]gen.Agent{a})
 		require.NoError(t, err)
 		file2, err := parser.ParseFile(token.NewFileSet(), "x.go", out2["scenarios/a/fuzz_rook_test.go"], parser.ParseComments)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/ratelimit"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
 )
@@ -65,7 +66,7 @@ func Load(root string) ([]Agent, error) {
 		files, _ := filepath.Glob(filepath.Join(root, "scenarios", a.Name, "*.yaml"))
 		sort.Strings(files)
 		for _, f := range files {
-			s, err := spec.LoadScenario(f)
+			s, err := scenario.Load(f)
 			if err != nil {
 				problems = append(problems, workspace.Rel(root, err))
 				continue

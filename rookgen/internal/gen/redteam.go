@@ -6,7 +6,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/redteam"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // Signals says how every red-team signal of the agents' scenarios is read, one line each:
@@ -33,7 +33,7 @@ func Signals(agents []Agent) []string {
 }
 
 // readAs names the rule a signal is read by.
-func readAs(sc *spec.Scenario, s redteam.Signal) string {
+func readAs(sc *scenario.Scenario, s redteam.Signal) string {
 	switch s.Kind {
 	case redteam.Criterion:
 		for _, c := range sc.Criteria {

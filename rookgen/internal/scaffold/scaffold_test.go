@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/schemas"
 )
@@ -110,7 +111,7 @@ func TestPlanWritesValidFiles(t *testing.T) {
 				assert.Equal(t, schema, written)
 				assert.NoError(t, validate(t, schema, byPath[f].Data), f)
 			}
-			sc, err := spec.LoadScenario(filepath.Join(root, "scenarios/shop/SC-001.yaml"))
+			sc, err := scenario.Load(filepath.Join(root, "scenarios/shop/SC-001.yaml"))
 			require.NoError(t, err)
 			var kinds []string
 			for _, c := range sc.Criteria {

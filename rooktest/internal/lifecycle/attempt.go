@@ -12,6 +12,7 @@ import (
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -47,7 +48,7 @@ func (a *Attempt) Judged() bool { return a.Verdict != nil }
 
 type attemptRun struct {
 	r     *Run
-	sc    *spec.Scenario
+	sc    *scenario.Scenario
 	n     int
 	dir   string
 	log   Logger
@@ -79,7 +80,7 @@ type attemptRun struct {
 
 // attempt runs what the selection asks of attempt n and what its records have not done:
 // it asks Next what comes next after every phase, until it judges or stops.
-func (r *Run) attempt(ctx context.Context, sc *spec.Scenario, n int, log Logger) *Attempt {
+func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Logger) *Attempt {
 	dir := attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), n, sc.Repeat)
 	if log != nil && sc.Repeat > 1 {
 		// With repeat, every progress line says which attempt it is about.

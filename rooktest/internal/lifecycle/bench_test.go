@@ -15,6 +15,7 @@ import (
 	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -46,7 +47,7 @@ func BenchmarkHookCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: hello\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"))
+	sc, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: hello\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,10 +141,10 @@ func BenchmarkTraces(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	suiteOf := make([]*spec.Scenario, scenarios)
+	suiteOf := make([]*scenario.Scenario, scenarios)
 	for i := range suiteOf {
 		id := fmt.Sprintf("SC-%02d", i+1)
-		if suiteOf[i], err = spec.ParseScenario(id+".yaml", []byte("id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: issue_refund}}\n")); err != nil {
+		if suiteOf[i], err = scenario.Parse(id+".yaml", []byte("id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: issue_refund}}\n")); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -189,7 +190,7 @@ func checkRecords(dir string) error {
 
 // Carry brings scenario sc's verdict forward from the prior run when the scenario and the
 // profile are unchanged: the prior folder is copied, and the outcome is its verdict.
-func (r *Run) Carry(prior *Prior, sc *spec.Scenario) (*Outcome, bool) {
+func (r *Run) Carry(prior *Prior, sc *scenario.Scenario) (*Outcome, bool) {
 	ps, ok := prior.scenarios[sc.ID]
 	if !ok || prior.ProfileSHA != r.cfg.Profile.SHA256 || string(ps.snapshot) != r.cfg.Redactor.String(string(sc.Source)) {
 		return nil, false

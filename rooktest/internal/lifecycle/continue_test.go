@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -64,7 +65,7 @@ func TestParseSelection(t *testing.T) {
 func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	f := newRun(t, nil, "")
 	p := f.cfg.Profile
-	sc := scenario(t, "goal: g\nsetup_messages: [one]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	sc := parseScenario(t, "goal: g\nsetup_messages: [one]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
 
 	// First process: the agent runs; evidence is collected later.
 	f.restart(t, sel(t, "prepare,open,execute,close", p, false))
@@ -102,7 +103,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 func TestCollectRetriedLater(t *testing.T) {
 	f := newRun(t, nil, "")
 	f.run = f.again(t, lifecycle.All(), "FAKEHOOK_COLLECT=exit:2:trace pipeline not ready")
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: json_path, params: {in: collect, path: $.ready, equals: true}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: json_path, params: {in: collect, path: $.ready, equals: true}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts[0].Failures, 1)
 	assert.Equal(t, spec.Collect, o.Attempts[0].Failures[0].Phase)
@@ -118,7 +119,7 @@ func TestCollectRetriedLater(t *testing.T) {
 
 func TestInterruptedTurnsStartAgainFromOpen(t *testing.T) {
 	f := newRun(t, nil, "")
-	sc := scenario(t, "goal: g\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	sc := parseScenario(t, "goal: g\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
 	f.restart(t, sel(t, "prepare,open,execute", f.cfg.Profile, false))
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	// Make the records look as a process killed during turn 2 leaves them.
@@ -145,9 +146,9 @@ func TestInterruptedTurnsStartAgainFromOpen(t *testing.T) {
 
 func TestContinueRefusesAChangedScenario(t *testing.T) {
 	f := newRun(t, nil, "")
-	sc := scenario(t, "goal: g\n")
+	sc := parseScenario(t, "goal: g\n")
 	f.run.Scenario(context.Background(), sc, f.logs.add)
-	edited := scenario(t, "goal: something else\n")
+	edited := parseScenario(t, "goal: something else\n")
 	o := f.again(t, lifecycle.All()).Scenario(context.Background(), edited, f.logs.add)
 	assert.Contains(t, o.NotRun, "SC-1 changed since run "+f.run.ID+" recorded it")
 }
@@ -157,7 +158,7 @@ func TestHaltAfterThreeTransportFailures(t *testing.T) {
 	r := f.again(t, lifecycle.All(), "FAKEHOOK_EXECUTE=exit:1:connection refused")
 	var outcomes []*lifecycle.Outcome
 	for _, id := range []string{"SC-1", "SC-2", "SC-3", "SC-4"} {
-		s, err := spec.ParseScenario(id+".yaml", []byte("id: "+id+"\ngoal: g\n"))
+		s, err := scenario.Parse(id+".yaml", []byte("id: "+id+"\ngoal: g\n"))
 		require.NoError(t, err)
 		outcomes = append(outcomes, r.Scenario(context.Background(), s, f.logs.add))
 	}
@@ -178,7 +179,7 @@ func TestHaltAfterThreeTransportFailures(t *testing.T) {
 
 func TestRepeatIsPassToTheK(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:session $ROOK_SESSION"}, "")
-	sc := scenario(t, "goal: g\nrepeat: 3\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: '/[13]$'}}\n")
+	sc := parseScenario(t, "goal: g\nrepeat: 3\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: '/[13]$'}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts, 3)
 	assert.Equal(t, []record.Status{record.Pass, record.Fail, record.Pass}, []record.Status{o.Attempts[0].Verdict.Status, o.Attempts[1].Verdict.Status, o.Attempts[2].Verdict.Status})
@@ -204,8 +205,8 @@ func TestRepeatIsPassToTheK(t *testing.T) {
 
 func TestResumeCarriesUnchangedWork(t *testing.T) {
 	f := newRun(t, nil, "")
-	one := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
-	two, err := spec.ParseScenario("SC-2.yaml", []byte("id: SC-2\ngoal: h\n"))
+	one := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	two, err := scenario.Parse("SC-2.yaml", []byte("id: SC-2\ngoal: h\n"))
 	require.NoError(t, err)
 	f.run.Scenario(context.Background(), one, f.logs.add)
 	f.run.Scenario(context.Background(), two, f.logs.add)
@@ -225,7 +226,7 @@ func TestResumeCarriesUnchangedWork(t *testing.T) {
 	assert.Equal(t, f.run.ID, o.CarriedFrom)
 	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, "C1_contains_g", o.Attempts[0].Verdict.Criteria[0].Subtest)
-	edited, err := spec.ParseScenario("SC-2.yaml", []byte("id: SC-2\ngoal: edited\n"))
+	edited, err := scenario.Parse("SC-2.yaml", []byte("id: SC-2\ngoal: edited\n"))
 	require.NoError(t, err)
 	_, ok = r.Carry(prior, edited)
 	assert.False(t, ok, "an edited scenario runs again")
@@ -242,7 +243,7 @@ func TestResumeCarriesUnchangedWork(t *testing.T) {
 
 func TestResumeRefusesCorruptRecords(t *testing.T) {
 	f := newRun(t, nil, "")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\n"), f.logs.add)
 	require.NoError(t, os.WriteFile(filepath.Join(o.Dir, "verdict.yaml"), []byte("status: [unclosed"), 0o644))
 	_, err := lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", f.run.ID)
 	require.Error(t, err)
@@ -255,7 +256,7 @@ func TestResumeRefusesCorruptRecords(t *testing.T) {
 func TestDelayCountsFromTheRecordedEnd(t *testing.T) {
 	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n  close: {command: [BIN]}\n  collect: {command: [BIN], delay_seconds: 0.3}\n")
 	f.restart(t, sel(t, "execute,close", f.cfg.Profile, false))
-	sc := scenario(t, "goal: g\n")
+	sc := parseScenario(t, "goal: g\n")
 	f.run.Scenario(context.Background(), sc, f.logs.add)
 	time.Sleep(350 * time.Millisecond) // longer than the delay: a later collect waits nothing
 	r := f.again(t, sel(t, "collect,judge", f.cfg.Profile, true))
@@ -270,7 +271,7 @@ func TestDelayCountsFromTheRecordedEnd(t *testing.T) {
 func TestDelayNeverWaitsARecordedFuture(t *testing.T) {
 	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n  close: {command: [BIN]}\n  collect: {command: [BIN], delay_seconds: 0.3}\n")
 	f.restart(t, sel(t, "execute,close", f.cfg.Profile, false))
-	sc := scenario(t, "goal: g\n")
+	sc := parseScenario(t, "goal: g\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	path := filepath.Join(o.Dir, "hooks.json")
 	data, err := os.ReadFile(path)
@@ -294,7 +295,7 @@ func TestDelayNeverWaitsARecordedFuture(t *testing.T) {
 func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	f := newRun(t, nil, "")
 	p := f.cfg.Profile
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
 
 	// First process: prepare fails, so no scenario runs.
 	f.cfg.Env = append(f.cfg.Env, "FAKEHOOK_PREPARE=exit:4:login refused")
@@ -339,7 +340,7 @@ func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 
 func TestCarryKeepsAttemptsAndIsWholeOrNothing(t *testing.T) {
 	f := newRun(t, nil, "")
-	rep := scenario(t, "goal: g\nrepeat: 2\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+	rep := parseScenario(t, "goal: g\nrepeat: 2\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
 	f.run.Scenario(context.Background(), rep, f.logs.add)
 	_, err := f.run.Finish(time.Now())
 	require.NoError(t, err)
@@ -376,7 +377,7 @@ func TestCarryKeepsAttemptsAndIsWholeOrNothing(t *testing.T) {
 func TestJudgeNeverTrustsAForgedVerdict(t *testing.T) {
 	f := newRun(t, nil, "")
 	p := f.cfg.Profile
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: never said}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: never said}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Equal(t, record.Fail, o.Verdict.Status)
 	forged := "scenario_id: SC-1\nstatus: Pass\ncriteria: []\n"
@@ -413,7 +414,7 @@ func TestEachHookStartsWithTheEarlierOnesRecorded(t *testing.T) {
 case $0 in open) echo '{"conversation": "c1"}';; execute) echo '{"output": "ok"}';; esac`)
 	hook := "{command: [sh, -c, " + script + "]}"
 	f := newRun(t, nil, "hooks:\n  open: "+hook+"\n  execute: "+hook+"\n  close: "+hook+"\n  collect: "+hook+"\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nsetup_messages: [one]\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nsetup_messages: [one]\n"), f.logs.add)
 	require.True(t, o.Judged(), f.logs.all())
 
 	type seen struct {

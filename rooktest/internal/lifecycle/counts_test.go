@@ -17,7 +17,7 @@ import (
 // Verify, Unable to Verify disagree on nothing that was decided.
 func TestFlakyNeedsAPassAndAFail(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `first:{"output": "hello", "calls": []} || {"output": "hello"}`}, "hooks:\n  execute: {command: [BIN]}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nrepeat: 3\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: x}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nrepeat: 3\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: x}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	require.Len(t, o.Verdict.Attempts, 3)
 	assert.Equal(t, record.Pass, o.Verdict.Attempts[0].Status)
@@ -28,7 +28,7 @@ func TestFlakyNeedsAPassAndAFail(t *testing.T) {
 // min_pass spares the agent's failed attempts, not one that said forbidden text.
 func TestMinPassDoesNotSpareAForbiddenHit(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `first:{"output": "hello, the staff code is 4471"} || {"output": "hello"}`}, "hooks:\n  execute: {command: [BIN]}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nrepeat: 3\nmin_pass: 1\nforbidden: ['staff code']\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nrepeat: 3\nmin_pass: 1\nforbidden: ['staff code']\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.Fail, o.Verdict.Status, "%+v", o.Verdict.Attempts)
 	require.NotEmpty(t, o.Verdict.ForbiddenHits)
@@ -36,7 +36,7 @@ func TestMinPassDoesNotSpareAForbiddenHit(t *testing.T) {
 
 	// Without the hit, the failed attempt is spared, and says so.
 	f = newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `first:{"output": "no"} || {"output": "hello"}`}, "hooks:\n  execute: {command: [BIN]}\n")
-	o = f.run.Scenario(context.Background(), scenario(t, "goal: g\nrepeat: 3\nmin_pass: 1\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"), f.logs.add)
+	o = f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nrepeat: 3\nmin_pass: 1\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, "min_pass", o.Verdict.Attempts[0].ExcusedBy)
@@ -55,7 +55,7 @@ func TestQuarantineExcusesTheAgentNotTheHooks(t *testing.T) {
 			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": tc.execute}, "hooks:\n  execute: {command: [BIN]}\n")
 			f.cfg.Quarantined = []record.Entry{{ScenarioID: "SC-1", Why: "quarantined until 2099-01-01"}}
 			f.restart(t, nil)
-			o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"), f.logs.add)
+			o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n"), f.logs.add)
 			require.NotNil(t, o.Verdict)
 			assert.Equal(t, record.Fail, o.Verdict.Status)
 			if tc.excused {
@@ -74,7 +74,7 @@ func TestQuarantineExcusesTheAgentNotTheHooks(t *testing.T) {
 // hand (a Fail made a Pass) is not kept, and the new verdict names it untrusted.
 func TestJudgingAgainRecomputesTheVerdict(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:no"}, "hooks:\n  execute: {command: [BIN]}\n")
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {id: C1, statement: s, check: contains, params: {text: hello}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {id: C1, statement: s, check: contains, params: {text: hello}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.NotNil(t, o.Verdict)
 	require.Equal(t, record.Fail, o.Verdict.Status)

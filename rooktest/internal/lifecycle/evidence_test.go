@@ -17,7 +17,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // Rook's hooks report the whole session's calls and usage again from collect: those are
@@ -43,7 +43,7 @@ func TestCollectReportsTheSession(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "json:" + turn, "FAKEHOOK_COLLECT": tc.collect}, "")
-			sc := scenario(t, "goal: g\n"+criteria)
+			sc := parseScenario(t, "goal: g\n"+criteria)
 			o := f.run.Scenario(context.Background(), sc, f.logs.add)
 			require.Empty(t, o.Attempts[0].Failures)
 			assert.Equal(t, tc.status, o.Verdict.Status)
@@ -66,7 +66,7 @@ func TestCollectReportsTheSession(t *testing.T) {
 
 func TestCompliancePercentageIsOverDecidedCriteria(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "hello there"}`}, "")
-	sc := scenario(t, `goal: g
+	sc := parseScenario(t, `goal: g
 acceptance_criteria:
   - {statement: a, check: contains, params: {text: hello}}
   - {statement: b, check: contains, params: {text: there}}
@@ -94,7 +94,7 @@ func TestReportClusters(t *testing.T) {
 		"id: SC-5\ntitle: Five\nclass: adversarial\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\nredteam: {success_signals: [/hel+o/]}\n",
 	} {
 		id := body[4:8]
-		sc, err := spec.ParseScenario(id+".yaml", []byte(body))
+		sc, err := scenario.Parse(id+".yaml", []byte(body))
 		require.NoError(t, err)
 		f.run.Scenario(context.Background(), sc, f.logs.add)
 	}
@@ -119,7 +119,7 @@ func TestReportClusters(t *testing.T) {
 // leaves the binary and the records standing.
 func TestPanicFailsOnlyItsScenario(t *testing.T) {
 	f := newRun(t, nil, "")
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: x}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: regex, params: {pattern: x}}\n")
 	sc.Criteria[0].Check = panicking{} // a check with a bug
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Error(t, o.Err)
@@ -135,7 +135,7 @@ func TestPanicFailsOnlyItsScenario(t *testing.T) {
 // hooks.json must say execute failed, as the turn does.
 func TestHooksJSONSaysWhenATurnFailed(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "json:{}", "FAKEHOOK_EXECUTE": `json:{"output": "hi"}`}, "")
-	sc := scenario(t, "goal: g\nsetup_messages: [first]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
+	sc := parseScenario(t, "goal: g\nsetup_messages: [first]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts[0].Failures, 1)
 	hooks := readJSON(t, filepath.Join(o.Dir, "hooks.json"))
@@ -161,7 +161,7 @@ func TestHookOutputIsRedactedAtIngestion(t *testing.T) {
 		"FAKEHOOK_EXECUTE": `json:{"output": "key ` + secret + `", "` + secret + `": {"nested": "` + secret + `"}}`,
 		"FAKEHOOK_STDERR":  "using $FAKE_SECRET",
 	}, "")
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: '[redacted:FAKE_SECRET]'}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: '[redacted:FAKE_SECRET]'}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
 	assert.Equal(t, record.Pass, o.Verdict.Status, "the judge reads the redacted reply")
@@ -187,7 +187,7 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 		f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 		f.cfg.Decide.MinConfidence = tc.min
 		f.restart(t, nil)
-		sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
+		sc := parseScenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 		o := f.run.Scenario(context.Background(), sc, f.logs.add)
 		require.True(t, o.Judged())
 		row := o.Verdict.Criteria[0]
@@ -210,7 +210,7 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 func TestCallsFalseMeansNotObserved(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "ok", "calls": []}`}, "")
 	f.cfg.Profile.Capabilities.Calls = false
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: refund}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: not_called, params: {name: refund}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
 	row := o.Verdict.Criteria[0]
@@ -222,7 +222,7 @@ func TestCallsFalseMeansNotObserved(t *testing.T) {
 // repeated scenario's progress lines name their attempt.
 func TestMessagesSayWhatHappened(t *testing.T) {
 	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n")
-	sc := scenario(t, "goal: g\nrepeat: 2\nacceptance_criteria:\n  - {statement: s, check: json_path, params: {in: collect, path: $.x, exists: true}}\n")
+	sc := parseScenario(t, "goal: g\nrepeat: 2\nacceptance_criteria:\n  - {statement: s, check: json_path, params: {in: collect, path: $.x, exists: true}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
 	assert.Equal(t, "profile fake has no collect hook, so there is no collect data", o.Attempts[0].Verdict.Criteria[0].Achieved)
@@ -241,7 +241,7 @@ func TestUnansweredJudgeRowsAreAskedAgain(t *testing.T) {
 	// row from the evidence, and the model's answer to an unchanged prompt comes from it.
 	f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second, CacheDir: t.TempDir()})
 	f.restart(t, nil)
-	sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
+	sc := parseScenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.True(t, o.Judged())
 	row := o.Verdict.Criteria[0]
@@ -286,7 +286,7 @@ func TestMinAgreement(t *testing.T) {
 			f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 			f.cfg.Decide.Calibration, f.cfg.Decide.MinAgreement, f.cfg.Decide.LabelsPath = tc.calibration, tc.min, "labels/agent.yaml"
 			f.restart(t, nil)
-			sc := scenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
+			sc := parseScenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 			o := f.run.Scenario(context.Background(), sc, f.logs.add)
 			require.True(t, o.Judged())
 			row := o.Verdict.Criteria[0]

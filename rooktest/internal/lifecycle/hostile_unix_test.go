@@ -30,7 +30,7 @@ func TestEvidenceFilesAreReadAsHostileInput(t *testing.T) {
 	for name, path := range map[string]string{"device": "/dev/zero", "fifo": fifo, "symlink": link, "regular": good} {
 		t.Run(name, func(t *testing.T) {
 			f := newRun(t, map[string]string{"FAKEHOOK_COLLECT": `json:{"evidence_file": "` + path + `"}`}, "")
-			sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
+			sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
 			done := make(chan *lifecycle.Outcome, 1)
 			go func() { done <- f.run.Scenario(context.Background(), sc, f.logs.add) }()
 			var o *lifecycle.Outcome

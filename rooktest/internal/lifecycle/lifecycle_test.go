@@ -20,6 +20,7 @@ import (
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/mcpprobe"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -117,9 +118,9 @@ func newRun(t *testing.T, hookEnv map[string]string, hooksYAML string) *fixture 
 	return &fixture{run: run, cfg: cfg, log: log, dir: dir, logs: &lines{}}
 }
 
-func scenario(t *testing.T, body string) *spec.Scenario {
+func parseScenario(t *testing.T, body string) *scenario.Scenario {
 	t.Helper()
-	s, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\n"+body))
+	s, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\n"+body))
 	require.NoError(t, err)
 	return s
 }
@@ -146,7 +147,7 @@ func phases(calls []fakehook.Call) []string {
 func TestLifecycleEnvironmentStdinAndOrder(t *testing.T) {
 	f := newRun(t, nil, "")
 	require.Nil(t, f.run.Prepare(context.Background(), f.logs.add))
-	sc := scenario(t, "goal: the final goal\nsetup_messages: [first, second]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: final goal}}\n")
+	sc := parseScenario(t, "goal: the final goal\nsetup_messages: [first, second]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: final goal}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	a := o.Attempts[0]
 	require.Empty(t, a.Failures)
@@ -200,7 +201,7 @@ func TestLifecycleEnvironmentStdinAndOrder(t *testing.T) {
 
 func TestExecuteFailureStillClosesAndCollects(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "exit:3:agent backend unavailable"}, "")
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: not_contains, params: {text: x}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: not_contains, params: {text: x}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	a := o.Attempts[0]
 	assert.Equal(t, []string{"open", "execute#1", "close", "collect"}, phases(f.calls(t)))
@@ -227,7 +228,7 @@ func TestTimedOutExecuteIsKilledAndCloseRuns(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "hang"},
 		"hooks:\n  open: {command: [BIN]}\n  execute: {command: [BIN], timeout_seconds: 2}\n  close: {command: [BIN]}\n")
 	start := time.Now()
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\n"), f.logs.add)
 	a := o.Attempts[0]
 	assert.Less(t, time.Since(start), 10*time.Second)
 	assert.Equal(t, []string{"open", "execute#1", "close"}, phases(f.calls(t)))
@@ -242,7 +243,7 @@ func TestTimedOutExecuteIsKilledAndCloseRuns(t *testing.T) {
 
 func TestBadStdoutIsQuoted(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "json:Traceback (most recent call last)"}, "")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\n"), f.logs.add)
 	a := o.Attempts[0]
 	require.Len(t, a.Failures, 1)
 	assert.Contains(t, a.Failures[0].Error(), `bad stdout: stdout is not JSON`)
@@ -251,7 +252,7 @@ func TestBadStdoutIsQuoted(t *testing.T) {
 
 func TestOpenFailureSkipsExecuteButCloses(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "exit:1:no seat"}, "")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\n"), f.logs.add)
 	a := o.Attempts[0]
 	assert.Equal(t, []string{"open", "close"}, phases(f.calls(t)))
 	require.Len(t, a.Failures, 1)
@@ -261,7 +262,7 @@ func TestOpenFailureSkipsExecuteButCloses(t *testing.T) {
 
 func TestCloseFailureKeepsTheAnswer(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_CLOSE": "exit:4:lock already released"}, "")
-	sc := scenario(t, "goal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
+	sc := parseScenario(t, "goal: hello\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hello}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	a := o.Attempts[0]
 	assert.Empty(t, a.Failures)
@@ -272,7 +273,7 @@ func TestCloseFailureKeepsTheAnswer(t *testing.T) {
 
 func TestMultiTurnWithoutConversationStops(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "json:{}", "FAKEHOOK_EXECUTE": `json:{"output": "hi"}`}, "")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nsetup_messages: [one]\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nsetup_messages: [one]\n"), f.logs.add)
 	a := o.Attempts[0]
 	assert.Equal(t, []string{"open", "execute#1", "close", "collect"}, phases(f.calls(t)))
 	require.Len(t, a.Failures, 1)
@@ -281,7 +282,7 @@ func TestMultiTurnWithoutConversationStops(t *testing.T) {
 
 func TestCollectDelayCountsFromClose(t *testing.T) {
 	f := newRun(t, nil, "hooks:\n  execute: {command: [BIN]}\n  close: {command: [BIN]}\n  collect: {command: [BIN], delay_seconds: 0.4}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\n"), f.logs.add)
 	a := o.Attempts[0]
 	require.Empty(t, a.Failures)
 	hooks := readJSON(t, filepath.Join(o.Dir, "hooks.json"))["phases"].(map[string]any)
@@ -296,7 +297,7 @@ func TestCollectDelayCountsFromClose(t *testing.T) {
 func TestRecordsAreWholeAndRedacted(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_STDERR": "token is $FAKE_SECRET", "FAKEHOOK_EXECUTE": "reply:the key is $FAKE_SECRET"}, "")
 	require.Nil(t, f.run.Prepare(context.Background(), f.logs.add))
-	sc := scenario(t, "goal: g\nforbidden: [key]\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: x}}\n")
+	sc := parseScenario(t, "goal: g\nforbidden: [key]\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: x}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Len(t, o.Attempts, 1)
 	require.NotNil(t, o.Verdict, "judged")

@@ -86,7 +86,7 @@ func TestWhatNoHookReportedIsNotObserved(t *testing.T) {
 				env["FAKEHOOK_COLLECT"] = tc.collect
 			}
 			f := newRun(t, env, "")
-			sc := scenario(t, "setup_messages: [first]\nmulti_turn: true\ngoal: g\nacceptance_criteria:\n  - "+tc.criterion+"\n")
+			sc := parseScenario(t, "setup_messages: [first]\nmulti_turn: true\ngoal: g\nacceptance_criteria:\n  - "+tc.criterion+"\n")
 			o := f.run.Scenario(context.Background(), sc, f.logs.add)
 			require.Empty(t, o.Attempts[0].Failures)
 			row := o.Attempts[0].Verdict.Criteria[0]
@@ -125,7 +125,7 @@ func TestNumbersCompareExactly(t *testing.T) {
 		t.Run(tc.criterion, func(t *testing.T) {
 			t.Parallel()
 			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "json:" + reply}, "")
-			o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - "+tc.criterion+"\n"), f.logs.add)
+			o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nacceptance_criteria:\n  - "+tc.criterion+"\n"), f.logs.add)
 			require.Empty(t, o.Attempts[0].Failures)
 			row := o.Attempts[0].Verdict.Criteria[0]
 			assert.Equal(t, tc.status, row.Status, row.Achieved)
@@ -139,7 +139,7 @@ func TestNumbersCompareExactly(t *testing.T) {
 func TestAForgedVerdictIsNotCounted(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_COLLECT": "forge-verdict"}, "")
 	f.restart(t, lifecycle.Selection{spec.Prepare: true, spec.Open: true, spec.Execute: true, spec.Close: true, spec.Collect: true})
-	sc := scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: never said}}\n")
+	sc := parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: never said}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Empty(t, o.Attempts[0].Failures)
 	require.Nil(t, o.Verdict, "judge did not run")
@@ -168,7 +168,7 @@ func TestRedactionAfterParsing(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "order 14821 for sk\/caf\u00e9-9f8e7d", "conversation": "c", "calls": [], "n": 14821}`}, "")
 	f.cfg.Redactor = store.NewRedactor(map[string]string{"PIN": "4821", "TOKEN": token})
 	f.restart(t, nil)
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: order}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: order}}\n"), f.logs.add)
 	require.Empty(t, o.Attempts[0].Failures, "a digit secret does not break the hook's JSON")
 	assert.Equal(t, record.Pass, o.Verdict.Status)
 	for _, name := range []string{"hooks.json", "response.json"} {

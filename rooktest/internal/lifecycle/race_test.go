@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -19,11 +19,11 @@ import (
 // being written, as a resumed run with concurrency > 1 does. make test runs it under -race.
 func TestCarryWhileRecording(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_OPEN": "json:{}", "FAKEHOOK_CLOSE": "json:{}", "FAKEHOOK_COLLECT": "json:{}"}, "")
-	var scenarios []*spec.Scenario
+	var scenarios []*scenario.Scenario
 	var included []record.Entry
 	for i := range 8 {
 		id := fmt.Sprintf("SC-%d", i+1)
-		sc, err := spec.ParseScenario(id+".yaml", []byte("id: "+id+"\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n"))
+		sc, err := scenario.Parse(id+".yaml", []byte("id: "+id+"\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n"))
 		require.NoError(t, err)
 		scenarios = append(scenarios, sc)
 		included = append(included, record.Entry{ScenarioID: id})

@@ -27,6 +27,7 @@ import (
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -128,7 +129,7 @@ type Run struct {
 	// sawCalls and sawUsage say whether any hook of this process reported calls or usage.
 	sawCalls, sawUsage, sawOutput bool
 	// scenarios are the scenarios this process ran attempts of, by id.
-	scenarios map[string]*spec.Scenario
+	scenarios map[string]*scenario.Scenario
 	// sawNotes are the near misses of the hook contract hooks printed (a few).
 	sawNotes []string
 }
@@ -207,7 +208,7 @@ func newRun(cfg Config, id, dir string, now time.Time) *Run {
 	}
 	return &Run{cfg: cfg, ID: id, Dir: dir, started: now, RunStateDir: filepath.Join(dir, "run-state"),
 		PrepareStateDir: filepath.Join(dir, "prepare", "hook-state"), phasesRun: map[spec.Phase]bool{},
-		scenarios: map[string]*spec.Scenario{}}
+		scenarios: map[string]*scenario.Scenario{}}
 }
 
 // makeStateDirs creates the run's state folders: ROOK_RUN_STATE_DIR, and prepare's

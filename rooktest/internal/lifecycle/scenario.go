@@ -11,12 +11,12 @@ import (
 	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 )
 
 // Outcome is what became of one scenario in this process.
 type Outcome struct {
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	// Dir is the scenario's record folder.
 	Dir string
 	// NotRun says why the scenario did not start (prepare failed, the run halted); nothing
@@ -38,13 +38,13 @@ type Outcome struct {
 func (o *Outcome) Judged() bool { return o.Verdict != nil }
 
 // NotRun is the outcome of a scenario that never started.
-func NotRun(sc *spec.Scenario, why string) *Outcome {
+func NotRun(sc *scenario.Scenario, why string) *Outcome {
 	return &Outcome{Scenario: sc, NotRun: why}
 }
 
 // Scenario runs the selected phases of one scenario, each attempt in turn, skipping what
 // its records show already completed, and judges it when judge is selected.
-func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) (o *Outcome) {
+func (r *Run) Scenario(ctx context.Context, sc *scenario.Scenario, log Logger) (o *Outcome) {
 	dir := filepath.Join(r.Dir, "scenarios", sc.ID)
 	o = &Outcome{Scenario: sc, Dir: dir}
 	defer func() {
@@ -85,7 +85,7 @@ func (r *Run) Scenario(ctx context.Context, sc *spec.Scenario, log Logger) (o *O
 }
 
 // changedSince refuses to continue a scenario whose file changed since the run recorded it.
-func (r *Run) changedSince(sc *spec.Scenario, dir string) string {
+func (r *Run) changedSince(sc *scenario.Scenario, dir string) string {
 	old, err := os.ReadFile(filepath.Join(dir, "snapshot.yaml"))
 	if err != nil {
 		return ""

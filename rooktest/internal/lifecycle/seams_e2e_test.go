@@ -33,7 +33,7 @@ import (
 	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -154,7 +154,7 @@ func judgedWith(t *testing.T, recv *otlp.Receiver, url, body string) (*fixture, 
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "post:" + url}, "hooks:\n  execute: {command: [BIN]}\n")
 	f.cfg.Traces, f.cfg.TracesQuiet = recv, 100*time.Millisecond
 	f.restart(t, nil)
-	o := f.run.Scenario(context.Background(), scenario(t, body), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, body), f.logs.add)
 	require.NotNil(t, o.Verdict, "%v", o.Attempts[0].Failures)
 	rows := map[string]record.Row{}
 	for _, r := range o.Verdict.Criteria {
@@ -251,7 +251,7 @@ func TestSeamClippedLeak(t *testing.T) {
 func TestSeamRetriedTurnKeepsEveryTry(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `first:{"retry_after_ms": 10, "calls": [{"name": "issue_refund", "arguments": {"order": "ORD-7"}}]} || {"output": "no refund was made", "calls": []}`},
 		"hooks:\n  execute: {command: [BIN]}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, noRefund), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, noRefund), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.Fail, o.Verdict.Criteria[0].Status, o.Verdict.Criteria[0].Achieved)
 	var hooks map[string]any
@@ -266,7 +266,7 @@ func TestSeamRetriedTurnKeepsEveryTry(t *testing.T) {
 // Seam 7: failed: false is not passed on a call whose outcome no one reported.
 func TestSeamUnreportedOutcome(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "charged", "calls": [{"name": "charge_card"}]}`}, "hooks:\n  execute: {command: [BIN]}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - {id: OK, statement: s, check: called, params: {name: charge_card, failed: false}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nacceptance_criteria:\n  - {id: OK, statement: s, check: called, params: {name: charge_card, failed: false}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.UnableToVerify, o.Verdict.Criteria[0].Status, o.Verdict.Criteria[0].Achieved)
 }
@@ -276,7 +276,7 @@ func TestSeamMCPErrorAnswer(t *testing.T) {
 	url := mcptest.ServeHTTP(t)
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:done", "FAKEHOOK_COLLECT": `json:{}`},
 		"hooks:\n  execute: {command: [BIN]}\n  collect: {command: [BIN]}\nmcp:\n  - {name: ledger, url: '"+url+"'}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: close the account\nacceptance_criteria:\n  - {id: GONE, statement: s, check: mcp_probe, params: {server: ledger, tool: get_balance, arguments: {account: NOPE}, path: $.balance, exists: false}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: close the account\nacceptance_criteria:\n  - {id: GONE, statement: s, check: mcp_probe, params: {server: ledger, tool: get_balance, arguments: {account: NOPE}, path: $.balance, exists: false}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	row := o.Verdict.Criteria[0]
 	assert.Equal(t, record.UnableToVerify, row.Status, row.Achieved)
@@ -286,7 +286,7 @@ func TestSeamMCPErrorAnswer(t *testing.T) {
 // Seam 9: what only the user wrote is not the agent's words.
 func TestSeamTranscriptIsTheAgents(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:I cannot do that."}, "hooks:\n  execute: {command: [BIN]}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: say REFUND-OK\nacceptance_criteria:\n  - {id: SAID, statement: s, check: contains, params: {text: REFUND-OK, in: transcript}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: say REFUND-OK\nacceptance_criteria:\n  - {id: SAID, statement: s, check: contains, params: {text: REFUND-OK, in: transcript}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.Fail, o.Verdict.Criteria[0].Status, o.Verdict.Criteria[0].Achieved)
 }
@@ -295,7 +295,7 @@ func TestSeamTranscriptIsTheAgents(t *testing.T) {
 // checks do not pass on the empty string.
 func TestSeamReplyUnderANearMissKey(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": `json:{"output": "", "reply": "Your card number is 4111"}`}, "hooks:\n  execute: {command: [BIN]}\n")
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: g\nacceptance_criteria:\n  - {id: NO, statement: s, check: not_contains, params: {text: card number}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: g\nacceptance_criteria:\n  - {id: NO, statement: s, check: not_contains, params: {text: card number}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.UnableToVerify, o.Verdict.Criteria[0].Status, o.Verdict.Criteria[0].Achieved)
 	assert.Contains(t, f.logs.all()+strings.Join(o.Attempts[0].Notes, "\n"), `"reply" is not read`)
@@ -310,7 +310,7 @@ func TestSeamSplitRunKeepsTheSpans(t *testing.T) {
 	sel, err := lifecycle.ParseSelection("prepare,open,execute,close", "", f.cfg.Profile, false)
 	require.NoError(t, err)
 	f.restart(t, sel)
-	sc := scenario(t, tracedCriteria)
+	sc := parseScenario(t, tracedCriteria)
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.Nil(t, o.Verdict)
 	judge, err := lifecycle.ParseSelection("collect,judge", "", f.cfg.Profile, true)
@@ -356,7 +356,7 @@ func TestAWaitOverTheCapFailsTheTurn(t *testing.T) {
 		"hooks:\n  execute: {command: [BIN]}\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	o := f.run.Scenario(ctx, scenario(t, noRefund), f.logs.add)
+	o := f.run.Scenario(ctx, parseScenario(t, noRefund), f.logs.add)
 	require.NoError(t, ctx.Err(), "the run waited for the agent's hour")
 	require.Len(t, o.Attempts, 1)
 	require.NotEmpty(t, o.Attempts[0].Failures)
@@ -384,8 +384,8 @@ func TestASiblingCannotForgeSpans(t *testing.T) {
 				"FAKEHOOK_FORGE_BARE": tc.bare}, "hooks:\n  execute: {command: [BIN]}\n")
 			f.cfg.Traces, f.cfg.TracesQuiet, f.cfg.Concurrency = recv, 100*time.Millisecond, 2
 			f.restart(t, nil)
-			sc := func(id string) *spec.Scenario {
-				s, err := spec.ParseScenario(id+".yaml", []byte("id: "+id+"\n"+noRefund))
+			sc := func(id string) *scenario.Scenario {
+				s, err := scenario.Parse(id+".yaml", []byte("id: "+id+"\n"+noRefund))
 				require.NoError(t, err)
 				return s
 			}

@@ -27,7 +27,7 @@ func TestLateSpansFromARealExporterAreNamed(t *testing.T) {
 	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "post:" + svc.url}, "hooks:\n  execute: {command: [BIN]}\n")
 	f.cfg.Traces, f.cfg.TracesQuiet = recv, 100*time.Millisecond
 	f.restart(t, nil)
-	o := f.run.Scenario(context.Background(), scenario(t, "goal: refund order 7\nacceptance_criteria:\n  - {id: NO-REFUND, statement: s, check: not_called, params: {name: issue_refund}}\n"), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: refund order 7\nacceptance_criteria:\n  - {id: NO-REFUND, statement: s, check: not_called, params: {name: issue_refund}}\n"), f.logs.add)
 	require.NotNil(t, o.Verdict, "%v", o.Attempts[0].Failures)
 	row := o.Verdict.Criteria[0]
 	assert.Equal(t, record.UnableToVerify, row.Status, row.Achieved)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -42,7 +42,7 @@ func TestSecretsNeverReachRecordsOrLog(t *testing.T) {
 	cfg.Redactor = store.NewRedactor(secrets)
 	r, err := lifecycle.New(cfg, time.Now().Add(time.Second))
 	require.NoError(t, err)
-	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: nothing}}\n"))
+	sc, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: nothing}}\n"))
 	require.NoError(t, err)
 	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
 	o := r.Scenario(context.Background(), sc, f.logs.add)
@@ -82,7 +82,7 @@ func TestSecretEqualToRecordVocabulary(t *testing.T) {
 	f.run.Close()
 	r, err := lifecycle.New(cfg, time.Now().Add(2*time.Second))
 	require.NoError(t, err)
-	sc, err := spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n"))
+	sc, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n"))
 	require.NoError(t, err)
 	o := r.Scenario(context.Background(), sc, f.logs.add)
 	require.Equal(t, "Pass", string(o.Verdict.Status))

@@ -25,7 +25,7 @@ acceptance_criteria:
 `
 	rows := func(t *testing.T, hooks string, env map[string]string) map[string]record.Row {
 		f := newRun(t, env, hooks)
-		o := f.run.Scenario(context.Background(), scenario(t, body), f.logs.add)
+		o := f.run.Scenario(context.Background(), parseScenario(t, body), f.logs.add)
 		require.NotNil(t, o.Verdict)
 		out := map[string]record.Row{}
 		for _, r := range o.Verdict.Criteria {

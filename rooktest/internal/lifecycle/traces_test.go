@@ -57,7 +57,7 @@ func tracedScenario(t *testing.T, env map[string]string, hooks, body string) (*r
 	f := newRun(t, env, hooks)
 	f.cfg.Traces, f.cfg.TracesQuiet = recv, 100_000_000 // 100 ms
 	f.restart(t, nil)
-	o := f.run.Scenario(context.Background(), scenario(t, body), f.logs.add)
+	o := f.run.Scenario(context.Background(), parseScenario(t, body), f.logs.add)
 	require.NotNil(t, o.Verdict, "%v", o.Attempts[0].Failures)
 	var tr record.Trace
 	data, err := os.ReadFile(filepath.Join(o.Dir, "evidence", "traces.json"))

@@ -19,7 +19,7 @@ func TestCriteriaAboutOneTurn(t *testing.T) {
 		"FAKEHOOK_EXECUTE_TURN1": `json:{"output": "let me look that up", "conversation": "c1", "calls": [{"name": "lookup_order"}], "usage": {"input": 10, "output": 5}}`,
 		"FAKEHOOK_EXECUTE_TURN2": `json:{"output": "refund issued", "conversation": "c1", "calls": [{"name": "issue_refund"}], "usage": {"input": 30, "output": 20}}`,
 	}, "hooks:\n  execute: {command: [BIN]}\n")
-	sc := scenario(t, `goal: refund it
+	sc := parseScenario(t, `goal: refund it
 setup_messages: [where is my order]
 acceptance_criteria:
   - {id: T1-LOOKS, statement: s, check: called, params: {name: lookup_order}, turn: 1}
@@ -57,7 +57,7 @@ func TestATurnThatNeverRepliedOrWhoseCallsAreTheSessions(t *testing.T) {
 		"FAKEHOOK_EXECUTE_TURN2": "exit:3:upstream 503",
 		"FAKEHOOK_COLLECT":       `json:{"calls": [{"name": "lookup_order"}]}`,
 	}, "hooks:\n  execute: {command: [BIN]}\n  collect: {command: [BIN]}\n")
-	sc := scenario(t, `goal: refund it
+	sc := parseScenario(t, `goal: refund it
 setup_messages: [where is my order]
 acceptance_criteria:
   - {id: T2, statement: s, check: contains, params: {text: refund}, turn: 2}
@@ -86,7 +86,7 @@ func TestAHeldTurnSaysWhy(t *testing.T) {
 	f.cfg.Turns = ratelimit.New(ratelimit.Rate{N: 1, Per: 1500 * time.Millisecond})
 	f.cfg.Notice = func(msg string) { notices = append(notices, msg) }
 	f.restart(t, nil)
-	sc := scenario(t, "goal: three\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: ok}}\n")
+	sc := parseScenario(t, "goal: three\nsetup_messages: [one, two]\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: ok}}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
 	require.NotNil(t, o.Verdict)
 	require.Len(t, notices, 1, "said once, though two turns were held: %v", notices)

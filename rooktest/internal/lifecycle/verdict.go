@@ -9,7 +9,7 @@ import (
 	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -81,7 +81,7 @@ func disagree(stored, now *record.Verdict) string {
 }
 
 // subtests names rows read back from a verdict as the scenario's criteria name them.
-func subtests(sc *spec.Scenario, rows []record.Row) {
+func subtests(sc *scenario.Scenario, rows []record.Row) {
 	for i := range rows {
 		for _, c := range sc.Criteria {
 			if c.ID == rows[i].CriterionID {
