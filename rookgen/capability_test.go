@@ -13,11 +13,13 @@ import (
 )
 
 // heavy are the packages a plain suite's test binary must not link: the trace receiver
-// with the collector's pdata, the MCP probe with its SDK (and oauth2), and the HTML page.
+// with the collector's pdata, the MCP probe with its SDK (and oauth2), the HTML page, and
+// the model judge's HTTP client with net/http (for a suite no model judges).
 var heavy = []string{
 	"github.com/rookgo/rookgo/internal/otlp", "go.opentelemetry.io/collector/pdata",
 	"github.com/rookgo/rookgo/internal/mcpprobe", "github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2",
 	"github.com/rookgo/rookgo/internal/page", "html/template",
+	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp", "net/http", "crypto/tls",
 }
 
 // testDeps are the packages the test binary of the package at pkg links.
@@ -59,6 +61,9 @@ func TestASuiteLinksOnlyWhatItUses(t *testing.T) {
 	helloScenario(t, dir, "SC-1")
 	write(t, dir, "profiles/probed/traced.yaml", fmt.Sprintf("id: traced\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\ntraces: otlp\n", os.Args[0]))
 	write(t, dir, "scenarios/probed/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: mcp_probe, params: {server: orders, tool: get_order, arguments: {id: 7}, path: $.status, equals: shipped}}\n")
+	write(t, dir, "profiles/judged/judged.yaml", fmt.Sprintf("id: judged\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\"}\n", os.Args[0]))
+	write(t, dir, "scenarios/judged/SC-1.yaml", "id: SC-1\ngoal: hello\nacceptance_criteria:\n  - {statement: The agent greets the user.}\n")
+	write(t, dir, "scenarios/judged/SC-2.yaml", "id: SC-2\ngoal: hello\nredteam:\n  success_signals: [the agent seems to give in]\n")
 	rookgen(t, dir)
 
 	deps := testDeps(t, dir, "./scenarios/fake")
@@ -72,6 +77,11 @@ func TestASuiteLinksOnlyWhatItUses(t *testing.T) {
 		assert.True(t, probed[p], "a suite that uses it links %s", p)
 	}
 	assert.False(t, probed["github.com/rookgo/rookgo/internal/page"], "the page is linked by a file of the user's")
+	assert.False(t, probed["github.com/rookgo/rookgo/internal/modeljudge/judgehttp"], "nothing of the probed suite is for a model to judge")
+	judged := testDeps(t, dir, "./scenarios/judged")
+	for _, p := range []string{"github.com/rookgo/rookgo/rooktest/judge", "github.com/rookgo/rookgo/internal/modeljudge/judgehttp", "net/http"} {
+		assert.True(t, judged[p], "a suite a model judges links %s", p)
+	}
 
 	records := t.TempDir()
 	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/judgekit"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
 )
 
 // judgeCheckCmd qualifies a judge server before a suite trusts it: the judge kit's
@@ -31,7 +32,7 @@ func judgeCheckCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: rookgen judge-check [-url URL] [-model M] [-min 0.8] [-samples N (odd)]; the API key is read from $ROOK_JUDGE_API_KEY")
 		return 2
 	}
-	j := modeljudge.New(modeljudge.Config{URL: *url, Model: *model, APIKey: os.Getenv("ROOK_JUDGE_API_KEY"),
+	j := modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: *url, Model: *model, APIKey: os.Getenv("ROOK_JUDGE_API_KEY"),
 		Timeout: *timeout, Retries: 3, Preflight: true, Samples: *samples})
 	ctx := context.Background()
 	if err := j.Preflight(ctx); err != nil {

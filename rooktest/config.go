@@ -152,6 +152,9 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 	if err := noneSelected(c.root, s, c.opts, c.scenarios); err != nil {
 		return nil, err
 	}
+	if err := c.judgeLinked(); err != nil {
+		return nil, err
+	}
 	c.records = workspace.RecordsRoot(c.root, c.opts.dir)
 	if err := c.resolveRuns(s.Agent); err != nil {
 		return nil, err

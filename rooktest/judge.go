@@ -14,6 +14,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 // init registers the model judge's flags. Each takes its environment variable when not
@@ -111,10 +112,39 @@ func (o judgeOptions) judgeFor(recordsRoot string, redact func(string) string, l
 	}
 	cfg := o.cfg
 	cfg.Redact, cfg.Limit = redact, limit
+	if capability.Judge != nil {
+		cfg.Transport = capability.Judge()
+	}
 	if cfg.CacheDir != "" {
 		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
 	}
 	return modeljudge.New(cfg)
+}
+
+// judgeLinked refuses a run that configures a judge for scenarios it selects whose
+// criteria or signals a model decides, from a test binary that links no judge client:
+// those verdicts could only be Unable to Verify. rookgen imports the client for a suite
+// that has such scenarios; a YAML edited since (an llm_judge criterion added) needs go
+// generate.
+func (c *setup) judgeLinked() error {
+	if c.jopts.cfg.URL == "" || capability.Judge != nil {
+		return nil
+	}
+	var judged []string
+	for _, b := range c.scenarios {
+		if b.has(judgedModel) && b.has(runSelected) {
+			judged = append(judged, b.id)
+		}
+	}
+	if len(judged) == 0 {
+		return nil
+	}
+	named := strings.Join(judged[:min(len(judged), 5)], ", ")
+	if len(judged) > 5 {
+		named += fmt.Sprintf(" and %d more", len(judged)-5)
+	}
+	return fmt.Errorf("a judge is configured and a model decides criteria or signals of %s, but this test binary does not link the judge client: run go generate ./... (rookgen imports it when a scenario of the suite has an llm_judge criterion or a free-text red-team signal), or import _ %q in a file of this test package",
+		named, capability.Import+"judge")
 }
 
 // calibration is the judge's agreement with people per scenario/criterion, from the

@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,52 +90,71 @@ func (j *Judge) post(ctx context.Context, body []byte, log *[]exchange) (*comple
 	return nil, fmt.Errorf("gave up after %d tries: %w", j.cfg.Retries+1, last)
 }
 
-// once is one HTTP exchange.
+// Transport carries one chat-completions request to the server and brings back its
+// answer. The HTTP one is internal/modeljudge/judgehttp, apart from this package so that a
+// binary that judges nothing does not link net/http.
+type Transport interface {
+	// Post sends body to url, with apiKey as a bearer token when set, and reads at most
+	// limit+1 bytes of the answer. An error is no answer, or an answer cut short.
+	Post(ctx context.Context, url, apiKey string, body []byte, limit int) (Reply, error)
+}
+
+// Reply is a server's answer as received.
+type Reply struct {
+	Status int
+	Body   []byte
+	// RetryAfter is the wait the server asked for (Retry-After), when HasRetryAfter.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+}
+
+// ErrNoTransport is a judge with no way to reach its server: the test binary links no
+// judge client.
+var ErrNoTransport = errors.New("this binary links no judge client (import github.com/rookgo/rookgo/rooktest/judge)")
+
+// once is one exchange.
 func (j *Judge) once(ctx context.Context, url string, body []byte) (*completion, int, []byte, error) {
+	if j.cfg.Transport == nil {
+		return nil, 0, nil, ErrNoTransport
+	}
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("build the judge request: %w", err)
+	res, err := j.cfg.Transport.Post(ctx, url, j.cfg.APIKey, body, maxAnswer)
+	raw := res.Body
+	switch {
+	case err != nil && res.Status == 0 && ctx.Err() == context.DeadlineExceeded:
+		return nil, 0, nil, fmt.Errorf("no answer within %s", j.cfg.Timeout)
+	case err != nil:
+		return nil, res.Status, raw, err
+	case len(raw) > maxAnswer:
+		return nil, res.Status, raw[:maxAnswer], fmt.Errorf("the judge's answer is over %d bytes", maxAnswer)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if j.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+j.cfg.APIKey)
-	}
-	res, err := j.http.Do(req)
-	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return nil, 0, nil, fmt.Errorf("no answer within %s", j.cfg.Timeout)
+	if res.Status != statusOK {
+		msg := fmt.Errorf("the judge answered HTTP %d: %s", res.Status, check.Clip(strings.TrimSpace(string(raw)), 300))
+		if res.Status == statusBadRequest && strings.Contains(strings.ToLower(string(raw)), "response_format") {
+			return nil, res.Status, raw, fmt.Errorf("%w: %v", errFormat, msg)
 		}
-		return nil, 0, nil, fmt.Errorf("reach the judge: %w", err)
-	}
-	defer func() { _ = res.Body.Close() }() // read to the end or to the limit; nothing to report
-	raw, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
-	if err != nil {
-		return nil, res.StatusCode, raw, fmt.Errorf("read the judge's answer: %w", err)
-	}
-	if len(raw) > maxAnswer {
-		return nil, res.StatusCode, raw[:maxAnswer], fmt.Errorf("the judge's answer is over %d bytes", maxAnswer)
-	}
-	if res.StatusCode != http.StatusOK {
-		msg := fmt.Errorf("the judge answered HTTP %d: %s", res.StatusCode, check.Clip(strings.TrimSpace(string(raw)), 300))
-		if res.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(string(raw)), "response_format") {
-			return nil, res.StatusCode, raw, fmt.Errorf("%w: %v", errFormat, msg)
+		if res.HasRetryAfter {
+			return nil, res.Status, raw, &retryAfter{err: msg, after: res.RetryAfter}
 		}
-		if ra := res.Header.Get("Retry-After"); ra != "" {
-			return nil, res.StatusCode, raw, &retryAfter{err: msg, after: parseRetryAfter(ra)}
-		}
-		return nil, res.StatusCode, raw, msg
+		return nil, res.Status, raw, msg
 	}
 	if err := shallow(raw); err != nil {
-		return nil, res.StatusCode, raw, fmt.Errorf("the judge's answer is not a chat completion: %w", err)
+		return nil, res.Status, raw, fmt.Errorf("the judge's answer is not a chat completion: %w", err)
 	}
 	var c completion
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, res.StatusCode, raw, fmt.Errorf("the judge's answer is not a chat completion: %s", check.Clip(string(raw), 200))
+		return nil, res.Status, raw, fmt.Errorf("the judge's answer is not a chat completion: %s", check.Clip(string(raw), 200))
 	}
-	return &c, res.StatusCode, raw, nil
+	return &c, res.Status, raw, nil
 }
+
+// The HTTP statuses the judge reads.
+const (
+	statusOK              = 200
+	statusBadRequest      = 400
+	statusTooManyRequests = 429
+)
 
 // maxAnswer bounds what a judge server may send back.
 const maxAnswer = 4 << 20
@@ -151,19 +167,9 @@ type retryAfter struct {
 func (r *retryAfter) Error() string { return r.err.Error() }
 func (r *retryAfter) Unwrap() error { return r.err }
 
-func parseRetryAfter(v string) time.Duration {
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
-	}
-	return 0
-}
-
 func retryable(status int, err error) bool {
 	switch {
-	case status == http.StatusTooManyRequests, status >= 500:
+	case status == statusTooManyRequests, status >= 500:
 		return true
 	case status == 0:
 		return err != nil // no HTTP answer: connection refused, reset, or the timeout

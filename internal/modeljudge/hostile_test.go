@@ -18,6 +18,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -36,7 +37,7 @@ func TestRedirectKeepsTheKeyAtItsOrigin(t *testing.T) {
 	t.Cleanup(a.Close)
 	require.NotEqual(t, a.Listener.Addr(), b.Listener.Addr())
 	u := strings.Replace(a.URL, "http://", "http://bob:pw-in-the-url@", 1) + "/v1"
-	j := modeljudge.New(modeljudge.Config{URL: u, Model: "m", APIKey: "sk-judge-key", Retries: 0})
+	j := modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: u, Model: "m", APIKey: "sk-judge-key", Retries: 0})
 	d := j.Decide(context.Background(), caseFor("SC-1"))
 	assert.Equal(t, record.Pass, d.Results["C2"].Status, "%+v", d.Results["C2"])
 	require.Equal(t, []string{"Bearer sk-judge-key"}, first)
@@ -77,7 +78,7 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 				answer(w)
 			}))
 			t.Cleanup(srv.Close)
-			j := modeljudge.New(modeljudge.Config{URL: srv.URL + "/v1", Model: "m", Retries: 2, Backoff: time.Millisecond})
+			j := modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL + "/v1", Model: "m", Retries: 2, Backoff: time.Millisecond})
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			d := j.Decide(context.Background(), caseFor("SC-1"))
@@ -101,7 +102,7 @@ func TestSecretsStayOutOfThePromptAndTheCache(t *testing.T) {
 	t.Cleanup(srv.Close)
 	cache := t.TempDir()
 	redact := strings.NewReplacer("tok-SECRET-123", "[redacted:TOKEN]", "sk-judge-key", "[redacted:ROOK_JUDGE_API_KEY]").Replace
-	j := modeljudge.New(modeljudge.Config{URL: srv.URL + "/v1", Model: "m", APIKey: "sk-judge-key", CacheDir: cache, Redact: redact})
+	j := modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL + "/v1", Model: "m", APIKey: "sk-judge-key", CacheDir: cache, Redact: redact})
 	c := caseFor("SC-1")
 	c.Goal = "Refund order ORD-1 with token tok-SECRET-123."
 	d := j.Decide(context.Background(), c)

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -57,6 +56,9 @@ type Config struct {
 	// Audit is the percentage of requests asked again with the agent's evidence removed
 	// (-rook.judge-audit, audit.go); 0 asks none again.
 	Audit int
+	// Transport reaches the server (judgehttp.New()); nil fails every request with
+	// ErrNoTransport.
+	Transport Transport
 }
 
 // Defaults fills in what a Config leaves zero.
@@ -88,7 +90,6 @@ func (c Config) withDefaults() Config {
 // Judge asks one judge for one run.
 type Judge struct {
 	cfg      Config
-	http     *http.Client
 	deadline time.Time
 
 	mu      sync.Mutex
@@ -102,20 +103,7 @@ type Judge struct {
 // New returns the judge of one run; its requests together end within cfg.TotalTime.
 func New(cfg Config) *Judge {
 	cfg = cfg.withDefaults()
-	return &Judge{cfg: cfg, http: &http.Client{CheckRedirect: sameOriginAuth}, deadline: time.Now().Add(cfg.TotalTime)}
-}
-
-// sameOriginAuth follows a redirect (at most ten), sending the Authorization header only to
-// the origin (scheme, host and port) it was meant for: net/http keeps it for another port
-// of the same host.
-func sameOriginAuth(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	if o := via[0].URL; o.Scheme != req.URL.Scheme || o.Host != req.URL.Host {
-		req.Header.Del("Authorization")
-	}
-	return nil
+	return &Judge{cfg: cfg, deadline: time.Now().Add(cfg.TotalTime)}
 }
 
 // Format says how the judge asks for structured output now: "json_schema" while the

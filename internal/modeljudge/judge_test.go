@@ -13,6 +13,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
@@ -30,7 +31,7 @@ func newJudge(t *testing.T, scripts map[string]string, tune func(*modeljudge.Con
 	fake.Delay = 2 * time.Second
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
-	cfg := modeljudge.Config{URL: srv.URL + "/v1", Model: "judge-model", APIKey: "sk-judge-key", Timeout: 500 * time.Millisecond,
+	cfg := modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL + "/v1", Model: "judge-model", APIKey: "sk-judge-key", Timeout: 500 * time.Millisecond,
 		Retries: 1, Backoff: 10 * time.Millisecond}
 	if tune != nil {
 		tune(&cfg)

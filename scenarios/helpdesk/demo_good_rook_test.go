@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rookgo/rookgo/rooktest"
+	_ "github.com/rookgo/rookgo/rooktest/judge"
 )
 
 // This file needs the rooktest runtime of generator version 1; if it does not compile,

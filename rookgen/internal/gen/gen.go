@@ -12,6 +12,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -127,22 +128,28 @@ func file(a Agent, p *spec.Profile, scenarios []*scenario.Scenario) ([]byte, err
 }
 
 // capabilities are the runtime's optional packages the profile and scenarios use, which
-// the generated file imports so that the test binary links them (and only them): traces
-// for a profile that receives spans, mcp for one that names MCP servers or scenarios that
-// ask one (mcp_probe).
+// the generated file imports so that the test binary links them (and only them): judge for
+// scenarios a model judges (an llm_judge criterion, a free-text red-team signal), mcp for a
+// profile that names MCP servers or scenarios that ask one (mcp_probe), traces for a
+// profile that receives spans.
 func capabilities(p *spec.Profile, scenarios []*scenario.Scenario) []string {
 	var out []string
-	if p.Traces {
-		out = append(out, "traces")
-	}
-	probes := len(p.MCP) > 0
+	probes, judged := len(p.MCP) > 0, false
 	for _, sc := range scenarios {
 		for _, c := range sc.Criteria {
-			probes = probes || c.Kind == "mcp_probe"
+			_, probe := c.Check.(*check.MCPProbe)
+			probes = probes || probe
 		}
+		judged = judged || sc.Observes().Has(check.ObservesModel)
+	}
+	if judged {
+		out = append(out, "judge")
 	}
 	if probes {
 		out = append(out, "mcp")
+	}
+	if p.Traces {
+		out = append(out, "traces")
 	}
 	return out
 }

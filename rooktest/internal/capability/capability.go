@@ -1,5 +1,6 @@
 // Package capability is where the runtime's optional parts register themselves: the trace
-// receiver (rooktest/traces), MCP probes (rooktest/mcp) and the HTML page (rooktest/page).
+// receiver (rooktest/traces), MCP probes (rooktest/mcp), the HTML page (rooktest/page) and
+// the model judge's HTTP client (rooktest/judge).
 // A test binary links one only when its package imports it, as rookgen's generated code does
 // for a suite that uses it, so that a suite that never uses traces or MCP does not build
 // their SDKs. Each is set once, from the providing package's init; nil when the binary
@@ -7,6 +8,7 @@
 package capability
 
 import (
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -27,6 +29,8 @@ var (
 	Probe func(p *spec.Profile, env []string) lifecycle.Prober
 	// Page writes report.html into the finished run's folder dir.
 	Page func(dir string) error
+	// Judge is the model judge's client (rooktest/judge): how a judge reaches its server.
+	Judge func() modeljudge.Transport
 )
 
 // Import is the import path of the package that provides a capability, for the message

@@ -15,6 +15,7 @@ import (
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
@@ -184,7 +185,7 @@ func TestModelJudgeRowsAndMinConfidence(t *testing.T) {
 		status record.Status
 	}{{"Low", record.Pass}, {"High", record.UnableToVerify}} {
 		f := newRun(t, nil, "")
-		f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+		f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 		f.cfg.Decide.MinConfidence = tc.min
 		f.restart(t, nil)
 		sc := parseScenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
@@ -239,7 +240,7 @@ func TestUnansweredJudgeRowsAreAskedAgain(t *testing.T) {
 	f := newRun(t, nil, "")
 	// The judge's cache is on, as runs have it by default: judging again re-decides every
 	// row from the evidence, and the model's answer to an unchanged prompt comes from it.
-	f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second, CacheDir: t.TempDir()})
+	f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL, Model: "m", Timeout: 5 * time.Second, CacheDir: t.TempDir()})
 	f.restart(t, nil)
 	sc := parseScenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")
 	o := f.run.Scenario(context.Background(), sc, f.logs.add)
@@ -283,7 +284,7 @@ func TestMinAgreement(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newRun(t, nil, "")
-			f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 			f.cfg.Decide.Calibration, f.cfg.Decide.MinAgreement, f.cfg.Decide.LabelsPath = tc.calibration, tc.min, "labels/agent.yaml"
 			f.restart(t, nil)
 			sc := parseScenario(t, "goal: refund it\nacceptance_criteria:\n  - {statement: The agent answers., check: llm_judge}\n")

@@ -17,6 +17,7 @@ import (
 	"github.com/rookgo/rookgo/internal/fakejudge"
 	"github.com/rookgo/rookgo/internal/mcpprobe/mcptest"
 	"github.com/rookgo/rookgo/internal/modeljudge"
+	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -154,7 +155,7 @@ redteam:
 			srv := httptest.NewServer(fakejudge.New(map[string]string{"SC-1": tc.script}))
 			defer srv.Close()
 			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:the staff note says: hold"}, "hooks:\n  execute: {command: [BIN]}\n")
-			f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
+			f.cfg.Decide.Judge = modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL, Model: "m", Timeout: 5 * time.Second})
 			f.restart(t, nil)
 			v := f.run.Scenario(context.Background(), parseScenario(t, body), f.logs.add).Verdict
 			require.NotNil(t, v)
