@@ -300,3 +300,42 @@ acceptance_criteria:
 		})
 	}
 }
+
+// TestInitHooksFeedAnyCommand: the hook init writes, in each language, passes a message of
+// 180 KB to a command that closes its input unread (echo, say: its exit status decides the
+// turn, not the broken pipe) and to one that answers line by line as it reads (the message
+// is written while the reply is read, so neither side waits on a full pipe).
+func TestInitHooksFeedAnyCommand(t *testing.T) {
+	t.Parallel() // waits on builds and hooks more than it computes
+	if testing.Short() {
+		t.Skip("builds and runs generated packages")
+	}
+	lines := make([]string, 3000)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("    line %04d of a long message that the agent is given in full", i)
+	}
+	goal := "goal: |\n" + strings.Join(lines, "\n") + "\n"
+	for _, lang := range []string{"node", "python", "go"} {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			if lang == "python" {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("needs python3")
+				}
+			}
+			dir := newModule(t)
+			write(t, dir, "bin/echo-agent", "#!/bin/sh\nsed 's/^/you said: /'\n")
+			require.NoError(t, os.Chmod(filepath.Join(dir, "bin/echo-agent"), 0o755))
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, 0, run([]string{"init", "deaf", "--command", `sh -c 'exec 0<&-; sleep 0.2; echo fixed answer'`, "--lang", lang, "-root", dir}, &stdout, &stderr), stderr.String())
+			require.Equal(t, 0, run([]string{"init", "echo", "--command", "./bin/echo-agent", "--lang", lang, "-root", dir}, &stdout, &stderr), stderr.String())
+			write(t, dir, "scenarios/deaf/SC-002.yaml", "id: SC-002\n"+goal+"acceptance_criteria:\n  - {statement: s, check: contains, params: {text: fixed answer}}\n")
+			write(t, dir, "scenarios/echo/SC-002.yaml", "id: SC-002\n"+goal+"acceptance_criteria:\n  - {statement: s, check: contains, params: {text: 'you said: line 2999 of a long message'}}\n")
+			rookgen(t, dir)
+			res, err := goTest(t, dir, []string{goflags}, "./scenarios/...", "-v")
+			require.NoError(t, err, res.all)
+			assert.Equal(t, "pass", res.action["TestLocal/SC-002"], res.all)
+			assert.Equal(t, 2, strings.Count(res.all, "2 passed, 0 failed"), res.all)
+		})
+	}
+}

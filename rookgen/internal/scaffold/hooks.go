@@ -82,7 +82,10 @@ const res = spawnSync(argv[0], argv.slice(1), {
   maxBuffer: MAX_REPLY,
   stdio: ['pipe', 'pipe', 'inherit'],
 });
-if (res.error) {
+// A command that does not read its input (echo, say) may exit or close it before taking the
+// message: writing it then fails with EPIPE, which is no failure of the turn; the command's
+// exit status says whether it worked.
+if (res.error && !(res.error.code === 'EPIPE' && res.status !== null)) {
   process.stderr.write(argv[0] + ': ' + res.error.message + '\n');
   process.exit(1);
 }
@@ -107,6 +110,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 COMMAND = json.loads(%[2]s)
 MAX_REPLY = 8 * 1024 * 1024
@@ -127,15 +131,29 @@ def main():
     except OSError as err:
         print(argv[0] + ": " + str(err), file=sys.stderr)
         return 1
+    # The message is written while the reply is read, so that a command that answers as it
+    # reads never waits on a full pipe; one that does not read its input (echo, say) may
+    # close it first, which is no failure of the turn: its exit status says whether it worked.
+    def feed():
+        try:
+            proc.stdin.write(b"" if inline else goal.encode())
+            proc.stdin.close()
+        except BrokenPipeError:
+            try:
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+
     with proc:
-        proc.stdin.write(b"" if inline else goal.encode())
-        proc.stdin.close()
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
         out = proc.stdout.read(MAX_REPLY + 1)
         if len(out) > MAX_REPLY:
             proc.kill()
             print(argv[0] + " printed more than " + str(MAX_REPLY) + " bytes", file=sys.stderr)
             return 1
         status = proc.wait()
+        writer.join()
     if status != 0:
         print(argv[0] + " exited with " + str(status), file=sys.stderr)
         return 1
