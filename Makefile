@@ -28,7 +28,7 @@ test-race:
 	$(GO) test -count=1 $$($(GO) list ./internal/... | grep -vE '$(RACY)')
 
 test-e2e:
-	$(GO) test -count=1 -parallel 4 -skip '$(LONG_TESTS)' ./rookgen/... ./schemas/...
+	$(GO) test -count=1 -parallel 4 -skip '$(LONG_TESTS)' ./rookgen/... ./schemas/... ./docs/...
 
 ## test-long: the end-to-end tests that replay a whole adoption with real interpreters (the
 ## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python

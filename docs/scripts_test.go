@@ -1,0 +1,190 @@
+package docs_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestScripts runs docs/testdata/*.txtar, each in a module of its own that uses this
+// repository, with rookgen on PATH and the blocks the pages give it under doc/.
+func TestScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs generated suites")
+	}
+	goCmd := goTool(t)
+	scripts, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	bin := rookgenBinary(t, goCmd)
+	root, err := filepath.Abs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := goEnv(t, goCmd)
+	given := allBlocks(t)
+	for _, s := range scripts {
+		t.Run(strings.TrimSuffix(filepath.Base(s), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			testscript.Run(t, testscript.Params{
+				Files: []string{s},
+				Setup: func(e *testscript.Env) error {
+					return setup(e, root, bin, env, filepath.ToSlash(filepath.Join("docs", s)), given)
+				},
+				Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpout": cmpout},
+				RequireExplicitExec: true,
+			})
+		})
+	}
+}
+
+var (
+	buildOnce sync.Once
+	builtDir  string
+	buildErr  error
+)
+
+// rookgenBinary builds rookgen once, into a folder to put on the scripts' PATH.
+func rookgenBinary(t *testing.T, goCmd string) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		builtDir, buildErr = os.MkdirTemp("", "rookgen-docs")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command(goCmd, "build", "-o", filepath.Join(builtDir, "rookgen"+exeSuffix()), "../rookgen").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("build rookgen: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtDir
+}
+
+func exeSuffix() string {
+	if os.PathSeparator == '\\' {
+		return ".exe"
+	}
+	return ""
+}
+
+// goEnv is what the go command needs inside a script, whose HOME is not the user's: the
+// caches and module settings of this one, and no network.
+func goEnv(t *testing.T, goCmd string) []string {
+	t.Helper()
+	out, err := exec.Command(goCmd, "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2], "GOFLAGS=-mod=mod",
+		"GOPROXY=off", "GOSUMDB=off", "GOTOOLCHAIN=local"}
+}
+
+// setup makes the script's folder a module that uses this repository, puts rookgen on
+// PATH, and writes the blocks the pages give script under doc/.
+func setup(e *testscript.Env, root, bin string, env []string, script string, given []block) error {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		e.Setenv(k, v)
+	}
+	e.Setenv("PATH", bin+string(os.PathListSeparator)+e.Getenv("PATH"))
+	e.Setenv("ROOKGO", root)
+	mod := filepath.Join(e.WorkDir, "go.mod")
+	if data, err := os.ReadFile(mod); err == nil {
+		data = append(data, "\nreplace github.com/rookgo/rookgo => "+root+"\n"...)
+		if err := os.WriteFile(mod, data, 0o644); err != nil {
+			return err
+		}
+		sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(e.WorkDir, "go.sum"), sum, 0o644); err != nil {
+			return err
+		}
+	}
+	for _, b := range given {
+		name, file, _ := strings.Cut(b.marker, " ")
+		if name != script || file == "" {
+			continue
+		}
+		path := filepath.Join(e.WorkDir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(b.text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// What changes from one run to the next in go test's output: times, run ids, the module's
+// folder, rooktest's own line numbers.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\(\d+\.\d+s\)`), "(T)"},
+	{regexp.MustCompile(`\t\d+\.\d+s$`), "\tT"},
+	{regexp.MustCompile(`ok in \d+ ms`), "ok in T"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ`), "RUN"},
+	{regexp.MustCompile(`rooktest\.go:\d+:`), "rooktest.go:N:"},
+}
+
+// normalize is output as compared: the volatile parts replaced, the module's folder
+// (dir) written as /home/you/<module's last element>, and "$ command" lines left out.
+func normalize(text, dir string) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if strings.HasPrefix(line, "$ ") {
+			continue
+		}
+		if dir != "" {
+			line = strings.ReplaceAll(line, dir, "/home/you/MODULE")
+		}
+		line = regexp.MustCompile(`/home/you/[\w.-]+`).ReplaceAllString(line, "/home/you/MODULE")
+		for _, v := range volatile {
+			line = v.re.ReplaceAllString(line, v.with)
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// cmpout compares the last command's stdout with a file, as the pages show output: with
+// the parts that change from run to run made the same.
+func cmpout(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || args[0] != "stdout" {
+		ts.Fatalf("usage: cmpout stdout file")
+	}
+	got := normalize(ts.ReadFile("stdout"), ts.Getenv("WORK"))
+	want := normalize(ts.ReadFile(args[1]), "")
+	if got == want {
+		return
+	}
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		gl, wl := "", ""
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			ts.Fatalf("output differs from %s at line %d:\n got: %q\nwant: %q\n\nall of it:\n%s", args[1], i+1, gl, wl, got)
+		}
+	}
+}
