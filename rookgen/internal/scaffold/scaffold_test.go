@@ -1,8 +1,6 @@
 package scaffold
 
 import (
-	"bytes"
-	"encoding/json"
 	"go/format"
 	"os"
 	"path/filepath"
@@ -10,12 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/scenario"
+	"github.com/rookgo/rookgo/internal/schematest"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/schemas"
 )
@@ -23,19 +20,7 @@ import (
 // validate checks YAML against a JSON Schema, as an editor's YAML language server does.
 func validate(t *testing.T, schema, doc []byte) error {
 	t.Helper()
-	sch, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("schema.json", sch))
-	compiled, err := c.Compile("schema.json")
-	require.NoError(t, err)
-	var v any
-	require.NoError(t, yaml.Unmarshal(doc, &v))
-	j, err := json.Marshal(v)
-	require.NoError(t, err)
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	require.NoError(t, err)
-	return compiled.Validate(inst)
+	return schematest.ValidateYAML(t, schematest.Compile(t, "schema.json", schema), doc)
 }
 
 func TestSplit(t *testing.T) {
