@@ -151,9 +151,17 @@ func checkScriptBlock(t *testing.T, b block, script, file string) {
 	var execs []string
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimPrefix(strings.TrimSpace(line), "! ")
-		if rest, ok := strings.CutPrefix(line, "exec "); ok {
-			execs = append(execs, rest)
+		rest, ok := strings.CutPrefix(line, "exec ")
+		if !ok {
+			continue
 		}
+		// A line with shell syntax (a pipe, set -o) runs through a shell, quoted whole.
+		for _, sh := range []string{"bash -c '", "sh -c '"} {
+			if inner, ok := strings.CutPrefix(rest, sh); ok && strings.HasSuffix(inner, "'") {
+				rest = strings.TrimSuffix(inner, "'")
+			}
+		}
+		execs = append(execs, rest)
 	}
 	for _, c := range commandLines(b.text) {
 		if !slices.Contains(execs, c) {

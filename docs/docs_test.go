@@ -35,7 +35,10 @@ type block struct {
 
 func (b block) String() string { return fmt.Sprintf("%s:%d", b.page, b.line) }
 
-var markerLine = regexp.MustCompile(`^<!-- docs: (.*?) -->$`)
+var (
+	markerLine      = regexp.MustCompile(`^<!-- docs: (.*?) -->$`)
+	trailingComment = regexp.MustCompile(`\s+#\s.*$`)
+)
 
 // repo is the repository's root, relative to this package.
 const repo = ".."
@@ -106,8 +109,8 @@ func commandLines(text string) []string {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if i := strings.Index(line, "   #"); i > 0 {
-			line = strings.TrimSpace(line[:i])
+		if loc := trailingComment.FindStringIndex(line); loc != nil {
+			line = line[:loc[0]]
 		}
 		out = append(out, line)
 	}

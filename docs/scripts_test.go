@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -102,6 +103,11 @@ func setup(e *testscript.Env, root, bin string, env []string, script string, giv
 	e.Setenv("ROOKGO", root)
 	mod := filepath.Join(e.WorkDir, "go.mod")
 	if data, err := os.ReadFile(mod); err == nil {
+		version, err := requiredVersion(filepath.Join(root, "go.mod"), "gotest.tools/gotestsum")
+		if err != nil {
+			return err
+		}
+		data = bytes.ReplaceAll(data, []byte("GOTESTSUM_VERSION"), []byte(version))
 		data = append(data, "\nreplace github.com/rookgo/rookgo => "+root+"\n"...)
 		if err := os.WriteFile(mod, data, 0o644); err != nil {
 			return err
@@ -128,6 +134,20 @@ func setup(e *testscript.Env, root, bin string, env []string, script string, giv
 		}
 	}
 	return nil
+}
+
+// requiredVersion is the version of module path that the go.mod at file requires, so that
+// a script's module uses the version this repository's tests have in the module cache.
+func requiredVersion(file, path string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(path) + `\s+(v\S+)`).FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("%s requires no %s", file, path)
+	}
+	return string(m[1]), nil
 }
 
 // What changes from one run to the next in go test's output: times, run ids, the module's
