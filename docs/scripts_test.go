@@ -79,17 +79,23 @@ func exeSuffix() string {
 	return ""
 }
 
-// goEnv is what the go command needs inside a script, whose HOME is not the user's: the
-// caches and module settings of this one, and no network.
+// goEnv is what the go command needs inside a script, whose HOME is not the user's: this
+// one's caches and its way to modules (the same proxy and checksum database as the
+// tests that run go get), and -mod=mod.
 func goEnv(t *testing.T, goCmd string) []string {
 	t.Helper()
-	out, err := exec.Command(goCmd, "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	names := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GONOPROXY", "GOINSECURE"}
+	out, err := exec.Command(goCmd, append([]string{"env"}, names...)...).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2], "GOFLAGS=-mod=mod",
-		"GOPROXY=off", "GOSUMDB=off", "GOTOOLCHAIN=local"}
+	env := []string{"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+	for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		if i < len(names) {
+			env = append(env, names[i]+"="+v)
+		}
+	}
+	return env
 }
 
 // setup makes the script's folder a module that uses this repository, puts rookgen on

@@ -76,7 +76,7 @@ func TestStaging(t *testing.T) {
 	}
 
 	cmd := exec.Command("go", "test", "-v", "./scenarios/refunds")
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod")
 	out, _ := cmd.CombinedOutput()
 	took := regexp.MustCompile(`\s*\(?\d+\.\d+s\)?$`)
 	for _, line := range strings.Split(string(out), "\n") {
