@@ -82,7 +82,7 @@ func (j *Judge) post(ctx context.Context, body []byte, log *[]exchange) (*comple
 		switch {
 		case err == nil:
 			return c, nil
-		case errors.Is(err, errFormat), !retryable(status, err) || ctx.Err() != nil:
+		case errors.Is(err, errFormat), errors.Is(err, ErrNoTransport), !retryable(status, err) || ctx.Err() != nil:
 			return nil, err
 		}
 		last = err

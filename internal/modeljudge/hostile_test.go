@@ -120,3 +120,20 @@ func TestSecretsStayOutOfThePromptAndTheCache(t *testing.T) {
 	assert.NotContains(t, string(b), "tok-SECRET-123")
 	assert.Contains(t, string(b), "[redacted:ROOK_JUDGE_API_KEY]")
 }
+
+// A judge with no transport says so at once, without the tries and waits of a server that
+// does not answer.
+func TestAJudgeWithoutATransportSaysSoAtOnce(t *testing.T) {
+	j := modeljudge.New(modeljudge.Config{URL: "http://127.0.0.1:9/v1", Model: "m", Retries: 5, Backoff: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d := j.Decide(ctx, caseFor("SC-1"))
+	require.NoError(t, ctx.Err(), "no backoff was waited")
+	require.NotEmpty(t, d.Results)
+	for id, r := range d.Results {
+		assert.Equal(t, record.UnableToVerify, r.Status, id)
+	}
+	for _, r := range d.Results {
+		assert.Contains(t, r.Achieved+r.Reason, "links no judge client")
+	}
+}
