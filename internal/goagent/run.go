@@ -1,0 +1,170 @@
+package goagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// maxStack bounds the stack a panic leaves in the record.
+const maxStack = 16 << 10
+
+// method is the phase's method of a, nil when a does not implement the phase.
+func method(a Agent, phase string) func(context.Context, Call) (Reply, error) {
+	switch phase {
+	case "execute":
+		return a.Execute
+	case "prepare":
+		if p, ok := a.(Preparer); ok {
+			return p.Prepare
+		}
+	case "open":
+		if o, ok := a.(Opener); ok {
+			return o.Open
+		}
+	case "close":
+		if c, ok := a.(Closer); ok {
+			return c.Close
+		}
+	case "collect":
+		if c, ok := a.(Collector); ok {
+			return c.Collect
+		}
+	}
+	return nil
+}
+
+// Run calls the phase c.Phase of a, as hook.Run runs a hook: within timeout (the phase's
+// deadline is the context's), its Reply as the hook's stdout, an error as a non-zero
+// exit with the error as its stderr, a panic as a failure with its stack. A method that is
+// still running hook.KillGrace after its context ended ignored it: it fails, and its
+// goroutine, which nothing can stop, is named as left running. What the agent writes to
+// os.Stdout is never read as its output.
+func Run(ctx context.Context, a Agent, name string, c Call, timeout time.Duration) (*hook.Result, error) {
+	res := &hook.Result{Started: time.Now()}
+	m := method(a, c.Phase)
+	if m == nil {
+		res.Ended, res.ExitCode = time.Now(), -1
+		return res, fmt.Errorf("go:%s has no %s method", name, c.Phase)
+	}
+	if err := ctx.Err(); err != nil {
+		res.Ended, res.ExitCode, res.Stopped = time.Now(), -1, true
+		return res, fmt.Errorf("stopped before it started: %w", context.Cause(ctx))
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	type answer struct {
+		reply Reply
+		err   error
+		panic string
+	}
+	done := make(chan answer, 1) // the goroutine never blocks on it, even once abandoned
+	go func() {
+		var ans answer
+		defer func() {
+			if p := recover(); p != nil {
+				stack := debug.Stack()
+				if len(stack) > maxStack {
+					stack = stack[:maxStack]
+				}
+				ans.panic = fmt.Sprintf("panic: %v\n\n%s", p, stack)
+			}
+			done <- ans
+		}()
+		ans.reply, ans.err = m(runCtx, c)
+	}()
+
+	var ans answer
+	select {
+	case ans = <-done:
+	case <-runCtx.Done():
+		grace := time.NewTimer(hook.KillGrace)
+		defer grace.Stop()
+		select {
+		case ans = <-done:
+		case <-grace.C:
+			res.Ended, res.ExitCode = time.Now(), -1
+			res.Left = []string{fmt.Sprintf("the goroutine of go:%s's %s method, which did not return within %s of its context's end", name, c.Phase, hook.KillGrace)}
+			if ctx.Err() != nil {
+				res.Stopped = true
+				return res, fmt.Errorf("stopped, and the method ignored its context: %w", context.Cause(ctx))
+			}
+			res.TimedOut = true
+			return res, fmt.Errorf("timed out after %s, and the method ignored its context: its goroutine is left running", timeout)
+		}
+	}
+	res.Ended = time.Now()
+	switch {
+	case ans.panic != "":
+		res.ExitCode, res.Stderr = 2, ans.panic
+		return res, errors.New("panicked: " + firstLine(ans.panic))
+	case runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
+		res.ExitCode, res.TimedOut = -1, true
+		if ans.err != nil {
+			res.Stderr = ans.err.Error()
+		}
+		return res, fmt.Errorf("timed out after %s", timeout)
+	case ctx.Err() != nil:
+		res.ExitCode, res.Stopped = -1, true
+		return res, fmt.Errorf("stopped: %w", context.Cause(ctx))
+	case ans.err != nil:
+		res.ExitCode, res.Stderr = 1, ans.err.Error()
+		return res, fmt.Errorf("returned an error: %w", ans.err)
+	}
+	out, err := encode(ans.reply)
+	if err != nil {
+		res.ExitCode, res.Stderr = 1, err.Error()
+		return res, err
+	}
+	if len(out) > hook.DefaultMaxStdout {
+		res.Stdout, res.StdoutOverflow = out[:hook.DefaultMaxStdout], true
+		return res, fmt.Errorf("returned more than %d bytes", hook.DefaultMaxStdout)
+	}
+	res.Stdout = out
+	return res, nil
+}
+
+// encode is the reply as the hook's one JSON object: its fields, and Data's other keys.
+func encode(r Reply) ([]byte, error) {
+	fields, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode the reply: %w", err)
+	}
+	if len(r.Data) == 0 && r.Calls == nil {
+		return append(fields, '\n'), nil
+	}
+	obj := map[string]any{}
+	for k, v := range r.Data {
+		obj[k] = v
+	}
+	var own map[string]any
+	if err := json.Unmarshal(fields, &own); err != nil {
+		return nil, fmt.Errorf("encode the reply: %w", err)
+	}
+	for k, v := range own {
+		obj[k] = v
+	}
+	if r.Calls != nil && len(r.Calls) == 0 {
+		obj["calls"] = []any{} // observed none, which an absent key would not say
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode the reply: %w", err)
+	}
+	return append(out, '\n'), nil
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

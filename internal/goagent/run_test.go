@@ -1,0 +1,154 @@
+package goagent_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/goagent"
+	"github.com/rookgo/rookgo/internal/hook"
+)
+
+// agentFunc is an agent whose Execute is f.
+type agentFunc func(context.Context, goagent.Call) (goagent.Reply, error)
+
+func (f agentFunc) Execute(ctx context.Context, c goagent.Call) (goagent.Reply, error) {
+	return f(ctx, c)
+}
+
+// full is an agent with every phase.
+type full struct{ agentFunc }
+
+func (full) Prepare(context.Context, goagent.Call) (goagent.Reply, error) {
+	return goagent.Reply{}, nil
+}
+func (full) Open(context.Context, goagent.Call) (goagent.Reply, error) {
+	return goagent.Reply{Conversation: "conv-1"}, nil
+}
+func (full) Close(context.Context, goagent.Call) (goagent.Reply, error) { return goagent.Reply{}, nil }
+func (full) Collect(context.Context, goagent.Call) (goagent.Reply, error) {
+	return goagent.Reply{Data: map[string]any{"ledger": map[string]any{"balance": 800}}}, nil
+}
+
+func execute(c goagent.Call) goagent.Call { c.Phase = "execute"; c.Turn = 1; return c }
+
+// A reply is what a hook would print, read by the same parser: calls observed as none are
+// an empty list, not an absent key; what the agent writes to os.Stdout is not its output.
+func TestAReplyIsAHooksOutput(t *testing.T) {
+	a := agentFunc(func(_ context.Context, c goagent.Call) (goagent.Reply, error) {
+		fmt.Println(`{"output": "printed, not returned"}`)
+		in, out := int64(5), int64(7)
+		return goagent.Reply{Output: "you said: " + c.Message, Conversation: "conv-9", Calls: []goagent.ToolCall{},
+			Usage: &goagent.Usage{Input: &in, Output: &out}}, nil
+	})
+	res, err := goagent.Run(context.Background(), a, "echo", execute(goagent.Call{Message: "hello"}), time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.ExitCode)
+	out, err := hook.ParseOutput(res.Stdout, true)
+	require.NoError(t, err)
+	assert.Equal(t, "you said: hello", out.Reply)
+	assert.Equal(t, "conv-9", out.Conversation)
+	assert.True(t, out.CallsObserved, "an empty list is calls observed: none")
+	assert.Empty(t, out.Calls)
+	require.NotNil(t, out.Usage)
+	assert.Equal(t, int64(7), *out.Usage.Output)
+
+	res, err = goagent.Run(context.Background(), full{a}, "echo", goagent.Call{Phase: "collect"}, time.Second)
+	require.NoError(t, err)
+	out, err = hook.ParseOutput(res.Stdout, false)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"balance": int64(800)}, out.Data["ledger"], "Data's keys are the object's")
+}
+
+// A hanging, a panicking and a context-ignoring agent each fail the call with a reason;
+// an error is a failure with the error as its diagnosis.
+func TestAFailingAgentFailsItsCall(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	tests := []struct {
+		name  string
+		agent agentFunc
+		check func(t *testing.T, res *hook.Result, err error)
+	}{
+		{"hangs until its context ends", func(ctx context.Context, _ goagent.Call) (goagent.Reply, error) {
+			<-ctx.Done()
+			return goagent.Reply{}, ctx.Err()
+		}, func(t *testing.T, res *hook.Result, err error) {
+			assert.True(t, res.TimedOut)
+			assert.Empty(t, res.Left, "it returned when asked")
+			assert.EqualError(t, err, "timed out after 100ms")
+		}},
+		{"panics", func(context.Context, goagent.Call) (goagent.Reply, error) {
+			var m map[string]int
+			m["x"] = 1
+			return goagent.Reply{}, nil
+		}, func(t *testing.T, res *hook.Result, err error) {
+			assert.Equal(t, 2, res.ExitCode)
+			assert.Contains(t, res.Stderr, "panic: assignment to entry in nil map")
+			assert.Contains(t, res.Stderr, "run_test.go", "the stack names where")
+			assert.EqualError(t, err, "panicked: panic: assignment to entry in nil map")
+		}},
+		{"ignores its context", func(context.Context, goagent.Call) (goagent.Reply, error) {
+			<-release
+			return goagent.Reply{Output: "too late"}, nil
+		}, func(t *testing.T, res *hook.Result, err error) {
+			assert.True(t, res.TimedOut)
+			require.Len(t, res.Left, 1)
+			assert.Contains(t, res.Left[0], "the goroutine of go:agent's execute method, which did not return within 2s of its context's end")
+			assert.ErrorContains(t, err, "the method ignored its context: its goroutine is left running")
+			assert.GreaterOrEqual(t, res.Duration(), 100*time.Millisecond+hook.KillGrace)
+		}},
+		{"returns an error", func(context.Context, goagent.Call) (goagent.Reply, error) {
+			return goagent.Reply{}, errors.New("the model is down")
+		}, func(t *testing.T, res *hook.Result, err error) {
+			assert.Equal(t, 1, res.ExitCode)
+			assert.Equal(t, "the model is down", res.Stderr)
+			assert.EqualError(t, err, "returned an error: the model is down")
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := goagent.Run(context.Background(), tc.agent, "agent", execute(goagent.Call{}), 100*time.Millisecond)
+			require.Error(t, err)
+			tc.check(t, res, err)
+		})
+	}
+}
+
+// A run that is interrupted stops the call: the method's context ends, and the call says
+// it was stopped, not that it failed.
+func TestAnInterruptedCallIsStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	a := agentFunc(func(ctx context.Context, _ goagent.Call) (goagent.Reply, error) {
+		close(started)
+		<-ctx.Done()
+		return goagent.Reply{}, ctx.Err()
+	})
+	go func() { <-started; cancel() }()
+	res, err := goagent.Run(ctx, a, "agent", execute(goagent.Call{}), time.Minute)
+	require.Error(t, err)
+	assert.True(t, res.Stopped)
+	assert.False(t, res.TimedOut)
+}
+
+func TestPhasesAndRegistry(t *testing.T) {
+	plain := agentFunc(func(context.Context, goagent.Call) (goagent.Reply, error) { return goagent.Reply{}, nil })
+	assert.Equal(t, []string{"execute"}, goagent.Phases(plain))
+	assert.Equal(t, []string{"prepare", "open", "execute", "close", "collect"}, goagent.Phases(full{plain}))
+	_, err := goagent.Run(context.Background(), plain, "plain", goagent.Call{Phase: "open"}, time.Second)
+	assert.EqualError(t, err, "go:plain has no open method")
+
+	factory := func() (goagent.Agent, error) { return plain, nil }
+	require.NoError(t, goagent.Register("registry-test", factory))
+	assert.EqualError(t, goagent.Register("registry-test", factory), `register a Go agent: "registry-test" is registered twice`)
+	_, ok := goagent.Lookup("registry-test")
+	assert.True(t, ok)
+	assert.Contains(t, goagent.Names(), "registry-test")
+}
