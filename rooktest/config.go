@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/affected"
+	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -100,6 +101,7 @@ type setup struct {
 	scenarios              []brief
 	tools                  []string // the tools the suite's criteria name
 	quarantine             spec.Quarantine
+	goAgent                goagent.Agent // the profile's Go agent (hooks: {go: name}); nil for scripts
 	warnings               []string
 	notes                  []string // said once at the start, without -v too
 }
@@ -174,6 +176,9 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 		return nil, fmt.Errorf("-rook.budget needs a price table: add pricing: to %s (agent_model, and each model's input_per_million and output_per_million)", s.Profile.Path)
 	}
 	if err := c.prof.MissingEnv(os.LookupEnv); err != nil {
+		return nil, err
+	}
+	if c.goAgent, err = goAgentFor(c.prof, s); err != nil {
 		return nil, err
 	}
 	return c, interpretersPresent(c.prof)

@@ -86,7 +86,7 @@ func interpretersPresent(p *spec.Profile) error {
 	var missing []string
 	for _, ph := range spec.HookPhases {
 		h, ok := p.Hooks[ph]
-		if !ok {
+		if !ok || h.Go != "" {
 			continue
 		}
 		prog := h.Argv(ph)[0]

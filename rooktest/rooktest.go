@@ -228,6 +228,7 @@ func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
 	if capability.Probe != nil {
 		cfg.Probe = capability.Probe(c.prof, cfg.Env)
 	}
+	cfg.GoAgent = c.goAgent
 	cfg.Decide = r.decider(t, c, s.Agent)
 	return cfg, nil
 }

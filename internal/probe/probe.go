@@ -70,6 +70,9 @@ type Config struct {
 // state folders of its own that it removes. After a failed open it calls no execute, and
 // close still runs, as in a run.
 func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
+	if p.GoAgent != "" {
+		return nil, fmt.Errorf("probe: profile %s's hooks are the Go agent go:%s, which runs inside its test binary, not as a command: run its suite with go test instead", p.ID, p.GoAgent)
+	}
 	dir, err := os.MkdirTemp("", "rookgen-probe-")
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)

@@ -22,6 +22,10 @@ type Profile struct {
 	Name string
 	// Hooks holds one entry per defined phase; only Execute is required.
 	Hooks map[Phase]Hook
+	// GoAgent names the Go agent registered in the test package (hooks: {go: name}) that
+	// stands for every hook: the runtime defines a phase for each method it has. Hooks then
+	// holds execute, and the phases the profile gives a timeout or a delay.
+	GoAgent string
 	// Env lists the variables the hooks need; a run with one unset fails before any hook.
 	Env []EnvVar
 	// HookEnv is passed to every hook; ROOK_* values win over it.
@@ -72,6 +76,8 @@ type Profile struct {
 
 // Hook is one phase's hook.
 type Hook struct {
+	// Go names the Go agent that runs the phase in the test's process (hooks: {go: name}).
+	Go string
 	// Script is the path as written in the profile (empty when Command is used).
 	Script string
 	// Path is Script resolved against the agent directory.
@@ -96,6 +102,9 @@ func (h Hook) Argv(p Phase) []string {
 // Invoked names the hook the way records and messages show it: the script as written,
 // or the command line.
 func (h Hook) Invoked() string {
+	if h.Go != "" {
+		return "go:" + h.Go
+	}
 	if len(h.Command) > 0 {
 		return strings.Join(h.Command, " ")
 	}
@@ -248,6 +257,9 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 	case p.ID != base:
 		e.at(idNode, "id %q does not match the file name %q", p.ID, base)
 	}
+	if _, ok := p.Hooks[Execute]; !ok && p.GoAgent != "" {
+		p.Hooks[Execute] = Hook{Go: p.GoAgent} // every Go agent has Execute
+	}
 	if _, ok := p.Hooks[Execute]; !ok {
 		n := hooksNode
 		if n == nil {
@@ -265,7 +277,22 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 }
 
 func (p *Profile) parseHooks(e *errs, f field) {
-	for _, h := range fields(e, f.v, "hooks", phaseKeys, true) {
+	all := fields(e, f.v, "hooks", append([]string{"go"}, phaseKeys...), true)
+	for _, h := range all {
+		if h.key == "go" {
+			if p.GoAgent = str(e, h); p.GoAgent == "" {
+				e.at(h.v, "hooks.go must name the Go agent the test package registers (rooktest.RegisterAgent)")
+			}
+		}
+	}
+	for _, h := range all {
+		if h.key == "go" {
+			continue
+		}
+		if p.GoAgent != "" {
+			p.parseGoPhase(e, h)
+			continue
+		}
 		ph := Phase(h.key)
 		hook := Hook{}
 		where := "hooks." + h.key
@@ -319,6 +346,30 @@ func (p *Profile) parseHooks(e *errs, f field) {
 		}
 		p.Hooks[ph] = hook
 	}
+}
+
+// parseGoPhase reads a phase of a profile whose hooks are a Go agent's methods: only its
+// timeout and delay, as the agent's method is its script.
+func (p *Profile) parseGoPhase(e *errs, h field) {
+	where := "hooks." + h.key
+	hook := Hook{Go: p.GoAgent}
+	if h.v.Kind != yaml.MappingNode {
+		e.at(h.v, "%s: with hooks.go, a phase may give only timeout_seconds and delay_seconds (its method is the Go agent's)", where)
+		return
+	}
+	for _, k := range fields(e, h.v, where, []string{"timeout_seconds", "delay_seconds"}, true) {
+		v, ok := number(e, k)
+		switch {
+		case !ok:
+		case k.key == "timeout_seconds" && v <= 0:
+			e.at(k.v, "%s.timeout_seconds must be positive", where)
+		case k.key == "timeout_seconds":
+			hook.Timeout = time.Duration(v * float64(time.Second))
+		default:
+			hook.Delay = time.Duration(v * float64(time.Second))
+		}
+	}
+	p.Hooks[Phase(h.key)] = hook
 }
 
 func (p *Profile) parseEnv(e *errs, f field) {

@@ -146,6 +146,11 @@ func TestProfileErrors(t *testing.T) {
 		{"every problem at once", "id: other\nhooks:\n  execute: {script: hook.mjs, delay_seconds: x}\nconcurrency: 0\nenv:\n  - {variable: 1BAD}\n",
 			[]string{"id \"other\" does not match", "delay_seconds must be a number", "concurrency must be at least 1", "not a valid variable name"}},
 		{"script and command", "id: p\nhooks:\n  execute: {script: hook.mjs, command: [python3]}\n", []string{"sets both script and command"}},
+		{"a Go agent's phase names a script", "id: p\nhooks:\n  go: shop\n  open: hook.mjs\n",
+			[]string{"p.yaml:4:9: hooks.open: with hooks.go, a phase may give only timeout_seconds and delay_seconds"}},
+		{"a Go agent's phase with a command", "id: p\nhooks:\n  go: shop\n  close: {command: [x]}\n",
+			[]string{`p.yaml:4:11: unknown key "command" in hooks.close (valid keys: delay_seconds, timeout_seconds)`}},
+		{"a Go agent without a name", "id: p\nhooks:\n  go: ''\n", []string{"p.yaml:3:7: hooks.go must name the Go agent"}},
 		{"bad yaml", "id: p\nhooks: [\n", []string{"p.yaml:2:1: invalid YAML"}},
 		{"duplicate key", "id: p\nid: q\nhooks: {execute: hook.mjs}\n", []string{`p.yaml:2:1: duplicate key "id"`}},
 		{"pricing without the agent's model", "id: p\nhooks: {execute: hook.mjs}\npricing:\n  agent_model: big\n  models:\n    small: {input_per_million: 1, output_per_million: -2}\n    judge: {input_per_million: x, output_per_million: 1}\n    half: {input_per_million: 1}\n",
@@ -273,4 +278,14 @@ func TestYAMLErrorsNameTheOffendingLine(t *testing.T) {
 	_, err = spec.ParseScenario("SC-1.yaml", []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - statement: s\n     check: contains\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "SC-1.yaml:5:")
+}
+
+// A profile whose hooks are a Go agent defines execute at once, and the phases it gives
+// time limits; the runtime adds the others from the agent's methods.
+func TestAGoAgentsProfile(t *testing.T) {
+	p, err := spec.ParseProfile("p.yaml", t.TempDir(), []byte("id: p\nhooks:\n  go: shop\n  collect: {timeout_seconds: 9, delay_seconds: 0.5}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "shop", p.GoAgent)
+	assert.Equal(t, map[spec.Phase]spec.Hook{spec.Execute: {Go: "shop"}, spec.Collect: {Go: "shop", Timeout: 9 * time.Second, Delay: 500 * time.Millisecond}}, p.Hooks)
+	assert.Equal(t, "go:shop", p.Hooks[spec.Execute].Invoked())
 }

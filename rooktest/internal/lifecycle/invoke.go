@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -85,19 +86,25 @@ func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.P
 	// before it is logged or kept. Records, the judge, the test log and JUnit then all see
 	// the same text.
 	red := r.cfg.Redactor
-	res, err := hook.Run(ctx, hook.Spec{
-		Argv:    inv.hook.Argv(inv.phase),
-		Dir:     r.cfg.Profile.AgentDir,
-		Env:     r.env(inv),
-		Stdin:   inv.stdin,
-		Timeout: timeout,
-		OnStderr: func(line string) {
-			if log != nil {
-				log(label + ": " + line)
-			}
-		},
-		Filter: red.Stream(),
-	})
+	var res *hook.Result
+	var err error
+	if inv.hook.Go != "" {
+		res, err = r.callGo(ctx, inv, timeout, log, label)
+	} else {
+		res, err = hook.Run(ctx, hook.Spec{
+			Argv:    inv.hook.Argv(inv.phase),
+			Dir:     r.cfg.Profile.AgentDir,
+			Env:     r.env(inv),
+			Stdin:   inv.stdin,
+			Timeout: timeout,
+			OnStderr: func(line string) {
+				if log != nil {
+					log(label + ": " + line)
+				}
+			},
+			Filter: red.Stream(),
+		})
+	}
 	rec := &record.PhaseRecord{Ran: true, Script: inv.hook.Invoked(), Turn: inv.turn}
 	var out *hook.Output
 	if res != nil {
@@ -206,4 +213,23 @@ func wait(ctx context.Context, delay time.Duration, since time.Time) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
+}
+
+// callGo runs the phase's method of the run's Go agent, given what a hook of the call
+// would be given; its diagnosis (an error, a panic's stack) is logged redacted, as a
+// hook's stderr is.
+func (r *Run) callGo(ctx context.Context, inv invocation, timeout time.Duration, log Logger, label string) (*hook.Result, error) {
+	if r.cfg.GoAgent == nil {
+		return &hook.Result{Started: time.Now(), Ended: time.Now(), ExitCode: -1}, fmt.Errorf("no Go agent %s is registered in this test binary", inv.hook.Invoked())
+	}
+	c := goagent.Call{Phase: string(inv.phase), Workspace: r.cfg.Workspace, Project: r.cfg.Project, Agent: r.cfg.Agent,
+		RunID: r.ID, RunStateDir: r.RunStateDir, StateDir: inv.stateDir, Scenario: inv.scenario, Session: inv.session,
+		Turn: inv.turn, Conversation: inv.conversation, Canary: inv.canary, Message: inv.stdin, Env: r.env(inv)}
+	res, err := goagent.Run(ctx, r.cfg.GoAgent, inv.hook.Go, c, timeout)
+	if res != nil && res.Stderr != "" && log != nil {
+		for _, line := range strings.Split(strings.TrimRight(r.cfg.Redactor.Text(res.Stderr), "\n"), "\n") {
+			log(label + ": " + line)
+		}
+	}
+	return res, err
 }

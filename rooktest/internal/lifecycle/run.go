@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/decide"
+	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/ratelimit"
@@ -80,6 +81,9 @@ type Config struct {
 	// Probe asks an MCP server the profile approves for a tool's answer, read-only (an
 	// mcp_probe criterion's); nil when the suite has no way to.
 	Probe Prober
+	// GoAgent is the run's Go agent, when the profile's hooks are one (hooks: {go: name}):
+	// its methods run where hook scripts would.
+	GoAgent goagent.Agent
 }
 
 // Tracer receives the agent's spans over OTLP, each attempt a trace of its own.

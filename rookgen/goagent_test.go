@@ -1,0 +1,95 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// goAgentFile registers, in a hand-written file of the test package, a Go agent that
+// remembers its conversation from open, echoes each turn, reports a tool call and usage,
+// and panics when asked to.
+const goAgentFile = `package shop_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rookgo/rookgo/rooktest"
+)
+
+func init() { rooktest.RegisterAgent("shop", func() (rooktest.Agent, error) { return &shop{}, nil }) }
+
+type shop struct{}
+
+func (*shop) Open(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
+	return rooktest.Reply{Conversation: "conv-" + c.Scenario}, os.WriteFile(filepath.Join(c.StateDir, "opened"), []byte(c.Session), 0o644)
+}
+
+func (*shop) Execute(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
+	if c.Message == "panic, please" {
+		var m map[string]int
+		m["boom"]++
+	}
+	fmt.Println("printed on stdout, never read as the reply")
+	in, out := int64(3), int64(4)
+	return rooktest.Reply{Output: fmt.Sprintf("you said %q in %s, turn %d", c.Message, c.Conversation, c.Turn),
+		Calls: []rooktest.ToolCall{{Name: "lookup_order", Arguments: map[string]any{"id": "ORD-7"}}},
+		Usage: &rooktest.Usage{Input: &in, Output: &out}}, nil
+}
+
+func (*shop) Close(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
+	_, err := os.Stat(filepath.Join(c.StateDir, "opened"))
+	return rooktest.Reply{}, err
+}
+`
+
+// TestAGoAgentRunsInProcess: a profile whose hooks are a Go agent registered in a file of
+// the test package runs its scenarios through the agent's methods, with the same records
+// and verdicts as hook scripts; a panicking turn fails its own scenario only; a profile
+// naming an agent nothing registers fails before anything runs, naming the file to write.
+func TestAGoAgentRunsInProcess(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/shop/local.yaml", "id: local\nhooks: {go: shop, execute: {timeout_seconds: 5}}\ncapabilities: {multi_turn: true, calls: true, usage: true}\n")
+	write(t, dir, "profiles/shop/missing.yaml", "id: missing\nhooks: {go: nobody}\n")
+	write(t, dir, "scenarios/shop/SC-1.yaml", `id: SC-1
+goal: where is my order?
+setup_messages: [hello]
+acceptance_criteria:
+  - {statement: s, check: contains, params: {text: 'you said "where is my order?" in conv-SC-1, turn 2'}}
+  - {statement: s, check: called, params: {name: lookup_order}}
+  - {statement: s, check: usage, params: {total_max: 20}, turn: 1}
+`)
+	write(t, dir, "scenarios/shop/SC-2.yaml", "id: SC-2\ngoal: panic, please\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: x}}\n")
+	write(t, dir, "scenarios/shop/agent_test.go", goAgentFile)
+	rookgen(t, dir)
+
+	records := t.TempDir()
+	res, err := goTest(t, dir, []string{goflags}, "./scenarios/shop", "-run", "TestLocal", "-rook.dir="+records, "-v")
+	require.Error(t, err, "SC-2's agent panics")
+	assert.Equal(t, "pass", res.action["TestLocal/SC-1"], res.all)
+	assert.Equal(t, "fail", res.action["TestLocal/SC-2"], res.all)
+	assert.Contains(t, res.all, "execute hook failed (turn 1, scenario SC-2, go:shop): panicked: panic: assignment to entry in nil map")
+	assert.Contains(t, res.all, "1 passed, 1 failed")
+	hooks, err := filepath.Glob(filepath.Join(records, "shop", "*", "scenarios", "SC-1", "hooks.json"))
+	require.NoError(t, err)
+	require.Len(t, hooks, 1)
+	data, err := os.ReadFile(hooks[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"script": "go:shop"`)
+	assert.Equal(t, 5, strings.Count(string(data), `"script": "go:shop"`), "open, execute and its two turns, close: %s", data)
+
+	res, err = goTest(t, dir, []string{goflags}, "./scenarios/shop", "-run", "TestMissing", "-rook.dir="+records)
+	require.Error(t, err)
+	assert.Contains(t, res.all, `profile missing's hooks are the Go agent "nobody", and no file of this test package registers it (this test binary registers shop): write scenarios/shop/agent_test.go with func init() { rooktest.RegisterAgent("nobody", <a func() (rooktest.Agent, error) that makes it>) }`)
+}
