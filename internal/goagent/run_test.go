@@ -84,14 +84,14 @@ func TestAFailingAgentFailsItsCall(t *testing.T) {
 			assert.EqualError(t, err, "timed out after 100ms")
 		}},
 		{"panics", func(context.Context, goagent.Call) (goagent.Reply, error) {
-			var m map[string]int
-			m["x"] = 1
-			return goagent.Reply{}, nil
+			var replies []goagent.Reply
+			return replies[len(replies)-1], nil // no reply yet
+
 		}, func(t *testing.T, res *hook.Result, err error) {
 			assert.Equal(t, 2, res.ExitCode)
-			assert.Contains(t, res.Stderr, "panic: assignment to entry in nil map")
+			assert.Contains(t, res.Stderr, "panic: runtime error: index out of range [-1]")
 			assert.Contains(t, res.Stderr, "run_test.go", "the stack names where")
-			assert.EqualError(t, err, "panicked: panic: assignment to entry in nil map")
+			assert.EqualError(t, err, "panicked: panic: runtime error: index out of range [-1]")
 		}},
 		{"ignores its context", func(context.Context, goagent.Call) (goagent.Reply, error) {
 			<-release
