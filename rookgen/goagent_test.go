@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,14 @@ acceptance_criteria:
 `)
 	write(t, dir, "scenarios/shop/SC-2.yaml", "id: SC-2\ngoal: panic, please\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: x}}\n")
 	write(t, dir, "scenarios/shop/agent_test.go", goAgentFile)
+
+	// Generation reads the package's files for the registration a profile names.
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 1, run([]string{"-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), `profiles/shop/missing.yaml:2:13: hooks.go names the Go agent "nobody", and no file of scenarios/shop registers it: write scenarios/shop/agent_test.go with func init() { rooktest.RegisterAgent("nobody", <a func() (rooktest.Agent, error) that makes it>) }`)
+	assert.NotContains(t, stderr.String(), "local.yaml", "shop is registered")
+	// A name the package computes is taken at its word; the run then says what is missing.
+	write(t, dir, "scenarios/shop/more_test.go", "package shop_test\n\nimport \"github.com/rookgo/rookgo/rooktest\"\n\nvar other = \"other\"\n\nfunc init() { rooktest.RegisterAgent(other, func() (rooktest.Agent, error) { return &shop{}, nil }) }\n")
 	rookgen(t, dir)
 
 	records := t.TempDir()
@@ -91,5 +100,5 @@ acceptance_criteria:
 
 	res, err = goTest(t, dir, []string{goflags}, "./scenarios/shop", "-run", "TestMissing", "-rook.dir="+records)
 	require.Error(t, err)
-	assert.Contains(t, res.all, `profile missing's hooks are the Go agent "nobody", and no file of this test package registers it (this test binary registers shop): write scenarios/shop/agent_test.go with func init() { rooktest.RegisterAgent("nobody", <a func() (rooktest.Agent, error) that makes it>) }`)
+	assert.Contains(t, res.all, `profile missing's hooks are the Go agent "nobody", and no file of this test package registers it (this test binary registers other, shop): write scenarios/shop/agent_test.go with func init() { rooktest.RegisterAgent("nobody", <a func() (rooktest.Agent, error) that makes it>) }`)
 }

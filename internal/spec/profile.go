@@ -25,7 +25,8 @@ type Profile struct {
 	// GoAgent names the Go agent registered in the test package (hooks: {go: name}) that
 	// stands for every hook: the runtime defines a phase for each method it has. Hooks then
 	// holds execute, and the phases the profile gives a timeout or a delay.
-	GoAgent string
+	GoAgent   string
+	GoAgentAt Pos
 	// Env lists the variables the hooks need; a run with one unset fails before any hook.
 	Env []EnvVar
 	// HookEnv is passed to every hook; ROOK_* values win over it.
@@ -280,6 +281,7 @@ func (p *Profile) parseHooks(e *errs, f field) {
 	all := fields(e, f.v, "hooks", append([]string{"go"}, phaseKeys...), true)
 	for _, h := range all {
 		if h.key == "go" {
+			p.GoAgentAt = Pos{h.v.Line, h.v.Column}
 			if p.GoAgent = str(e, h); p.GoAgent == "" {
 				e.at(h.v, "hooks.go must name the Go agent the test package registers (rooktest.RegisterAgent)")
 			}

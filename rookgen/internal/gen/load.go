@@ -75,6 +75,9 @@ func Load(root string) ([]Agent, error) {
 			a.ScenarioPaths[s.ID] = slash(root, f)
 		}
 		problems = append(problems, subtestClashes(a)...)
+		for _, err := range unregistered(root, a) {
+			problems = append(problems, workspace.Rel(root, err))
+		}
 		ids := map[string]bool{}
 		for _, s := range a.Scenarios {
 			ids[s.ID] = true
