@@ -102,3 +102,32 @@ acceptance_criteria:
 	require.Error(t, err)
 	assert.Contains(t, res.all, `profile missing's hooks are the Go agent "nobody", and no file of this test package registers it (this test binary registers other, shop): write scenarios/shop/agent_test.go with func init() { rooktest.RegisterAgent("nobody", <a func() (rooktest.Agent, error) that makes it>) }`)
 }
+
+// TestInitGo: init --go writes a profile whose hooks are a Go agent and the file that
+// registers a stand-in for it, and the suite passes at once, in the test's process.
+func TestInitGo(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"init", "my-bot", "--go", "-root", dir}, &stdout, &stderr), stderr.String())
+	for _, f := range []string{"profiles/my-bot/local.yaml", "scenarios/my-bot/agent_test.go", "scenarios/my-bot/SC-001.yaml", "scenarios/my-bot/local_rook_test.go"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	assert.NoDirExists(t, filepath.Join(dir, "profiles/my-bot/hooks"), "no hook script")
+	assert.Contains(t, stdout.String(), "edit scenarios/my-bot/agent_test.go")
+	register, err := os.ReadFile(filepath.Join(dir, "scenarios/my-bot/agent_test.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(register), "package mybot_test\n")
+	assert.Contains(t, string(register), `rooktest.RegisterAgent("my-bot", newAgent)`)
+
+	res, err := goTest(t, dir, []string{goflags}, "./scenarios/...", "-v")
+	require.NoError(t, err, res.all)
+	assert.Equal(t, "pass", res.action["TestLocal/SC-001_the_agent_answers"], res.all)
+
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"init", "other", "--go", "--command", "echo", "-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "give --go, --curl or --command, one of them")
+}

@@ -26,10 +26,11 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	calls := fs.String("calls", "", "with --curl: the JSON path of the tool calls in the response")
 	usage := fs.String("usage", "", "with --curl: the JSON path of the token usage in the response")
 	lang := fs.String("lang", "node", "the hook script's language: node, python or go")
+	goAgent := fs.Bool("go", false, "the agent is Go code in this module, called in the test's process: write a profile whose hooks are the agent, and scenarios/<agent>/agent_test.go, which registers it")
 	profileID := fs.String("profile", "local", "the profile id (profiles/<agent>/<id>.yaml)")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]")
+		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --go [--profile id] [-root dir]")
 		fs.PrintDefaults()
 	}
 	agent, args := leadingArg(args)
@@ -52,7 +53,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	opts := scaffold.Options{Agent: agent, Profile: *profileID, Lang: *lang, Generate: workspace.GeneratorCommand(root),
-		Reply: *reply, Conversation: *conversation, Calls: *calls, Usage: *usage}
+		Reply: *reply, Conversation: *conversation, Calls: *calls, Usage: *usage, Go: *goAgent}
 	if opts.Command, err = scaffold.Split(*command); err != nil {
 		fmt.Fprintf(stderr, "rookgen init: --command: %v\n", err)
 		return 2
@@ -103,7 +104,11 @@ func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
 	fmt.Fprintln(stdout, "\nnext:")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  go mod tidy\t# adds what the generated tests import (rooktest's dependencies)\n")
-	fmt.Fprintf(tw, "  %s probe %s/%s\t# call the hook once: what came back, what to fix\n", gen, opts.Agent, opts.Profile)
+	if opts.Go {
+		fmt.Fprintf(tw, "  edit scenarios/%s/agent_test.go\t# make newAgent return your agent\n", opts.Agent)
+	} else {
+		fmt.Fprintf(tw, "  %s probe %s/%s\t# call the hook once: what came back, what to fix\n", gen, opts.Agent, opts.Profile)
+	}
 	fmt.Fprintf(tw, "  go test ./scenarios/%s\t# run SC-001 against the agent\n", opts.Agent)
 	fmt.Fprintf(tw, "  go generate ./scenarios/...\t# after editing or adding scenarios and profiles\n")
 	_ = tw.Flush() // stdout: nothing to do about a failed print

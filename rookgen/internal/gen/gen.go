@@ -249,3 +249,7 @@ func packageName(agent string) string {
 	}
 	return name + "_test"
 }
+
+// PackageName is the test package of scenarios/<agent>/, which a hand-written file there
+// (rookgen init --go's agent_test.go) joins.
+func PackageName(agent string) string { return packageName(agent) }

@@ -32,6 +32,9 @@ type Options struct {
 	// the conversation id, the tool calls and the token usage.
 	Curl                              *Request
 	Reply, Conversation, Calls, Usage string
+	// Go says the agent is Go code called in the test's process (init --go): a profile
+	// whose hooks are the agent, and the file that registers it, instead of a hook script.
+	Go bool
 	// Generate is the go:generate command (workspace.GeneratorCommand).
 	Generate string
 }
@@ -59,20 +62,11 @@ func Plan(root string, o Options) ([]File, error) {
 	if !idPattern.MatchString(o.Profile) {
 		return nil, fmt.Errorf("profile %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/%s.yaml)", o.Profile, o.Agent, o.Profile)
 	}
-	hook, ok := hooks[o.Lang]
-	if !ok {
-		return nil, fmt.Errorf("--lang %q: the hook can be written in node, python or go", o.Lang)
-	}
-	body, err := hookBody(o, hook)
+	files, err := reachFiles(o)
 	if err != nil {
 		return nil, err
 	}
-	script := hook.file(o.Agent)
-	files := []File{
-		{Path: "profiles/" + o.Agent + "/" + o.Profile + ".yaml", Data: profile(o, script, hook), Mode: 0o644},
-		{Path: "profiles/" + o.Agent + "/" + script, Data: body, Mode: 0o755},
-		{Path: "scenarios/" + o.Agent + "/SC-001.yaml", Data: fmt.Appendf(nil, schemaLine("scenario")+firstScenario, o.Agent), Mode: 0o644},
-	}
+	files = append(files, File{Path: "scenarios/" + o.Agent + "/SC-001.yaml", Data: fmt.Appendf(nil, schemaLine("scenario")+firstScenario, o.Agent), Mode: 0o644})
 	var exist []string
 	for _, f := range files {
 		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.Path))); err == nil {
@@ -105,6 +99,30 @@ func Plan(root string, o Options) ([]File, error) {
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// reachFiles are the files that reach the agent: the profile, and its hook script or, for a
+// Go agent, the file that registers it.
+func reachFiles(o Options) ([]File, error) {
+	if o.Go {
+		if o.Curl != nil || len(o.Command) > 0 {
+			return nil, fmt.Errorf("give --go, --curl or --command, one of them")
+		}
+		return goFiles(o), nil
+	}
+	hook, ok := hooks[o.Lang]
+	if !ok {
+		return nil, fmt.Errorf("--lang %q: the hook can be written in node, python or go", o.Lang)
+	}
+	body, err := hookBody(o, hook)
+	if err != nil {
+		return nil, err
+	}
+	script := hook.file(o.Agent)
+	return []File{
+		{Path: "profiles/" + o.Agent + "/" + o.Profile + ".yaml", Data: profile(o, script, hook), Mode: 0o644},
+		{Path: "profiles/" + o.Agent + "/" + script, Data: body, Mode: 0o755},
+	}, nil
 }
 
 // packageIn is the package the Go files of dir belong to (a test-only folder's, less its
@@ -188,7 +206,7 @@ func hookBody(o Options, h hookLang) ([]byte, error) {
 		}
 		return fmt.Appendf(nil, h.body, o.Agent, h.literal(argv)), nil
 	}
-	return nil, fmt.Errorf("say how to reach agent %s: --curl '<a cURL command with %s in its body or URL>' or --command '<its command line, with %s where the message goes>'", o.Agent, GoalPlaceholder, GoalPlaceholder)
+	return nil, fmt.Errorf("say how to reach agent %s: --curl '<a cURL command with %s in its body or URL>', --command '<its command line, with %s where the message goes>', or --go for an agent written in Go", o.Agent, GoalPlaceholder, GoalPlaceholder)
 }
 
 func httpHookBody(o Options, h hookLang) ([]byte, error) {
