@@ -65,6 +65,7 @@ bench:
 	$(GO) test -run '^$$' -bench Traces -benchtime 4x ./rooktest/internal/lifecycle
 	$(GO) test -run '^$$' -bench ExportDelay -benchtime 3x ./internal/otlp
 	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen
+	$(GO) test -run '^$$' -bench AgentKinds -benchtime 5x ./rookgen
 	$(GO) test -run '^$$' -bench 'Concurrency|Scale' -benchtime 1x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench Shards -benchtime 2x ./internal/shardplan
 	$(GO) test -run '^$$' -bench Write -benchtime 3x ./internal/junit
