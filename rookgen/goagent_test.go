@@ -131,3 +131,80 @@ func TestInitGo(t *testing.T) {
 	assert.Equal(t, 1, run([]string{"init", "other", "--go", "--command", "echo", "-root", dir}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "give --go, --curl or --command, one of them")
 }
+
+// tracedAgentFile is a Go agent instrumented with the OpenTelemetry SDK: its spans start
+// from the context its method is given, and go to the receiver the call's environment
+// names. Its reply says nothing of calls: the trace is their only channel.
+const tracedAgentFile = `package traced_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/rookgo/rookgo/rooktest"
+)
+
+func init() { rooktest.RegisterAgent("traced", func() (rooktest.Agent, error) { return &agent{}, nil }) }
+
+type agent struct {
+	once sync.Once
+	tp   *sdktrace.TracerProvider
+	err  error
+}
+
+func env(c rooktest.Call, name string) string {
+	for _, kv := range c.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+func (a *agent) Execute(ctx context.Context, c rooktest.Call) (rooktest.Reply, error) {
+	a.once.Do(func() {
+		var exp sdktrace.SpanExporter
+		exp, a.err = otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(env(c, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")))
+		a.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	})
+	if a.err != nil {
+		return rooktest.Reply{}, a.err
+	}
+	_, span := a.tp.Tracer("shop").Start(ctx, "execute_tool lookup_order", trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", "lookup_order"),
+		attribute.String("gen_ai.tool.call.arguments", ` + "`" + `{"order": "ORD-7"}` + "`" + `)))
+	span.End()
+	return rooktest.Reply{Output: "your order has shipped"}, nil
+}
+`
+
+// TestATracedGoAgent: a Go agent in the test's process exports its spans with the
+// OpenTelemetry SDK from the context its method is given; they reach the run's receiver as
+// the call's children, and a call criterion is decided on them.
+func TestATracedGoAgent(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	write(t, dir, "profiles/traced/local.yaml", "id: local\nhooks: {go: traced}\ntraces: otlp\n")
+	write(t, dir, "scenarios/traced/SC-1.yaml", "id: SC-1\ngoal: where is ORD-7?\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: lookup_order, arguments: {order: ORD-7}}}\n")
+	write(t, dir, "scenarios/traced/agent_test.go", tracedAgentFile)
+	rookgen(t, dir)
+	records := t.TempDir()
+	res, err := goTest(t, dir, []string{goflags}, "./scenarios/traced", "-rook.dir="+records, "-v")
+	require.NoError(t, err, res.all)
+	assert.Equal(t, "pass", res.action["TestLocal/SC-1/C1_called_lookup_order"], res.all)
+	traces, err := filepath.Glob(filepath.Join(records, "traced", "*", "scenarios", "SC-1", "evidence", "traces.json"))
+	require.NoError(t, err)
+	require.Len(t, traces, 1)
+	data, err := os.ReadFile(traces[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "execute_tool lookup_order")
+}

@@ -7,15 +7,35 @@
 package traces
 
 import (
+	"context"
+	"strings"
+
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 func init() {
+	capability.TraceContext = traceContext
 	capability.Traces = func(addr string) (capability.Receiver, error) {
 		if addr == "" {
 			return otlp.Start()
 		}
 		return otlp.StartAt(addr)
 	}
+}
+
+// traceContext is ctx in the trace a hook call's environment names (TRACEPARENT and
+// TRACESTATE), for a Go agent in the test's process: the spans its OpenTelemetry SDK starts
+// from the context its method is given are the call's children, and reach the receiver
+// with the call's token in their trace state.
+func traceContext(ctx context.Context, env []string) context.Context {
+	carrier := propagation.MapCarrier{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && (k == "TRACEPARENT" || k == "TRACESTATE") {
+			carrier[strings.ToLower(k)] = v
+		}
+	}
+	return propagation.TraceContext{}.Extract(ctx, carrier)
 }

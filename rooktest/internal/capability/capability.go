@@ -8,6 +8,8 @@
 package capability
 
 import (
+	"context"
+
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -29,6 +31,9 @@ var (
 	Probe func(p *spec.Profile, env []string) lifecycle.Prober
 	// Page writes report.html into the finished run's folder dir.
 	Page func(dir string) error
+	// TraceContext puts the trace a hook call's environment names (TRACEPARENT, TRACESTATE)
+	// into ctx, for a Go agent's method (rooktest/traces).
+	TraceContext func(ctx context.Context, env []string) context.Context
 	// Judge is the model judge's client (rooktest/judge): how a judge reaches its server.
 	Judge func() modeljudge.Transport
 )

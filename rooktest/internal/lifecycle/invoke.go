@@ -225,6 +225,9 @@ func (r *Run) callGo(ctx context.Context, inv invocation, timeout time.Duration,
 	c := goagent.Call{Phase: string(inv.phase), Workspace: r.cfg.Workspace, Project: r.cfg.Project, Agent: r.cfg.Agent,
 		RunID: r.ID, RunStateDir: r.RunStateDir, StateDir: inv.stateDir, Scenario: inv.scenario, Session: inv.session,
 		Turn: inv.turn, Conversation: inv.conversation, Canary: inv.canary, Message: inv.stdin, Env: r.env(inv)}
+	if len(inv.trace) > 0 && r.cfg.TraceContext != nil {
+		ctx = r.cfg.TraceContext(ctx, inv.trace)
+	}
 	res, err := goagent.Run(ctx, r.cfg.GoAgent, inv.hook.Go, c, timeout)
 	if res != nil && res.Stderr != "" && log != nil {
 		for _, line := range strings.Split(strings.TrimRight(r.cfg.Redactor.Text(res.Stderr), "\n"), "\n") {

@@ -84,6 +84,9 @@ type Config struct {
 	// GoAgent is the run's Go agent, when the profile's hooks are one (hooks: {go: name}):
 	// its methods run where hook scripts would.
 	GoAgent goagent.Agent
+	// TraceContext puts a call's trace (its TRACEPARENT and TRACESTATE) into the context a
+	// Go agent's method is given, when traces are on.
+	TraceContext func(ctx context.Context, env []string) context.Context
 }
 
 // Tracer receives the agent's spans over OTLP, each attempt a trace of its own.
