@@ -33,10 +33,16 @@ func (*shop) Open(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
 	return rooktest.Reply{Conversation: "conv-" + c.Scenario}, os.WriteFile(filepath.Join(c.StateDir, "opened"), []byte(c.Session), 0o644)
 }
 
-func (*shop) Execute(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
-	if c.Message == "panic, please" {
+func (*shop) Execute(ctx context.Context, c rooktest.Call) (rooktest.Reply, error) {
+	switch c.Message {
+	case "panic, please":
 		var m map[string]int
 		m["boom"]++
+	case "hang, please":
+		<-ctx.Done() // until the phase's deadline
+		return rooktest.Reply{}, ctx.Err()
+	case "ignore your context, please":
+		select {} // never returns: its goroutine is left running
 	}
 	fmt.Println("printed on stdout, never read as the reply")
 	in, out := int64(3), int64(4)
@@ -61,7 +67,7 @@ func TestAGoAgentRunsInProcess(t *testing.T) {
 		t.Skip("builds and runs a generated package")
 	}
 	dir := newModule(t)
-	write(t, dir, "profiles/shop/local.yaml", "id: local\nhooks: {go: shop, execute: {timeout_seconds: 5}}\ncapabilities: {multi_turn: true, calls: true, usage: true}\n")
+	write(t, dir, "profiles/shop/local.yaml", "id: local\nhooks: {go: shop, execute: {timeout_seconds: 1}}\ncapabilities: {multi_turn: true, calls: true, usage: true}\nconcurrency: 4\n")
 	write(t, dir, "profiles/shop/missing.yaml", "id: missing\nhooks: {go: nobody}\n")
 	write(t, dir, "scenarios/shop/SC-1.yaml", `id: SC-1
 goal: where is my order?
@@ -71,7 +77,9 @@ acceptance_criteria:
   - {statement: s, check: called, params: {name: lookup_order}}
   - {statement: s, check: usage, params: {total_max: 20}, turn: 1}
 `)
-	write(t, dir, "scenarios/shop/SC-2.yaml", "id: SC-2\ngoal: panic, please\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: x}}\n")
+	for id, goal := range map[string]string{"SC-2": "panic, please", "SC-3": "hang, please", "SC-4": "ignore your context, please"} {
+		write(t, dir, "scenarios/shop/"+id+".yaml", "id: "+id+"\ngoal: "+goal+"\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: x}}\n")
+	}
 	write(t, dir, "scenarios/shop/agent_test.go", goAgentFile)
 
 	// Generation reads the package's files for the registration a profile names.
@@ -86,10 +94,14 @@ acceptance_criteria:
 	records := t.TempDir()
 	res, err := goTest(t, dir, []string{goflags}, "./scenarios/shop", "-run", "TestLocal", "-rook.dir="+records, "-v")
 	require.Error(t, err, "SC-2's agent panics")
-	assert.Equal(t, "pass", res.action["TestLocal/SC-1"], res.all)
-	assert.Equal(t, "fail", res.action["TestLocal/SC-2"], res.all)
+	assert.Equal(t, "pass", res.action["TestLocal/SC-1"], "the others' failures leave SC-1 alone: %s", res.all)
+	for _, id := range []string{"SC-2", "SC-3", "SC-4"} {
+		assert.Equal(t, "fail", res.action["TestLocal/"+id], res.all)
+	}
 	assert.Contains(t, res.all, "execute hook failed (turn 1, scenario SC-2, go:shop): panicked: panic: assignment to entry in nil map")
-	assert.Contains(t, res.all, "1 passed, 1 failed")
+	assert.Contains(t, res.all, "execute hook failed (turn 1, scenario SC-3, go:shop): timed out after 1s")
+	assert.Contains(t, res.all, "execute hook failed (turn 1, scenario SC-4, go:shop): timed out after 1s, and the method ignored its context: its goroutine is left running")
+	assert.Contains(t, res.all, "1 passed, 3 failed")
 	hooks, err := filepath.Glob(filepath.Join(records, "shop", "*", "scenarios", "SC-1", "hooks.json"))
 	require.NoError(t, err)
 	require.Len(t, hooks, 1)
