@@ -168,3 +168,38 @@ func ExampleStart() {
 	// FAIL	example.com/refunds/scenarios/refunds
 	// FAIL
 }
+
+// An agent written in Go runs in the test's own process: its profile names it, and a
+// hand-written file of the test package registers it. Each phase is a method; Execute is
+// one turn.
+func ExampleRegisterAgent() {
+	profile := "id: staging\nhooks: {go: refunds}\n"
+	register := `package refunds_test
+
+import (
+	"context"
+
+	"github.com/rookgo/rookgo/rooktest"
+)
+
+func init() { rooktest.RegisterAgent("refunds", func() (rooktest.Agent, error) { return agent{}, nil }) }
+
+type agent struct{}
+
+func (agent) Execute(ctx context.Context, c rooktest.Call) (rooktest.Reply, error) {
+	return rooktest.Reply{Output: "Refunds over 200 EUR need a manager: " + c.Message}, nil
+}
+`
+	goTestModule(map[string]string{
+		"profiles/refunds/staging.yaml":          profile,
+		"scenarios/refunds/SC-004.yaml":          exampleScenario,
+		"scenarios/refunds/agent_test.go":        register,
+		"scenarios/refunds/staging_rook_test.go": exampleTest(sha(profile), sha(exampleScenario)),
+	}, []string{"-v", "./scenarios/refunds"})
+	// Output:
+	// --- PASS: TestStaging
+	//     --- PASS: TestStaging/SC-004_refund_over_limit
+	//         --- PASS: TestStaging/SC-004_refund_over_limit/C1_contains_manager
+	//         --- PASS: TestStaging/SC-004_refund_over_limit/C2_not_contains_refund_issued
+	// ok  	example.com/refunds/scenarios/refunds
+}
