@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
@@ -59,12 +60,36 @@ func Run(ctx context.Context, a Agent, name string, c Call, timeout time.Duratio
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	type answer struct {
-		reply Reply
-		err   error
-		panic string
+	done := start(runCtx, m, c)
+	var ans answer
+	select {
+	case ans = <-done:
+	case <-runCtx.Done():
+		// The method is asked to stop; one that still runs KillGrace later ignored it.
+		grace := time.NewTimer(hook.KillGrace)
+		defer grace.Stop()
+		select {
+		case ans = <-done:
+		case <-grace.C:
+			return ignored(ctx, res, name, c.Phase, timeout)
+		}
 	}
-	done := make(chan answer, 1) // the goroutine never blocks on it, even once abandoned
+	res.Ended = time.Now()
+	return finish(ctx, runCtx, res, ans, timeout)
+}
+
+// answer is what a phase's method came back with.
+type answer struct {
+	reply Reply
+	err   error
+	panic string
+}
+
+// start calls m in a goroutine of its own, a panic recovered with its stack, and returns
+// where its answer will be: a channel with room for it, so that an abandoned method never
+// blocks.
+func start(ctx context.Context, m func(context.Context, Call) (Reply, error), c Call) <-chan answer {
+	done := make(chan answer, 1)
 	go func() {
 		var ans answer
 		defer func() {
@@ -77,29 +102,27 @@ func Run(ctx context.Context, a Agent, name string, c Call, timeout time.Duratio
 			}
 			done <- ans
 		}()
-		ans.reply, ans.err = m(runCtx, c)
+		ans.reply, ans.err = m(ctx, c)
 	}()
+	return done
+}
 
-	var ans answer
-	select {
-	case ans = <-done:
-	case <-runCtx.Done():
-		grace := time.NewTimer(hook.KillGrace)
-		defer grace.Stop()
-		select {
-		case ans = <-done:
-		case <-grace.C:
-			res.Ended, res.ExitCode = time.Now(), -1
-			res.Left = []string{fmt.Sprintf("the goroutine of go:%s's %s method, which did not return within %s of its context's end", name, c.Phase, hook.KillGrace)}
-			if ctx.Err() != nil {
-				res.Stopped = true
-				return res, fmt.Errorf("stopped, and the method ignored its context: %w", context.Cause(ctx))
-			}
-			res.TimedOut = true
-			return res, fmt.Errorf("timed out after %s, and the method ignored its context: its goroutine is left running", timeout)
-		}
+// ignored is the result of a method still running KillGrace after its context ended: its
+// goroutine is named as left running.
+func ignored(ctx context.Context, res *hook.Result, name, phase string, timeout time.Duration) (*hook.Result, error) {
+	res.Ended, res.ExitCode = time.Now(), -1
+	res.Left = []string{fmt.Sprintf("the goroutine of go:%s's %s method, which did not return within %s of its context's end", name, phase, hook.KillGrace)}
+	if ctx.Err() != nil {
+		res.Stopped = true
+		return res, fmt.Errorf("stopped, and the method ignored its context: %w", context.Cause(ctx))
 	}
-	res.Ended = time.Now()
+	res.TimedOut = true
+	return res, fmt.Errorf("timed out after %s, and the method ignored its context: its goroutine is left running", timeout)
+}
+
+// finish is the result of a method that came back: its reply as the hook's stdout, or why
+// the call failed.
+func finish(ctx, runCtx context.Context, res *hook.Result, ans answer, timeout time.Duration) (*hook.Result, error) {
 	switch {
 	case ans.panic != "":
 		res.ExitCode, res.Stderr = 2, ans.panic
@@ -161,10 +184,6 @@ func encode(r Reply) ([]byte, error) {
 }
 
 func firstLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			return s[:i]
-		}
-	}
-	return s
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
