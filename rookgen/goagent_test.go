@@ -151,7 +151,6 @@ const tracedAgentFile = `package traced_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -170,19 +169,10 @@ type agent struct {
 	err  error
 }
 
-func env(c rooktest.Call, name string) string {
-	for _, kv := range c.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
-}
-
 func (a *agent) Execute(ctx context.Context, c rooktest.Call) (rooktest.Reply, error) {
 	a.once.Do(func() {
 		var exp sdktrace.SpanExporter
-		exp, a.err = otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(env(c, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")))
+		exp, a.err = otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(c.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")))
 		a.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	})
 	if a.err != nil {

@@ -53,15 +53,6 @@ type session struct {
 	Closed       bool                `json:"closed"`
 }
 
-func env(c rooktest.Call, name string) string {
-	for _, kv := range c.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
-}
-
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -86,7 +77,7 @@ func id(prefix string) string {
 
 // Prepare authenticates with the helpdesk's key, once per run.
 func (*Agent) Prepare(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
-	if env(c, "HELPDESK_API_KEY") == "" {
+	if c.Getenv("HELPDESK_API_KEY") == "" {
 		return rooktest.Reply{}, errors.New("HELPDESK_API_KEY is not set")
 	}
 	return rooktest.Reply{Data: map[string]any{"ready": true}}, writeJSON(filepath.Join(c.RunStateDir, "token.json"), map[string]string{"token": id("tok-")})

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -35,6 +36,17 @@ type Call struct {
 	Message string
 	// Env is the whole environment a hook of this call would be given.
 	Env []string
+}
+
+// Getenv is the value of the variable name in the call's environment (the profile's
+// declared variables, hook_env, the OpenTelemetry settings), as os.Getenv reads a hook's.
+func (c Call) Getenv(name string) string {
+	for i := len(c.Env) - 1; i >= 0; i-- { // the last wins, as in a process's environment
+		if k, v, ok := strings.Cut(c.Env[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
 }
 
 // Reply is what a phase returns, as a hook prints it: the runtime encodes it as the hook's

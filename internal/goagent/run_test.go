@@ -152,3 +152,10 @@ func TestPhasesAndRegistry(t *testing.T) {
 	assert.True(t, ok)
 	assert.Contains(t, goagent.Names(), "registry-test")
 }
+
+func TestCallGetenv(t *testing.T) {
+	c := goagent.Call{Env: []string{"A=1", "B=two=2", "A=3"}}
+	assert.Equal(t, "3", c.Getenv("A"), "the last wins, as in an environment")
+	assert.Equal(t, "two=2", c.Getenv("B"))
+	assert.Empty(t, c.Getenv("C"))
+}
