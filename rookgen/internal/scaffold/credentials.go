@@ -67,7 +67,9 @@ func credentialName(name string) bool {
 var authSchemes = []string{"Bearer ", "Basic ", "Token ", "Digest "}
 
 // headerValue is the template of a header's value: a credential becomes a placeholder
-// (after its scheme: Bearer {{env:X}}, the variable holding the token alone).
+// (after its scheme: Bearer {{env:X}}, the variable holding the token alone). So does a
+// value that is a shell variable, whatever the header's name: the command reads it from
+// the environment, and so does the hook.
 func (r *Request) headerValue(agent, name, value string) string {
 	if strings.Contains(value, GoalPlaceholder) || strings.Contains(value, ConversationPlaceholder) {
 		return value // the message or the conversation, not a credential
@@ -77,7 +79,7 @@ func (r *Request) headerValue(agent, name, value string) string {
 			return value[:len(s)] + r.secret(agent, name, fmt.Sprintf("The %s header's %scredential", name, s), value[len(s):])
 		}
 	}
-	if credentialName(name) {
+	if credentialName(name) || shellVar.MatchString(strings.TrimSpace(value)) {
 		return r.secret(agent, name, fmt.Sprintf("The %s header of requests to the agent", name), value)
 	}
 	return value
@@ -108,7 +110,7 @@ func (r *Request) urlCredentials(agent string) {
 		params := strings.Split(query, "&")
 		for i, p := range params {
 			k, v, _ := strings.Cut(p, "=")
-			if credentialName(k) && !strings.Contains(v, "{{") {
+			if (credentialName(k) || shellVar.MatchString(v)) && !strings.Contains(v, "{{") {
 				params[i] = k + "=" + r.secret(agent, k, fmt.Sprintf("The %s query parameter of requests to the agent", k), v)
 			}
 		}
@@ -135,7 +137,7 @@ func (r *Request) bodyCredentials(agent string) error {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && credentialName(k) && !strings.Contains(s, "{{") {
+				if s, ok := val.(string); ok && (credentialName(k) || shellVar.MatchString(s)) && !strings.Contains(s, "{{") {
 					x[k] = r.secret(agent, k, fmt.Sprintf("The %s of the request body", k), s)
 					found = true
 					continue

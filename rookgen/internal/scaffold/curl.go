@@ -206,8 +206,8 @@ func (r *Request) Uses(p string) bool { return strings.Contains(r.URL+r.Body+r.h
 // pathPattern is the JSON path a response locator may be: $ then .name or [index] steps.
 var pathPattern = regexp.MustCompile(`^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\[[0-9]+\]))+$`)
 
-// checkPath refuses a locator the hooks cannot follow.
-func checkPath(flag, path string) error {
+// CheckPath refuses a locator the hooks cannot follow.
+func CheckPath(flag, path string) error {
 	if path != "" && !pathPattern.MatchString(path) {
 		return fmt.Errorf("%s %q: write a path of .name and [index] steps from $, like $.choices[0].message.content", flag, path)
 	}

@@ -214,7 +214,7 @@ func httpHookBody(o Options, h hookLang) ([]byte, error) {
 		return nil, fmt.Errorf("say where the reply is in the response: --reply '$.path' (for example $.choices[0].message.content)")
 	}
 	for _, p := range []struct{ flag, path string }{{"--reply", o.Reply}, {"--conversation", o.Conversation}, {"--calls", o.Calls}, {"--usage", o.Usage}} {
-		if err := checkPath(p.flag, p.path); err != nil {
+		if err := CheckPath(p.flag, p.path); err != nil {
 			return nil, err
 		}
 	}

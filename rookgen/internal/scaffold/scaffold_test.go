@@ -223,12 +223,13 @@ func TestPlanCurl(t *testing.T) {
 
 // Every credential a cURL line can hold becomes a declared secret variable, read by the
 // hook when it sends the request; the variable a line names is reused, and a Bearer
-// header's variable holds the token alone. No file init writes holds a value.
+// header's variable holds the token alone. A value that is a shell variable is read from
+// it, whatever its name. No file init writes holds a value.
 func TestCurlCredentialsNeverWritten(t *testing.T) {
-	line := `curl 'https://bob:hunter2pw@agent.example/chat?api_key=ak-111&lang=en&token=$TRAVEL_TOKEN' ` +
+	line := `curl 'https://bob:hunter2pw@agent.example/chat?api_key=ak-111&lang=en&token=$TRAVEL_TOKEN&region=$TRAVEL_REGION' ` +
 		`-H 'Authentication: au-222' -H 'Authorisation: Bearer $TRAVEL_BEARER' -H 'Cookie2: c2-333' ` +
-		`-H 'X-Session: xs-444' -H 'X-Passcode: xp-555' -H 'X-Custom: Basic cHc6NjY2' -H 'X-Team: support' ` +
-		`-d '{"q": "{{goal}}", "auth": {"password": "pw-777", "user": "bob"}, "api_key": "ak-888", "n": 12345678901234567890}'`
+		`-H 'X-Session: xs-444' -H 'X-Passcode: xp-555' -H 'X-Custom: Basic cHc6NjY2' -H 'X-Team: support' -H "X-Tenant: $TRAVEL_TENANT" ` +
+		`-d '{"q": "{{goal}}", "auth": {"password": "pw-777", "user": "bob"}, "api_key": "ak-888", "org": "$TRAVEL_ORG", "n": 12345678901234567890}'`
 	r, err := ParseCurl("travel", line)
 	require.NoError(t, err)
 	var envs []string
@@ -236,8 +237,8 @@ func TestCurlCredentialsNeverWritten(t *testing.T) {
 		envs = append(envs, s.Env)
 	}
 	assert.ElementsMatch(t, []string{"TRAVEL_AUTHORIZATION", "TRAVEL_API_KEY", "TRAVEL_TOKEN", "TRAVEL_AUTHENTICATION", "TRAVEL_BEARER",
-		"TRAVEL_COOKIE2", "TRAVEL_X_SESSION", "TRAVEL_X_PASSCODE", "TRAVEL_X_CUSTOM", "TRAVEL_PASSWORD"}, envs)
-	assert.Equal(t, "https://agent.example/chat?api_key={{env:TRAVEL_API_KEY}}&lang=en&token={{env:TRAVEL_TOKEN}}", r.URL)
+		"TRAVEL_COOKIE2", "TRAVEL_X_SESSION", "TRAVEL_X_PASSCODE", "TRAVEL_X_CUSTOM", "TRAVEL_PASSWORD", "TRAVEL_REGION", "TRAVEL_TENANT", "TRAVEL_ORG"}, envs)
+	assert.Equal(t, "https://agent.example/chat?api_key={{env:TRAVEL_API_KEY}}&lang=en&token={{env:TRAVEL_TOKEN}}&region={{env:TRAVEL_REGION}}", r.URL)
 	headers := map[string]string{}
 	for _, h := range r.Headers {
 		headers[h.Name] = h.Value
@@ -246,6 +247,8 @@ func TestCurlCredentialsNeverWritten(t *testing.T) {
 	assert.Equal(t, "Basic {{env:TRAVEL_X_CUSTOM}}", headers["X-Custom"])
 	assert.Equal(t, "{{env:TRAVEL_AUTHORIZATION}}", headers["Authorization"], "user:password@ becomes the Authorization header's variable")
 	assert.Equal(t, "support", headers["X-Team"])
+	assert.Equal(t, "{{env:TRAVEL_TENANT}}", headers["X-Tenant"])
+	assert.Contains(t, r.Body, `"org":"{{env:TRAVEL_ORG}}"`)
 	assert.Contains(t, r.Body, `"n":12345678901234567890`, "the body's numbers keep their digits")
 
 	for _, lang := range []string{"node", "python", "go"} {
