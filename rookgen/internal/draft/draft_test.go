@@ -1,0 +1,165 @@
+package draft
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
+)
+
+func read(t *testing.T, path string, o Options) *Draft {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	d, ok, err := Read(path, data, o)
+	require.True(t, ok, "a structured source")
+	require.NoError(t, err)
+	return d
+}
+
+// TestReadsPublicDocuments: the chat operation of each real document is chosen over the
+// others that take text, with the document's own values for what it requires.
+func TestReadsPublicDocuments(t *testing.T) {
+	d := read(t, "testdata/ollama.openapi.yaml", Options{Agent: "ollama"})
+	assert.Equal(t, "POST /api/chat (operation chat)", d.Chose)
+	assert.Equal(t, `curl -X POST 'http://localhost:11434/api/chat' -H 'Accept: application/json' -H 'Content-Type: application/json' -d '{"messages":[{"content":"{{goal}}","role":"user"}],"model":"gemma3","stream":false}'`, d.Curl)
+	assert.Equal(t, []string{"$.message.content", "", "$.message.tool_calls", ""}, []string{d.Reply, d.Conversation, d.Calls, d.Usage})
+
+	d = read(t, "testdata/openai.openapi.json", Options{Agent: "openai"})
+	assert.Equal(t, "POST /chat/completions (operation createChatCompletion)", d.Chose)
+	assert.Contains(t, d.Curl, `'https://api.openai.com/v1/chat/completions'`)
+	assert.Contains(t, d.Curl, `"model":"<model>"`)
+	assert.Equal(t, "$.choices[0].message.content", d.Reply)
+	assert.Equal(t, "$.usage", d.Usage)
+	assert.Contains(t, strings.Join(d.Notes, "\n"), "also possible: POST /completions, POST /answers")
+
+	d = read(t, "testdata/ollama.openapi.yaml", Options{Agent: "ollama", Operation: "POST /api/generate", Server: "http://127.0.0.1:1"})
+	assert.Equal(t, `curl -X POST 'http://127.0.0.1:1/api/generate' -H 'Accept: application/json' -H 'Content-Type: application/json' -d '{"model":"gemma3","prompt":"{{goal}}","stream":false}'`, d.Curl)
+	assert.Equal(t, "$.response", d.Reply)
+}
+
+func TestRefusesWhatItCannotUse(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"no chat operation", `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "servers": [{"url": "http://a"}],
+		  "paths": {"/embed": {"post": {"requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"input": {"type": "string"}}}}}},
+		  "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object", "properties": {"vector": {"type": "array", "items": {"type": "number"}}}}}}}}}}}}`,
+			"no operation takes a message"},
+		{"no server", strings.Replace(askDoc, `"servers": [{"url": "https://agent.example.com/v1"}],`, "", 1), "names no server: give the agent's base URL with --server"},
+		{"relative server", strings.Replace(askDoc, "https://agent.example.com/v1", "/v1", 1), `server "/v1" is not an http:// or https:// URL`},
+		{"a HAR with no message", `{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "http://a/", "headers": []},
+		  "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<p>hi"}}}]}}`, "none of its 1 recorded requests sends a message"},
+		{"an unknown operation", askDoc, `--operation "nope" is none of the operations that take a message: POST /ask`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ok, err := Read("doc.json", []byte(tc.doc), Options{Agent: "a", Operation: map[bool]string{true: "nope"}[tc.name == "an unknown operation"]})
+			assert.True(t, ok)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.True(t, strings.HasPrefix(err.Error(), "doc.json: "), err.Error())
+		})
+	}
+	for _, text := range []string{"# How to call our agent\n\nPOST to /ask.", "- a\n- list", "just: a mapping"} {
+		_, ok, err := Read("note.md", []byte(text), Options{})
+		assert.False(t, ok, "%q is free text", text)
+		assert.NoError(t, err)
+	}
+}
+
+// askDoc is an agent API with a two-key message, a conversation id in and out, a
+// recursive schema and two security alternatives.
+const askDoc = `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "servers": [{"url": "https://agent.example.com/v1"}],
+ "security": [{"oauth": ["chat"]}, {"key": []}],
+ "components": {"securitySchemes": {"oauth": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://a/token", "scopes": {"chat": "c"}}}},
+   "key": {"type": "apiKey", "in": "query", "name": "api_key"}},
+  "schemas": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/components/schemas/Node"}, "note": {"type": "string"}}}}},
+ "paths": {"/ask": {"post": {"requestBody": {"content": {"application/json; charset=utf-8": {"schema": {"type": "object", "required": ["input", "tenant"],
+    "properties": {"input": {"type": "object", "properties": {"text": {"type": "string"}}}, "tenant": {"type": "string", "enum": ["acme", "other"]},
+      "session_id": {"type": "string"}, "tree": {"$ref": "#/components/schemas/Node"}}}}}},
+  "responses": {"201": {"description": "ok", "content": {"application/json": {"schema": {"allOf": [
+    {"type": "object", "properties": {"session_id": {"type": "string"}, "tree": {"$ref": "#/components/schemas/Node"}}},
+    {"type": "object", "properties": {"output": {"type": "object", "properties": {"answer": {"type": "string"}, "model": {"type": "string"}}}}}]}}}}}}}}}`
+
+func TestReadsAnAgentAPI(t *testing.T) {
+	d, ok, err := Read("doc.json", []byte(askDoc), Options{Agent: "help-desk"})
+	require.True(t, ok)
+	require.NoError(t, err)
+	assert.Equal(t, `curl -X POST 'https://agent.example.com/v1/ask' -H 'Accept: application/json' -H 'Content-Type: application/json' -H "Authorization: Bearer $HELP_DESK_TOKEN" -d '{"input":{"text":"{{goal}}"},"session_id":"{{conversation}}","tenant":"acme"}'`, d.Curl)
+	assert.Equal(t, "$.output.answer", d.Reply)
+	assert.Equal(t, "$.session_id", d.Conversation)
+	notes := strings.Join(d.Notes, "\n")
+	assert.Contains(t, notes, "auth: oauth (a bearer token from its oauth2 flow), read from $HELP_DESK_TOKEN")
+	assert.Contains(t, notes, `tenant: "acme" (required), from the document's schema`)
+}
+
+func TestSecuritySchemes(t *testing.T) {
+	for _, tc := range []struct{ scheme, want, env string }{
+		{`{"type": "http", "scheme": "bearer"}`, `-H "Authorization: Bearer $A_TOKEN"`, "A_TOKEN"},
+		{`{"type": "http", "scheme": "basic"}`, `-H "Authorization: Basic $A_BASIC"`, "A_BASIC"},
+		{`{"type": "apiKey", "in": "header", "name": "X-Tenant-Code"}`, `-H "X-Tenant-Code: $A_API_KEY"`, "A_API_KEY"},
+		{`{"type": "apiKey", "in": "query", "name": "code"}`, `"https://agent.example.com/v1/ask?code=$A_API_KEY"`, "A_API_KEY"},
+		{`{"type": "apiKey", "in": "cookie", "name": "sid"}`, `-H "Cookie: sid=$A_COOKIE"`, "A_COOKIE"},
+	} {
+		doc := strings.Replace(askDoc, `"security": [{"oauth": ["chat"]}, {"key": []}]`, `"security": [{"s": []}]`, 1)
+		doc = strings.Replace(doc, `"securitySchemes": {`, `"securitySchemes": {"s": `+tc.scheme+`, `, 1)
+		d, _, err := Read("doc.json", []byte(doc), Options{Agent: "a"})
+		require.NoError(t, err)
+		assert.Contains(t, d.Curl, tc.want)
+		// init --curl reads the credential from its variable, whatever the scheme names it.
+		r, err := scaffold.ParseCurl("a", d.Curl)
+		require.NoError(t, err)
+		var envs []string
+		for _, s := range r.Secrets {
+			envs = append(envs, s.Env)
+		}
+		if tc.env == "A_COOKIE" {
+			assert.Equal(t, []string{"A_COOKIE"}, envs, "the cookie header's variable holds sid=<the key>, as the note says")
+			continue
+		}
+		assert.Equal(t, []string{tc.env}, envs)
+		assert.NotContains(t, r.URL+fmt.Sprint(r.Headers), "$A_")
+	}
+	doc := strings.Replace(askDoc, `"security": [{"oauth": ["chat"]}, {"key": []}]`, `"security": [{}, {"key": []}]`, 1)
+	d, _, err := Read("doc.json", []byte(doc), Options{Agent: "a"})
+	require.NoError(t, err)
+	assert.NotContains(t, d.Curl, "$A_")
+	assert.Contains(t, strings.Join(d.Notes, "\n"), "auth: none (the document makes a credential optional)")
+}
+
+func TestLoadBoundsASource(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	require.NoError(t, os.WriteFile(big, make([]byte, maxSource+1), 0o644))
+	_, _, err := Load(context.Background(), big)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "over 8 MiB")
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/gone":
+			http.Error(w, "gone", http.StatusGone)
+		case "/file":
+			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html><head><script>steal()</script></head><body><p>POST to&nbsp;/ask</p><style>x{}</style></body></html>"))
+		}
+	}))
+	defer srv.Close()
+	_, _, err = Load(context.Background(), srv.URL+"/gone")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "HTTP 410")
+	_, _, err = Load(context.Background(), srv.URL+"/file")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not http or https")
+	data, mediaType, err := Load(context.Background(), srv.URL+"/docs")
+	require.NoError(t, err)
+	assert.Equal(t, "POST to\u00a0/ask", Text(data, mediaType))
+}
