@@ -46,25 +46,12 @@ func probeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
 		return 1
 	}
-	_, project, _ := workspace.Root(root) // ROOK_PROJECT: the module path, as a run gives it
 	path := filepath.Join(root, "profiles", agent, profileID+".yaml")
-	p, err := spec.LoadProfile(path, filepath.Join(root, "profiles", agent))
-	if err != nil {
-		fmt.Fprintf(stderr, "rookgen probe: %v\n", workspace.Rel(root, err))
-		return 1
-	}
-	if err := p.MissingEnv(os.LookupEnv); err != nil {
-		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
-		return 1
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := probe.Run(ctx, p, probe.Config{Workspace: root, Project: project, Agent: agent, Env: os.Environ()})
+	p, rep, err := probeProfile(root, agent, profileID, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
 		return 1
 	}
-	printProbe(stdout, p, rep)
 	if *write {
 		if !rep.OK() {
 			fmt.Fprintln(stderr, "rookgen probe: -write: nothing written: the probe failed, so what it did not see says nothing about the agent; fix the hooks and probe again")
@@ -75,6 +62,47 @@ func probeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !rep.OK() {
+		return 1
+	}
+	return clearUnverified(root, path, stdout, stderr)
+}
+
+// probeProfile calls the hooks of profile agent/profileID once and prints what came back.
+// An error is a profile that could not be probed: unreadable, or a variable it needs unset.
+func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profile, *probe.Report, error) {
+	_, project, _ := workspace.Root(root) // ROOK_PROJECT: the module path, as a run gives it
+	path := filepath.Join(root, "profiles", agent, profileID+".yaml")
+	p, err := spec.LoadProfile(path, filepath.Join(root, "profiles", agent))
+	if err != nil {
+		return nil, nil, workspace.Rel(root, err)
+	}
+	if err := p.MissingEnv(os.LookupEnv); err != nil {
+		return nil, nil, err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := probe.Run(ctx, p, probe.Config{Workspace: root, Project: project, Agent: agent, Env: os.Environ()})
+	if err != nil {
+		return nil, nil, err
+	}
+	printProbe(stdout, p, rep)
+	return p, rep, nil
+}
+
+// clearUnverified removes the header init wrote into a profile whose probe had failed,
+// now that one succeeded, and regenerates.
+func clearUnverified(root, path string, stdout, stderr io.Writer) int {
+	cleared, err := probe.ClearUnverified(path)
+	if err == nil && cleared {
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(stdout, "removed the NOT VERIFIED header from %s: the probe succeeded\n", filepath.ToSlash(rel))
+		var changes []change
+		if changes, _, err = plan(root, false); err == nil {
+			err = apply(root, changes, stdout)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
 		return 1
 	}
 	return 0
