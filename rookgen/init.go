@@ -28,9 +28,15 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	lang := fs.String("lang", "node", "the hook script's language: node, python or go")
 	goAgent := fs.Bool("go", false, "the agent is Go code in this module, called in the test's process: write a profile whose hooks are the agent, and scenarios/<agent>/agent_test.go, which registers it")
 	profileID := fs.String("profile", "local", "the profile id (profiles/<agent>/<id>.yaml)")
+	var from fromFlags
+	fs.StringVar(&from.from, "from", "", "write the profile from what says how to reach the agent: an OpenAPI document (JSON or YAML), a HAR export, or a text (a note, a docs page) that a model reads; a file or an http(s) URL")
+	fs.StringVar(&from.prompt, "prompt", "", "write the profile from this text, read by a model (ROOK_DRAFT_URL and ROOK_DRAFT_MODEL, else the judge's)")
+	fs.StringVar(&from.server, "server", "", "with --from or --prompt: where the agent runs, replacing the document's server (its base URL) or the recording's scheme, host and port")
+	fs.StringVar(&from.operation, "operation", "", "with --from: the request to use when the source has several: an operationId or 'METHOD /path'")
+	fs.BoolVar(&from.noProbe, "no-probe", false, "with --from or --prompt: write the profile without probing the agent")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --go [--profile id] [-root dir]")
+		fmt.Fprintln(stderr, "usage: rookgen init <agent> --command '<command line with "+scaffold.GoalPlaceholder+">' [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --curl '<cURL command with "+scaffold.GoalPlaceholder+">' --reply '$.path' [--conversation '$.path'] [--calls '$.path'] [--usage '$.path'] [--lang node|python|go] [--profile id] [-root dir]\n       rookgen init <agent> --from <openapi.yaml|recording.har|note.md|URL> [--server URL] [--operation id] [--no-probe] [--lang ...] [--profile id] [-root dir]\n       rookgen init <agent> --prompt '<how to call the agent>' [--server URL] [--no-probe] [--lang ...] [--profile id] [-root dir]\n       rookgen init <agent> --go [--profile id] [-root dir]")
 		fs.PrintDefaults()
 	}
 	agent, args := leadingArg(args)
@@ -64,6 +70,16 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if from.set() {
+		if *curl != "" || *command != "" || *goAgent {
+			fmt.Fprintln(stderr, "rookgen init: give --from or --prompt alone, not with --curl, --command or --go")
+			return 2
+		}
+		if err := draftOptions(from, &opts, stdout); err != nil {
+			fmt.Fprintf(stderr, "rookgen init: %v\n", err)
+			return 1
+		}
+	}
 	gen := opts.Generate
 	files, err := scaffold.Plan(root, opts)
 	if err != nil {
@@ -87,8 +103,12 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen init: generate: %v\n", err)
 		return 1
 	}
+	code := 0
+	if from.set() && !from.noProbe {
+		code = verifyDrafted(root, opts, gen, stdout, stderr)
+	}
 	initNext(stdout, opts, gen)
-	return 0
+	return code
 }
 
 // initNext says what init left to do: the credentials to set, and the next commands.
