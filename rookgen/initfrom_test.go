@@ -64,6 +64,22 @@ func lastUser(in chatRequest) string {
 	return ""
 }
 
+// ollamaChat answers as Ollama's /api/chat does, streaming unless told not to; it wants
+// the model and the probe's message.
+func ollamaChat(in chatRequest) (any, int) {
+	switch {
+	case in.Stream == nil || *in.Stream:
+		return "this stand-in does not stream", http.StatusBadRequest
+	case in.Model != "gemma3":
+		return map[string]any{"error": "model is required"}, http.StatusBadRequest
+	case lastUser(in) != probe.Goal:
+		return map[string]any{"error": "not the probe's message"}, http.StatusBadRequest
+	}
+	return map[string]any{"model": in.Model, "created_at": "2026-12-05T10:00:00Z", "done": true,
+		"message": map[string]any{"role": "assistant", "content": "Hi, the connection works.",
+			"tool_calls": []any{map[string]any{"function": map[string]any{"name": "ping", "arguments": map[string]any{}}}}}}, http.StatusOK
+}
+
 // TestInitFromOpenAPI: init --from two public OpenAPI documents of chat APIs, each against
 // a loopback agent that serves that API, and the probe passes. The Ollama server streams
 // unless told not to, as Ollama does; the document's required model comes from its cURL
@@ -75,15 +91,7 @@ func TestInitFromOpenAPI(t *testing.T) {
 		answer                func(in chatRequest) (any, int)
 		want                  []string
 	}{{
-		name: "ollama", doc: "ollama.openapi.yaml", path: "/api/chat",
-		answer: func(in chatRequest) (any, int) {
-			if in.Stream == nil || *in.Stream || in.Model != "gemma3" || lastUser(in) != probe.Goal {
-				return "streaming, or not gemma3, or not the probe's message", http.StatusBadRequest
-			}
-			return map[string]any{"model": in.Model, "created_at": "2026-12-05T10:00:00Z", "done": true,
-				"message": map[string]any{"role": "assistant", "content": "Hi, the connection works.",
-					"tool_calls": []any{map[string]any{"function": map[string]any{"name": "ping", "arguments": map[string]any{}}}}}}, http.StatusOK
-		},
+		name: "ollama", doc: "ollama.openapi.yaml", path: "/api/chat", answer: ollamaChat,
 		want: []string{"read " + draftData + "ollama.openapi.yaml: OpenAPI 3.1.0 document", "POST /api/chat (operation chat)",
 			`model: "gemma3" (required), from the document's example request`, "reply:        $.message.content", "calls:        $.message.tool_calls",
 			"calls seen: 1: \"ping\""},
@@ -118,6 +126,37 @@ func TestInitFromOpenAPI(t *testing.T) {
 			assert.NotContains(t, string(profile), "NOT VERIFIED")
 		})
 	}
+}
+
+// TestInitFromPostman: a Postman collection generated from Ollama's document gives no
+// model (only a <string> stand-in, left out), so the agent refuses the probe: the profile is
+// written NOT VERIFIED with the agent's words, and init exits 1. With the model added to the
+// hook's request, the probe passes and removes the header.
+func TestInitFromPostman(t *testing.T) {
+	t.Parallel()
+	srv := loopbackAgent(t, "/api/chat", func(in chatRequest, _ *http.Request) (any, int) { return ollamaChat(in) })
+	dir := newModule(t)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"init", "ollama", "--from", draftData + "ollama.postman.json", "--server", srv.URL, "-root", dir}, &stdout, &stderr)
+	require.Equal(t, 1, code, stdout.String()+stderr.String())
+	assert.Contains(t, stdout.String(), "left out keep_alive, logprobs, model, options, think, tools, top_logprobs")
+	assert.Contains(t, stderr.String(), "profiles/ollama/local.yaml is written but NOT VERIFIED")
+	profile := filepath.Join(dir, "profiles/ollama/local.yaml")
+	data, err := os.ReadFile(profile)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `model is required`)
+
+	hook := filepath.Join(dir, "profiles/ollama/hooks/ollama.mjs")
+	script, err := os.ReadFile(hook)
+	require.NoError(t, err)
+	edited := strings.Replace(string(script), `\"stream\":false`, `\"model\":\"gemma3\",\"stream\":false`, 1)
+	require.NotEqual(t, string(script), edited, "the hook's request body")
+	require.NoError(t, os.WriteFile(hook, []byte(edited), 0o755))
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"probe", "ollama/local", "-root", dir}, &stdout, &stderr), stdout.String()+stderr.String())
+	data, err = os.ReadFile(profile)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "NOT VERIFIED")
 }
 
 // TestInitFromHAR: init --from a HAR export that Chromium recorded of a web chat (two

@@ -49,7 +49,7 @@ type Options struct {
 }
 
 // Read drafts the request from a structured source: an OpenAPI 3 (or Swagger 2) document
-// in JSON or YAML, or a HAR export. ok is false when data is none of
+// in JSON or YAML, a HAR export or a Postman collection. ok is false when data is none of
 // them (free text, for a model); err is a source of a known kind that cannot be used.
 func Read(name string, data []byte, o Options) (d *Draft, ok bool, err error) {
 	var top map[string]any
@@ -61,6 +61,8 @@ func Read(name string, data []byte, o Options) (d *Draft, ok bool, err error) {
 		d, err = fromOpenAPI(data, o)
 	case isHAR(top):
 		d, err = fromHAR(data, o)
+	case isPostman(top):
+		d, err = fromPostman(data, o)
 	default:
 		return nil, false, nil
 	}

@@ -163,3 +163,29 @@ func TestLoadBoundsASource(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "POST to\u00a0/ask", Text(data, mediaType))
 }
+
+// A generated Postman collection: its URL is built from host and path on a variable, and
+// its stand-in values are left out, and said, rather than sent.
+func TestReadsAPostmanCollection(t *testing.T) {
+	d := read(t, "testdata/ollama.postman.json", Options{Agent: "ollama", Server: "http://127.0.0.1:1"})
+	assert.Equal(t, `Postman collection "Ollama API"`, d.Kind)
+	assert.Equal(t, `curl -X POST 'http://127.0.0.1:1/api/chat' -H 'Content-Type: application/json' -d '{"format":"json","messages":[{"content":"{{goal}}","role":"user"}],"stream":false}'`, d.Curl)
+	assert.Equal(t, []string{"$.message.content", "", "$.message.tool_calls", ""}, []string{d.Reply, d.Conversation, d.Calls, d.Usage})
+	assert.Contains(t, strings.Join(d.Notes, "\n"), "left out keep_alive, logprobs, model, options, think, tools, top_logprobs: their values are stand-ins like <string>")
+
+	collection := `{"info": {"name": "Support", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+	 "variable": [{"key": "base", "value": "https://support.example.com"}, {"key": "apiKey", "value": ""}],
+	 "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "X-Support-Key"}, {"key": "value", "value": "{{apiKey}}"}, {"key": "in", "value": "header"}]},
+	 "item": [{"name": "Folder", "item": [{"name": "Ask", "request": {"method": "POST", "url": "{{base}}/v1/ask",
+	   "header": [{"key": "X-Tenant", "value": "{{tenant}}"}, {"key": "X-Debug", "value": "1", "disabled": true}],
+	   "body": {"mode": "raw", "raw": "{\"question\": \"Where is my parcel?\", \"thread_id\": \"{{thread}}\"}"}},
+	  "response": [{"code": 500, "body": "{}"}, {"code": 200, "body": "{\"answer\": \"It ships today.\", \"thread_id\": \"t-1\"}"}]}]}]}`
+	d, ok, err := Read("support.json", []byte(collection), Options{Agent: "support"})
+	require.True(t, ok)
+	require.NoError(t, err)
+	assert.Equal(t, `curl -X POST 'https://support.example.com/v1/ask' -H "X-Tenant: $SUPPORT_X_TENANT" -H "X-Support-Key: $SUPPORT_API_KEY" -d '{"question":"{{goal}}","thread_id":"{{conversation}}"}'`, d.Curl)
+	assert.Equal(t, "$.answer", d.Reply)
+	assert.Equal(t, "$.thread_id", d.Conversation)
+	assert.Contains(t, strings.Join(d.Notes, "\n"), "variables without a value, read from the environment: $SUPPORT_X_TENANT, $SUPPORT_API_KEY")
+	assert.NotContains(t, strings.Join(d.Notes, "\n"), "SUPPORT_THREAD", "the thread is the conversation, not a variable")
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -66,28 +67,38 @@ func fromHAR(data []byte, o Options) (*Draft, error) {
 	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, fmt.Errorf("read the HAR export: %w", err)
 	}
+	kind := "HAR export"
+	if c := h.Log.Creator; c.Name != "" {
+		kind += " (" + strings.TrimSpace(c.Name+" "+c.Version) + ")"
+	}
+	return fromExchanges(kind, "recorded requests", h.Log.Entries, o)
+}
+
+// fromExchanges drafts the request from requests sent and the responses they got: a HAR
+// export's entries, or a Postman collection's requests and their saved examples (what
+// names them).
+func fromExchanges(kind, what string, entries []harEntry, o Options) (*Draft, error) {
 	var all []*exchange
-	for i := range h.Log.Entries {
-		if x := readExchange(&h.Log.Entries[i]); x != nil {
+	for i := range entries {
+		if x := readExchange(&entries[i]); x != nil {
 			all = append(all, x)
 		}
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("none of its %d recorded requests sends a message (a messages list, or a field like message, prompt, input or query, in a JSON body or the query) and got JSON with a reply back", len(h.Log.Entries))
+		return nil, fmt.Errorf("none of its %d %s sends a message (a messages list, or a field like message, prompt, input or query, in a JSON body or the query) and got JSON with a reply back", len(entries), what)
 	}
 	group, err := pickGroup(all, o.Operation)
 	if err != nil {
 		return nil, err
 	}
-	kind := "HAR export"
-	if c := h.Log.Creator; c.Name != "" {
-		kind += " (" + strings.TrimSpace(c.Name+" "+c.Version) + ")"
-	}
 	d := &Draft{Kind: kind, Chose: group[0].key, Reply: group[0].reply}
-	d.Notes = append(d.Notes, fmt.Sprintf("chose %s: %d of the %d recorded requests; %s, and the response has the reply at %s",
-		d.Chose, len(group), len(h.Log.Entries), group[0].msg, d.Reply))
+	d.Notes = append(d.Notes, fmt.Sprintf("chose %s: %d of the %d %s; %s, and the response has the reply at %s",
+		d.Chose, len(group), len(entries), what, group[0].msg, d.Reply))
 	t := group[0]
 	convKey, convPath := sessionFlow(group)
+	if convKey == "" {
+		convKey, convPath = sessionNamed(t)
+	}
 	for _, x := range group {
 		if convKey != "" && x.body != nil && x.body[convKey] != nil {
 			t = x // a turn that sent the conversation id back: the request of every later turn
@@ -96,7 +107,7 @@ func fromHAR(data []byte, o Options) (*Draft, error) {
 	}
 	if convKey != "" {
 		d.Conversation = convPath
-		d.Notes = append(d.Notes, fmt.Sprintf("conversation: a later turn sent the response's %s back as %s", convPath, convKey))
+		d.Notes = append(d.Notes, fmt.Sprintf("conversation: the response's %s is sent back as %s on the next turn", convPath, convKey))
 	}
 	target := t.e.Request.URL
 	if o.Server != "" {
@@ -104,9 +115,15 @@ func fromHAR(data []byte, o Options) (*Draft, error) {
 			return nil, err
 		}
 	}
-	target, body, err := t.template(target, convKey)
+	target, body, dropped, err := t.template(target, convKey)
 	if err != nil {
 		return nil, err
+	}
+	if dropped != "" {
+		d.Notes = append(d.Notes, "left out "+dropped+": their values are stand-ins like <string>; add any the API requires to the hook's request")
+	}
+	if t.body != nil && t.body["stream"] == true {
+		d.Notes = append(d.Notes, "stream: false, so that the reply comes as one JSON response")
 	}
 	var headers [][2]string
 	for _, hd := range t.e.Request.Headers {
@@ -230,7 +247,7 @@ func sessionFlow(group []*exchange) (key, path string) {
 	for i, x := range group {
 		for _, name := range sortedKeys(x.body) {
 			s, ok := x.body[name].(string)
-			if !ok || s == "" || (len(x.msg.field) > 0 && x.msg.field[0] == name) {
+			if !ok || s == "" || standIn.MatchString(s) || (len(x.msg.field) > 0 && x.msg.field[0] == name) {
 				continue
 			}
 			for _, prev := range group[:i] {
@@ -245,13 +262,30 @@ func sessionFlow(group []*exchange) (key, path string) {
 	return "", ""
 }
 
+// sessionNamed finds the conversation id by name where no turn shows it sent back: a body
+// field under sessionNames, and a response that has one.
+func sessionNamed(x *exchange) (key, path string) {
+	path, ok := valueShape(x.res, 0).conversation()
+	if !ok {
+		return "", ""
+	}
+	for _, name := range sortedKeys(x.body) {
+		if sessionNames[strings.ToLower(name)] {
+			return name, path
+		}
+	}
+	return "", ""
+}
+
 // template is the recorded request with the message, and the conversation id at key, as
-// placeholders: a messages list keeps its system entries and ends with the turn's message.
-func (x *exchange) template(target, convKey string) (string, string, error) {
+// placeholders: a messages list keeps its system entries and ends with the turn's message,
+// stream is turned off, and a field whose value is only a stand-in (<string>, as generated
+// examples have) is left out; dropped names those.
+func (x *exchange) template(target, convKey string) (string, string, string, error) {
 	if x.msg.query != "" {
 		u, err := url.Parse(target)
 		if err != nil {
-			return "", "", fmt.Errorf("recorded URL %q: %w", target, err)
+			return "", "", "", fmt.Errorf("recorded URL %q: %w", target, err)
 		}
 		q := u.Query()
 		q.Set(x.msg.query, goal)
@@ -259,18 +293,28 @@ func (x *exchange) template(target, convKey string) (string, string, error) {
 		target = u.String()
 	}
 	if x.body == nil {
-		return target, "", nil
+		return target, "", "", nil
 	}
 	body := map[string]any{}
-	for k, v := range x.body {
-		body[k] = v
+	var dropped []string
+	for _, k := range sortedKeys(x.body) {
+		if v, ok := withoutStandIns(x.body[k]); ok {
+			body[k] = v
+		} else if (len(x.msg.field) == 0 || k != x.msg.field[0]) && k != x.msg.messages && k != convKey {
+			dropped = append(dropped, k)
+		}
+	}
+	if body["stream"] == true {
+		body["stream"] = false
 	}
 	switch {
 	case x.msg.messages != "":
 		var kept []any
-		for _, m := range body[x.msg.messages].([]any) {
+		for _, m := range x.body[x.msg.messages].([]any) {
 			if mm, ok := m.(map[string]any); ok && mm["role"] == "system" {
-				kept = append(kept, mm)
+				if c, ok := mm["content"].(string); ok && !standIn.MatchString(c) {
+					kept = append(kept, mm)
+				}
 			}
 		}
 		body[x.msg.messages] = append(kept, map[string]any{"role": "user", "content": goal})
@@ -278,8 +322,10 @@ func (x *exchange) template(target, convKey string) (string, string, error) {
 		body[x.msg.field[0]] = goal
 	case len(x.msg.field) == 2:
 		inner := map[string]any{}
-		for k, v := range body[x.msg.field[0]].(map[string]any) {
-			inner[k] = v
+		for k, v := range x.body[x.msg.field[0]].(map[string]any) {
+			if v, ok := withoutStandIns(v); ok {
+				inner[k] = v
+			}
 		}
 		inner[x.msg.field[1]] = goal
 		body[x.msg.field[0]] = inner
@@ -288,9 +334,47 @@ func (x *exchange) template(target, convKey string) (string, string, error) {
 		body[convKey] = conversation
 	}
 	b, err := jsonBody(body)
-	return target, b, err
+	return target, b, strings.Join(dropped, ", "), err
 }
 
+// standIn is a generated example's stand-in for a value: <string>, <integer>, <dateTime>.
+var standIn = regexp.MustCompile(`^<[A-Za-z][A-Za-z0-9 _-]*>$`)
+
+// withoutStandIns is v without what holds a stand-in: a list keeps its other items, and an
+// object with a stand-in anywhere in it goes whole (a tool without its name is worse than
+// none); false when nothing is left.
+func withoutStandIns(v any) (any, bool) {
+	if list, ok := v.([]any); ok {
+		var out []any
+		for _, e := range list {
+			if !hasStandIn(e) {
+				out = append(out, e)
+			}
+		}
+		return out, len(out) > 0 || len(list) == 0
+	}
+	return v, !hasStandIn(v)
+}
+
+func hasStandIn(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return standIn.MatchString(x)
+	case map[string]any:
+		for _, e := range x {
+			if hasStandIn(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasStandIn(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
 // keepHeader says whether a recorded request header goes into the hook's request: the
 // ones a browser adds on its own (its identity, caching, fetch metadata, the connection)
 // are left out; the content type, credentials and the application's own are kept.
