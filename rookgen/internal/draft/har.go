@@ -375,6 +375,7 @@ func hasStandIn(v any) bool {
 	}
 	return false
 }
+
 // keepHeader says whether a recorded request header goes into the hook's request: the
 // ones a browser adds on its own (its identity, caching, fetch metadata, the connection)
 // are left out; the content type, credentials and the application's own are kept.
