@@ -328,3 +328,25 @@ previous answer to continue. Authenticate with the header X-Api-Key: %s. The ans
 		})
 	}
 }
+
+// What a source says is shown, never sent to the terminal: a recording whose creator and
+// header hold terminal escapes and line separators prints them quoted. (A URL holding one
+// does not parse: that request is not read at all.)
+func TestInitFromPrintsHostileTextQuoted(t *testing.T) {
+	t.Parallel()
+	dir := newModule(t)
+	har := `{"log": {"creator": {"name": "evil\u001b]0;pwned\u0007", "version": "1"}, "entries": [{
+	  "request": {"method": "POST", "url": "http://127.0.0.1:1/chat", "headers": [{"name": "X-Note", "value": "a\u001b[31mred\u2028b"}],
+	    "postData": {"mimeType": "application/json", "text": "{\"message\": \"hi\"}"}},
+	  "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{\"reply\": \"hello\"}"}}}]}}`
+	write(t, dir, "chat.har", har)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"init", "evil", "--from", filepath.Join(dir, "chat.har"), "--no-probe", "-root", dir}, &stdout, &stderr)
+	require.Equal(t, 0, code, stdout.String()+stderr.String())
+	out := stdout.String()
+	assert.NotContains(t, out, "\x1b")
+	assert.NotContains(t, out, "\u2028")
+	assert.Contains(t, out, `"HAR export (evil\x1b]0;pwned\a 1)"`)
+	assert.Contains(t, out, `header:       X-Note: "a\x1b[31mred\u2028b"`)
+	assert.NotContains(t, out, "verifying:", "--no-probe")
+}

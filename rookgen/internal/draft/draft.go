@@ -10,8 +10,10 @@ package draft
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -53,7 +55,13 @@ type Options struct {
 // them (free text, for a model); err is a source of a known kind that cannot be used.
 func Read(name string, data []byte, o Options) (d *Draft, ok bool, err error) {
 	var top map[string]any
-	if err := decodeJSONOrYAML(data, &top); err != nil || top == nil {
+	if err := decodeJSONOrYAML(data, &top); err != nil {
+		if meant := meantStructured(data); meant != "" {
+			return nil, true, fmt.Errorf("%s: read it as %s: %w", name, meant, withLine(data, err))
+		}
+		return nil, false, nil
+	}
+	if top == nil {
 		return nil, false, nil
 	}
 	switch {
@@ -70,6 +78,38 @@ func Read(name string, data []byte, o Options) (d *Draft, ok bool, err error) {
 		return nil, true, fmt.Errorf("%s: %w", name, err)
 	}
 	return d, true, nil
+}
+
+// documentKey is the first key of an OpenAPI or Swagger document in YAML.
+var documentKey = regexp.MustCompile(`(?m)^(openapi|swagger):`)
+
+// meantStructured says what a source that did not decode was meant to be: JSON (it starts
+// with { or [) or an OpenAPI document in YAML; "" for free text.
+func meantStructured(data []byte) string {
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '['):
+		return "JSON"
+	case documentKey.Match(data):
+		return "an OpenAPI document in YAML"
+	}
+	return ""
+}
+
+// withLine adds the line and column to a JSON syntax error (YAML's name their line).
+func withLine(data []byte, err error) error {
+	var syntax *json.SyntaxError
+	if !errors.As(err, &syntax) {
+		return err
+	}
+	start := bytes.IndexAny(data, "{[") // decodeJSONOrYAML decodes from the first
+	if start < 0 {
+		start = 0
+	}
+	at := min(max(int(syntax.Offset)-1, 0)+start, len(data)) // the offset is past the byte at fault
+	line := bytes.Count(data[:at], []byte("\n")) + 1
+	col := at - bytes.LastIndexByte(data[:at], '\n')
+	return fmt.Errorf("line %d, column %d: %w", line, col, err)
 }
 
 // decodeJSONOrYAML reads JSON, or YAML (of which JSON is a subset, but slower and laxer).

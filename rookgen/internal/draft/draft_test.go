@@ -67,6 +67,15 @@ func TestRefusesWhatItCannotUse(t *testing.T) {
 			assert.True(t, strings.HasPrefix(err.Error(), "doc.json: "), err.Error())
 		})
 	}
+	for _, tc := range []struct{ doc, want string }{
+		{"{\"openapi\": \"3.0.3\",\n  \"paths\": {,}}", "doc.json: read it as JSON: line 2, column 13: invalid character ','"},
+		{"openapi: 3.1.0\npaths:\n  /a: [\n", "doc.json: read it as an OpenAPI document in YAML: yaml: line 3: did not find expected node content"},
+	} {
+		_, ok, err := Read("doc.json", []byte(tc.doc), Options{})
+		assert.True(t, ok, "meant as a document")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+	}
 	for _, text := range []string{"# How to call our agent\n\nPOST to /ask.", "- a\n- list", "just: a mapping"} {
 		_, ok, err := Read("note.md", []byte(text), Options{})
 		assert.False(t, ok, "%q is free text", text)

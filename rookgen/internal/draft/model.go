@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -190,12 +191,17 @@ func checkAnswer(d *Draft, text string, o Options) error {
 			}
 		}
 	}
-	for i := range args {
-		args[i] = quote(args[i])
+	for i, a := range args {
+		if !plainWord.MatchString(a) {
+			args[i] = quote(a)
+		}
 	}
 	d.Curl = strings.Join(args, " ")
 	return nil
 }
+
+// plainWord is a word a shell reads as it is written.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
 
 // valueFlags are the cURL options whose value is not the URL.
 var valueFlags = map[string]bool{"-X": true, "--request": true, "-H": true, "--header": true, "-d": true, "--data": true,
