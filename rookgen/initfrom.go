@@ -71,13 +71,14 @@ func draftOptions(f fromFlags, opts *scaffold.Options, stdout io.Writer) error {
 
 // draftModel is the server that reads free text: ROOK_DRAFT_*, else the judge's.
 func draftModel() *draft.Model {
-	get := func(key string) string {
-		if v := os.Getenv("ROOK_DRAFT_" + key); v != "" {
+	get := func(draft, judge string) string {
+		if v := os.Getenv(draft); v != "" {
 			return v
 		}
-		return os.Getenv("ROOK_JUDGE_" + key)
+		return os.Getenv(judge)
 	}
-	return &draft.Model{URL: get("URL"), Name: get("MODEL"), APIKey: get("API_KEY"), Transport: judgehttp.New(), Timeout: 2 * time.Minute}
+	return &draft.Model{URL: get("ROOK_DRAFT_URL", "ROOK_JUDGE_URL"), Name: get("ROOK_DRAFT_MODEL", "ROOK_JUDGE_MODEL"),
+		APIKey: get("ROOK_DRAFT_API_KEY", "ROOK_JUDGE_API_KEY"), Transport: judgehttp.New(), Timeout: 2 * time.Minute}
 }
 
 // printDraft says what init understood, before it writes anything: the request as the

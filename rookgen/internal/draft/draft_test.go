@@ -90,8 +90,9 @@ const askDoc = `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "se
  "components": {"securitySchemes": {"oauth": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://a/token", "scopes": {"chat": "c"}}}},
    "key": {"type": "apiKey", "in": "query", "name": "api_key"}},
   "schemas": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/components/schemas/Node"}, "note": {"type": "string"}}}}},
- "paths": {"/ask": {"post": {"requestBody": {"content": {"application/json; charset=utf-8": {"schema": {"type": "object", "required": ["input", "tenant"],
+ "paths": {"/ask": {"post": {"requestBody": {"content": {"application/json; charset=utf-8": {"schema": {"type": "object", "required": ["input", "tenant", "api_token"],
     "properties": {"input": {"type": "object", "properties": {"text": {"type": "string"}}}, "tenant": {"type": "string", "enum": ["acme", "other"]},
+      "api_token": {"type": "string", "example": "tok-example-1"},
       "session_id": {"type": "string"}, "tree": {"$ref": "#/components/schemas/Node"}}}}}},
   "responses": {"201": {"description": "ok", "content": {"application/json": {"schema": {"allOf": [
     {"type": "object", "properties": {"session_id": {"type": "string"}, "tree": {"$ref": "#/components/schemas/Node"}}},
@@ -101,12 +102,17 @@ func TestReadsAnAgentAPI(t *testing.T) {
 	d, ok, err := Read("doc.json", []byte(askDoc), Options{Agent: "help-desk"})
 	require.True(t, ok)
 	require.NoError(t, err)
-	assert.Equal(t, `curl -X POST 'https://agent.example.com/v1/ask' -H 'Accept: application/json' -H 'Content-Type: application/json' -H "Authorization: Bearer $HELP_DESK_TOKEN" -d '{"input":{"text":"{{goal}}"},"session_id":"{{conversation}}","tenant":"acme"}'`, d.Curl)
+	assert.Equal(t, `curl -X POST 'https://agent.example.com/v1/ask' -H 'Accept: application/json' -H 'Content-Type: application/json' -H "Authorization: Bearer $HELP_DESK_TOKEN" -d '{"api_token":"tok-example-1","input":{"text":"{{goal}}"},"session_id":"{{conversation}}","tenant":"acme"}'`, d.Curl)
 	assert.Equal(t, "$.output.answer", d.Reply)
 	assert.Equal(t, "$.session_id", d.Conversation)
 	notes := strings.Join(d.Notes, "\n")
 	assert.Contains(t, notes, "auth: oauth (a bearer token from its oauth2 flow), read from $HELP_DESK_TOKEN")
 	assert.Contains(t, notes, `tenant: "acme" (required), from the document's schema`)
+	assert.Contains(t, notes, "api_token: a credential (required), read from a variable rather than written")
+	assert.NotContains(t, notes, "tok-example-1")
+	r, err := scaffold.ParseCurl("help-desk", d.Curl)
+	require.NoError(t, err)
+	assert.Contains(t, r.Body, `"api_token":"{{env:HELP_DESK_API_TOKEN}}"`)
 }
 
 func TestSecuritySchemes(t *testing.T) {
@@ -129,11 +135,7 @@ func TestSecuritySchemes(t *testing.T) {
 		for _, s := range r.Secrets {
 			envs = append(envs, s.Env)
 		}
-		if tc.env == "A_COOKIE" {
-			assert.Equal(t, []string{"A_COOKIE"}, envs, "the cookie header's variable holds sid=<the key>, as the note says")
-			continue
-		}
-		assert.Equal(t, []string{tc.env}, envs)
+		assert.Equal(t, []string{tc.env, "A_API_TOKEN"}, envs, "the cookie header's variable holds sid=<the key>, as the note says")
 		assert.NotContains(t, r.URL+fmt.Sprint(r.Headers), "$A_")
 	}
 	doc := strings.Replace(askDoc, `"security": [{"oauth": ["chat"]}, {"key": []}]`, `"security": [{}, {"key": []}]`, 1)

@@ -85,7 +85,7 @@ func fromExchanges(kind, what string, entries []harEntry, o Options) (*Draft, er
 		}
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("none of its %d %s sends a message (a messages list, or a field like message, prompt, input or query, in a JSON body or the query) and got JSON with a reply back", len(entries), what)
+		return nil, fmt.Errorf("none of its %d %s sends a message (a messages list, or a field like message, prompt, input or query, in a JSON body or the query) and got JSON with a reply back (a HAR saved without its responses' content has none to read)", len(entries), what)
 	}
 	group, err := pickGroup(all, o.Operation)
 	if err != nil {

@@ -85,7 +85,7 @@ func FromText(ctx context.Context, name, text string, o Options) (*Draft, error)
 	if err := checkAnswer(d, text, o); err != nil {
 		return nil, fmt.Errorf("the model's answer is refused: %w", err)
 	}
-	d.Chose = d.Curl
+	d.Chose = "the request the model wrote"
 	d.Notes = append(notes, "the model wrote the request; the probe below says whether the agent answers it")
 	return d, nil
 }
@@ -107,7 +107,11 @@ func ask(ctx context.Context, m *Model, text string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("write the draft request: %w", err)
 		}
-		tctx, cancel := context.WithTimeout(ctx, m.Timeout)
+		timeout := m.Timeout
+		if timeout <= 0 {
+			timeout = 2 * time.Minute
+		}
+		tctx, cancel := context.WithTimeout(ctx, timeout)
 		res, err := m.Transport.Post(tctx, strings.TrimRight(m.URL, "/")+"/chat/completions", m.APIKey, body, maxAnswer)
 		cancel()
 		switch {

@@ -2,7 +2,6 @@ package draft
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
@@ -380,9 +379,9 @@ func exampleOf(s *openapi3.Schema) (any, bool) {
 
 // compact writes a value for a note.
 func compact(v any) string {
-	b, err := json.Marshal(v)
+	s, err := jsonBody(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return s
 }

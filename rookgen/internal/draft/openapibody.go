@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // The placeholders of init --curl: the turn's message, and the conversation id an earlier
@@ -148,6 +150,10 @@ func (b *builder) fill(op *operation, body map[string]any, s *openapi3.Schema, p
 		p := merged(s.Properties[name].Value, 0)
 		v, from := valueFor(op, name, p)
 		body[name] = v
+		if spec.LooksSecret(name) {
+			b.note("%s%s: a credential (required), read from a variable rather than written", prefix, name)
+			continue
+		}
 		b.note("%s%s: %s (required)%s", prefix, name, compact(v), from)
 	}
 }
