@@ -325,7 +325,7 @@ func serverURL(doc *openapi3.T, op *operation, server string) (string, error) {
 	base := server
 	if base == "" {
 		servers := doc.Servers
-		if op.item.Servers != nil && len(op.item.Servers) > 0 {
+		if len(op.item.Servers) > 0 {
 			servers = op.item.Servers
 		}
 		if op.op.Servers != nil && len(*op.op.Servers) > 0 {

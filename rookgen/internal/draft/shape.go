@@ -170,15 +170,6 @@ func (s *shape) has(name string) bool {
 	return false
 }
 
-func (s *shape) get(name string) *shape {
-	for _, p := range s.props {
-		if p.name == name {
-			return p.s
-		}
-	}
-	return nil
-}
-
 // valueShape is the shape of a decoded JSON value (a recorded response).
 func valueShape(v any, depth int) *shape {
 	if depth > maxDepth {
