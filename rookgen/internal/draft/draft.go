@@ -170,16 +170,3 @@ func jsonBody(v any) (string, error) {
 	}
 	return strings.TrimSpace(b.String()), nil
 }
-
-// envPrefix is the prefix of the variables a draft names: the agent in upper case.
-func envPrefix(agent string) string {
-	return strings.Map(func(c rune) rune {
-		switch {
-		case c >= 'a' && c <= 'z':
-			return c - 'a' + 'A'
-		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-			return c
-		}
-		return '_'
-	}, agent)
-}

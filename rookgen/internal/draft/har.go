@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -188,7 +190,7 @@ func readExchange(e *harEntry) *exchange {
 // messages list, or a string under messageKeys at most two keys deep.
 func valueMessage(body map[string]any) (message, int) {
 	best, score := message{}, 0
-	for _, name := range sortedKeys(body) {
+	for _, name := range slices.Sorted(maps.Keys(body)) {
 		switch v := body[name].(type) {
 		case []any:
 			if strings.EqualFold(name, "messages") && len(v) > 0 {
@@ -202,7 +204,7 @@ func valueMessage(body map[string]any) (message, int) {
 			}
 		case map[string]any:
 			n := messageKeys[strings.ToLower(name)]
-			for _, inner := range sortedKeys(v) {
+			for _, inner := range slices.Sorted(maps.Keys(v)) {
 				if _, ok := v[inner].(string); ok && n > 0 && messageKeys[strings.ToLower(inner)] > 0 && n+messageKeys[strings.ToLower(inner)]-3 > score {
 					best, score = message{field: []string{name, inner}}, n+messageKeys[strings.ToLower(inner)]-3
 				}
@@ -245,7 +247,7 @@ func pickGroup(all []*exchange, want string) ([]*exchange, error) {
 // and the response's path, or "" when no turn sent one back.
 func sessionFlow(group []*exchange) (key, path string) {
 	for i, x := range group {
-		for _, name := range sortedKeys(x.body) {
+		for _, name := range slices.Sorted(maps.Keys(x.body)) {
 			s, ok := x.body[name].(string)
 			if !ok || s == "" || standIn.MatchString(s) || (len(x.msg.field) > 0 && x.msg.field[0] == name) {
 				continue
@@ -269,7 +271,7 @@ func sessionNamed(x *exchange) (key, path string) {
 	if !ok {
 		return "", ""
 	}
-	for _, name := range sortedKeys(x.body) {
+	for _, name := range slices.Sorted(maps.Keys(x.body)) {
 		if sessionNames[strings.ToLower(name)] {
 			return name, path
 		}
@@ -297,7 +299,7 @@ func (x *exchange) template(target, convKey string) (string, string, string, err
 	}
 	body := map[string]any{}
 	var dropped []string
-	for _, k := range sortedKeys(x.body) {
+	for _, k := range slices.Sorted(maps.Keys(x.body)) {
 		if v, ok := withoutStandIns(x.body[k]); ok {
 			body[k] = v
 		} else if (len(x.msg.field) == 0 || k != x.msg.field[0]) && k != x.msg.messages && k != convKey {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )
@@ -122,7 +123,7 @@ func ask(ctx context.Context, m *Model, text string) ([]byte, error) {
 		case res.Status == 400 && i == 0 && bytes.Contains(bytes.ToLower(res.Body), []byte("response_format")):
 			continue // the server takes no json_schema: ask for a JSON object
 		case res.Status != 200:
-			return nil, fmt.Errorf("the model at %s answered HTTP %d: %s", m.URL, res.Status, clip(string(res.Body), 300))
+			return nil, fmt.Errorf("the model at %s answered HTTP %d: %s", m.URL, res.Status, check.Clip(string(res.Body), 300))
 		}
 		var c struct {
 			Choices []struct {
@@ -132,7 +133,7 @@ func ask(ctx context.Context, m *Model, text string) ([]byte, error) {
 			} `json:"choices"`
 		}
 		if err := json.Unmarshal(res.Body, &c); err != nil || len(c.Choices) == 0 || c.Choices[0].Message.Content == nil {
-			return nil, fmt.Errorf("the model's answer is not a chat completion with content: %s", clip(string(res.Body), 300))
+			return nil, fmt.Errorf("the model's answer is not a chat completion with content: %s", check.Clip(string(res.Body), 300))
 		}
 		return []byte(*c.Choices[0].Message.Content), nil
 	}
@@ -146,14 +147,14 @@ func readAnswer(raw []byte) (*answer, error) {
 	dec.DisallowUnknownFields()
 	var a answer
 	if err := dec.Decode(&a); err != nil {
-		return nil, fmt.Errorf("not the JSON object asked for (%v): %s", err, clip(string(raw), 300))
+		return nil, fmt.Errorf("not the JSON object asked for (%v): %s", err, check.Clip(string(raw), 300))
 	}
 	for _, f := range []struct {
 		name string
 		v    *string
 	}{{"curl", a.Curl}, {"reply", a.Reply}, {"conversation", a.Conversation}, {"calls", a.Calls}, {"usage", a.Usage}} {
 		if f.v == nil {
-			return nil, fmt.Errorf("it has no %q: %s", f.name, clip(string(raw), 300))
+			return nil, fmt.Errorf("it has no %q: %s", f.name, check.Clip(string(raw), 300))
 		}
 	}
 	if *a.Reply == "" {
@@ -211,9 +212,3 @@ var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
 var valueFlags = map[string]bool{"-X": true, "--request": true, "-H": true, "--header": true, "-d": true, "--data": true,
 	"--data-raw": true, "--data-binary": true, "--json": true, "-u": true, "--user": true, "-A": true, "--user-agent": true}
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -3,7 +3,9 @@ package draft
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -199,7 +201,7 @@ func (c *operation) read() bool {
 // and content (scored 7), or a string field under messageKeys, one or two keys deep.
 func bodyMessage(s *openapi3.Schema) (message, int) {
 	best, score := message{}, 0
-	for _, name := range sortedProps(s) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := merged(s.Properties[name].Value, 0)
 		if p == nil {
 			continue
@@ -215,7 +217,7 @@ func bodyMessage(s *openapi3.Schema) (message, int) {
 			continue
 		}
 		if p.Type.Is("object") && n > 0 {
-			for _, inner := range sortedProps(p) {
+			for _, inner := range slices.Sorted(maps.Keys(p.Properties)) {
 				q := merged(p.Properties[inner].Value, 0)
 				if k := messageKeys[strings.ToLower(inner)]; k > 0 && q != nil && q.Type.Is("string") && n+k-3 > score {
 					best, score = message{field: []string{name, inner}}, n+k-3
@@ -282,7 +284,7 @@ func jsonContent(c openapi3.Content) *openapi3.MediaType {
 	if mt := c.Get("application/json"); mt != nil {
 		return mt
 	}
-	for _, name := range sortedKeys(c) {
+	for _, name := range slices.Sorted(maps.Keys(c)) {
 		base, _, _ := strings.Cut(name, ";")
 		if strings.HasSuffix(base, "+json") || base == "*/*" || base == "application/json" {
 			return c[name]
@@ -344,19 +346,6 @@ func serverURL(doc *openapi3.T, op *operation, server string) (string, error) {
 		return "", fmt.Errorf("server %q is not an http:// or https:// URL with a host: give the agent's base URL with --server", base)
 	}
 	return strings.TrimRight(base, "/") + op.path, nil
-}
-
-func sortedProps(s *openapi3.Schema) []string {
-	return sortedKeys(s.Properties)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // exampleOf is a value the document gives for a schema: its example, its first 3.1

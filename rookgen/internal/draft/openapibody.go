@@ -3,7 +3,9 @@ package draft
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -92,7 +94,7 @@ func schemaShape(s *openapi3.Schema, depth int) *shape {
 	if out.kind == "" && len(s.Properties) > 0 {
 		out.kind = "object"
 	}
-	for _, name := range sortedProps(s) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		out.props = append(out.props, prop{name, schemaShape(s.Properties[name].Value, depth+1)})
 	}
 	if s.Items != nil {
@@ -123,7 +125,7 @@ func (b *builder) body(op *operation) (string, error) {
 		b.note("stream: false, so that the reply comes as one JSON response")
 	}
 	if path, ok := op.res.conversation(); ok {
-		for _, name := range sortedProps(s) {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			if sessionNames[strings.ToLower(name)] {
 				body[name] = conversation
 				b.d.Conversation = path
@@ -194,7 +196,7 @@ func requestExamples(op *operation) []map[string]any {
 	if rb := op.op.RequestBody; rb != nil && rb.Value != nil {
 		if mt := jsonContent(rb.Value.Content); mt != nil {
 			add(mt.Example)
-			for _, name := range sortedKeys(mt.Examples) {
+			for _, name := range slices.Sorted(maps.Keys(mt.Examples)) {
 				if ex := mt.Examples[name]; ex != nil && ex.Value != nil {
 					add(ex.Value.Value)
 				}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )
 
 // postman is the part of a Postman collection (v2.0 or v2.1) a draft reads.
@@ -70,7 +72,7 @@ func fromPostman(data []byte, o Options) (*Draft, error) {
 	if !strings.Contains(c.Info.Schema, "/v2.") {
 		return nil, fmt.Errorf("a Postman collection of schema %q: export it as Collection v2.1", c.Info.Schema)
 	}
-	p := &postmanReader{vars: map[string]string{}, prefix: envPrefix(o.Agent)}
+	p := &postmanReader{vars: map[string]string{}, prefix: scaffold.EnvWord(o.Agent)}
 	for _, v := range c.Variable {
 		if s, ok := v.Value.(string); ok && !v.Disabled {
 			p.vars[v.Key] = s
@@ -229,7 +231,7 @@ func (p *postmanReader) fill(s, as string) string {
 		if as == "" {
 			as = name
 		}
-		env := p.prefix + "_" + envPrefix(as)
+		env := p.prefix + "_" + scaffold.EnvWord(as)
 		for _, u := range p.unset {
 			if u == "$"+env {
 				return "$" + env

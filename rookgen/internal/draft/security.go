@@ -1,9 +1,13 @@
 package draft
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )
 
 // security writes the credential the operation's security asks for, as a shell variable
@@ -36,8 +40,8 @@ func (b *builder) security(doc *openapi3.T, op *operation) [][2]string {
 // schemes is unknown or undefined.
 func (b *builder) schemes(doc *openapi3.T, alt openapi3.SecurityRequirement) ([][2]string, bool) {
 	var headers [][2]string
-	prefix := envPrefix(b.agent)
-	for _, name := range sortedKeys(alt) {
+	prefix := scaffold.EnvWord(b.agent)
+	for _, name := range slices.Sorted(maps.Keys(alt)) {
 		if doc.Components == nil || doc.Components.SecuritySchemes[name] == nil || doc.Components.SecuritySchemes[name].Value == nil {
 			return nil, false
 		}

@@ -123,19 +123,20 @@ func (r *Request) addHeader(agent, name, value string) {
 	r.Headers = append(r.Headers, Header{Name: name, Value: r.headerValue(agent, name, value)})
 }
 
-func envName(agent, header string) string {
-	clean := func(s string) string {
-		return strings.Map(func(c rune) rune {
-			switch {
-			case c >= 'a' && c <= 'z':
-				return c - 'a' + 'A'
-			case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-				return c
-			}
-			return '_'
-		}, s)
-	}
-	return clean(agent) + "_" + clean(header)
+func envName(agent, header string) string { return EnvWord(agent) + "_" + EnvWord(header) }
+
+// EnvWord is s as a part of a variable's name: upper case, every other character than a
+// letter or a digit an underscore.
+func EnvWord(s string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return c - 'a' + 'A'
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			return c
+		}
+		return '_'
+	}, s)
 }
 
 func (r *Request) check() error {
