@@ -211,4 +211,3 @@ var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
 // valueFlags are the cURL options whose value is not the URL.
 var valueFlags = map[string]bool{"-X": true, "--request": true, "-H": true, "--header": true, "-d": true, "--data": true,
 	"--data-raw": true, "--data-binary": true, "--json": true, "-u": true, "--user": true, "-A": true, "--user-agent": true}
-
