@@ -56,7 +56,10 @@ func draftOptions(f fromFlags, opts *scaffold.Options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if opts.Curl, err = scaffold.ParseCurl(opts.Agent, d.Curl); err != nil {
+	if opts.Curl, err = scaffold.ParseCurl(opts.Agent, d.Curl); err == nil {
+		err = draft.Leak(opts.Curl)
+	}
+	if err != nil {
 		return fmt.Errorf("the request read from %s: %w", name, err)
 	}
 	for _, p := range []struct{ flag, drafted *string }{{&opts.Reply, &d.Reply}, {&opts.Conversation, &d.Conversation},

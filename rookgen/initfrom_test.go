@@ -315,6 +315,8 @@ previous answer to continue. Authenticate with the header X-Api-Key: %s. The ans
 		{"a key not in the schema", strings.Replace(answer(good, "$.answer.text"), `{`, `{"script": "rm -rf /",`, 1), `unknown field "script"`},
 		{"not JSON", "Sure! Here is the request: curl ...", "not the JSON object asked for"},
 		{"a path the hooks cannot follow", answer(good, "answer.text"), `reply "answer.text": write a path`},
+		{"the note's key where no credential goes", answer(strings.Replace(good, "/v2/ask", "/v2/ask/"+key, 1), "$.answer.text"),
+			"its URL holds key-…, which reads as a credential, where none is read from a variable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			content = tc.content

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/modeljudge"
@@ -177,6 +179,9 @@ func checkAnswer(d *Draft, text string, o Options) error {
 	if host := u.Hostname(); !strings.Contains(strings.ToLower(text), strings.ToLower(host)) {
 		return fmt.Errorf("its URL's host %s is not named in the text: a request goes only where the text says", host)
 	}
+	if err := Leak(r); err != nil {
+		return err
+	}
 	for _, p := range []struct{ name, path string }{{"reply", d.Reply}, {"conversation", d.Conversation}, {"calls", d.Calls}, {"usage", d.Usage}} {
 		if err := scaffold.CheckPath(p.name, p.path); err != nil {
 			return err
@@ -203,6 +208,52 @@ func checkAnswer(d *Draft, text string, o Options) error {
 	}
 	d.Curl = strings.Join(args, " ")
 	return nil
+}
+
+// secretPrefixes start the credentials services issue; secretWord is a word of a text
+// that could be one.
+var (
+	secretPrefixes = []string{"sk-", "sk_", "pk_", "rk_", "key-", "api-", "ghp_", "gho_", "github_pat_", "xoxb-", "xoxp-", "AKIA", "eyJ", "AIza", "hf_", "glpat-"}
+	secretWord     = regexp.MustCompile(`[A-Za-z0-9_\-+=.]{12,}`)
+	base64Word     = regexp.MustCompile(`[A-Za-z0-9_\-+/=]{24,}`)
+)
+
+// Leak refuses a request that would write a credential into the hook: a value that reads
+// as one (credentialsIn) where init's cURL reader found no credential's header, parameter
+// or key to make a variable of, such as a URL's path.
+func Leak(r *scaffold.Request) error {
+	places := []struct{ where, text string }{{"its URL", r.URL}, {"its body", r.Body}}
+	for _, h := range r.Headers {
+		places = append(places, struct{ where, text string }{"its " + h.Name + " header", h.Value})
+	}
+	for _, p := range places {
+		if c := credentialsIn(p.text); len(c) > 0 {
+			return fmt.Errorf("%s holds %s…, which reads as a credential, where none is read from a variable: it would be written into the hook; send it in a credential's header, parameter or key, or as a shell variable with --curl", p.where, c[0][:4])
+		}
+	}
+	return nil
+}
+
+// credentialsIn lists the words of text that read as credentials: a word of twelve
+// characters or more, holding letters and digits, that starts as issued credentials do, or
+// of 24 or more in both cases (a UUID or a date is not one).
+func credentialsIn(text string) []string {
+	var out []string
+	for _, w := range append(secretWord.FindAllString(text, -1), base64Word.FindAllString(text, -1)...) {
+		w = strings.Trim(w, ".-=/")
+		if len(w) < 12 || !strings.ContainsAny(w, "0123456789") || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.Contains(w, "..") {
+			continue
+		}
+		known := false
+		for _, p := range secretPrefixes {
+			known = known || strings.HasPrefix(w, p)
+		}
+		mixed := strings.IndexFunc(w, unicode.IsUpper) >= 0 && strings.IndexFunc(w, unicode.IsLower) >= 0
+		if (known || (len(w) >= 24 && mixed && !strings.Contains(w, "."))) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // plainWord is a word a shell reads as it is written.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )
 
 // modelServer answers each draft request with answer(format, document).
@@ -86,5 +87,34 @@ func TestDraftRefusals(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
+	}
+}
+
+func TestCredentialsIn(t *testing.T) {
+	text := `Send Authorization: Bearer sk-proj-Ab12Cd34Ef56 and X-Key: 9fG7hJ2kL4mN6pQ8rS0tU1vW3xY5 to
+	https://agent.example.com/v1/chat (application/json), session 123e4567-e89b-12d3-a456-426614174000,
+	version 2026-12-05T10:00:00Z, model gpt-4o-mini-2024-07-18, key "key-live-93ab7c".`
+	assert.Equal(t, []string{"sk-proj-Ab12Cd34Ef56", "9fG7hJ2kL4mN6pQ8rS0tU1vW3xY5", "key-live-93ab7c"}, credentialsIn(text))
+}
+
+// A credential the cURL reader found no place for is refused, naming where it is; one it
+// made a variable of is not seen again.
+func TestLeak(t *testing.T) {
+	for _, tc := range []struct{ curl, want string }{
+		{`curl https://a.example/v1/sk-live-0a1b2c3d4e/chat -d '{"q": "{{goal}}"}'`, "its URL holds sk-l…"},
+		{`curl https://a.example/chat -d '{"q": "{{goal}}", "sid": "xoxb-1234567890-abcdef"}'`, "its body holds xoxb…"},
+		{`curl https://a.example/chat -H 'X-Trace: Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MA==' -d '{"q": "{{goal}}"}'`, "its X-Trace header holds Zm9v…"},
+		{`curl https://a.example/chat -H 'Authorization: Bearer sk-live-0a1b2c3d4e' -d '{"q": "{{goal}}", "api_key": "sk-live-0a1b2c3d4e"}'`, ""},
+	} {
+		r, err := scaffold.ParseCurl("a", tc.curl)
+		require.NoError(t, err)
+		err = Leak(r)
+		if tc.want == "" {
+			assert.NoError(t, err, tc.curl)
+			continue
+		}
+		require.Error(t, err, tc.curl)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.NotContains(t, err.Error(), "0a1b2c3d4e", "the error does not print the credential")
 	}
 }
