@@ -2,6 +2,7 @@ package draft
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -199,4 +200,37 @@ func TestReadsAPostmanCollection(t *testing.T) {
 	assert.Equal(t, "$.thread_id", d.Conversation)
 	assert.Contains(t, strings.Join(d.Notes, "\n"), "variables without a value, read from the environment: $SUPPORT_X_TENANT, $SUPPORT_API_KEY")
 	assert.NotContains(t, strings.Join(d.Notes, "\n"), "SUPPORT_THREAD", "the thread is the conversation, not a variable")
+}
+
+// The request sent most often is the one, unless --operation names another; a message in
+// the query is sent there.
+func TestHARPicksTheRequest(t *testing.T) {
+	entry := func(method, url, body, res string) string {
+		post := ""
+		if body != "" {
+			post = fmt.Sprintf(`, "postData": {"mimeType": "application/json", "text": %q}`, body)
+		}
+		return fmt.Sprintf(`{"request": {"method": %q, "url": %q, "headers": [{"name": "Accept-Encoding", "value": "gzip"}]%s},
+		  "response": {"status": 200, "content": {"mimeType": "application/json", "encoding": "base64", "text": %q}}}`,
+			method, url, post, base64.StdEncoding.EncodeToString([]byte(res)))
+	}
+	har := `{"log": {"entries": [` + strings.Join([]string{
+		entry("GET", "https://a.example/search?q=plans&lang=en", "", `{"answer": "Basic and Pro."}`),
+		entry("POST", "https://a.example/api/chat", `{"message": "hi"}`, `{"reply": "hello"}`),
+		entry("GET", "https://a.example/search?q=prices&lang=en", "", `{"answer": "12 EUR."}`),
+	}, ",") + `]}}`
+	d, ok, err := Read("x.har", []byte(har), Options{Agent: "a"})
+	require.True(t, ok)
+	require.NoError(t, err)
+	assert.Equal(t, "GET /search", d.Chose)
+	assert.Equal(t, `curl -X GET 'https://a.example/search?lang=en&q={{goal}}'`, d.Curl)
+	assert.Equal(t, "$.answer", d.Reply)
+
+	d, _, err = Read("x.har", []byte(har), Options{Agent: "a", Operation: "POST /api/chat"})
+	require.NoError(t, err)
+	assert.Equal(t, `curl -X POST 'https://a.example/api/chat' -d '{"message":"{{goal}}"}'`, d.Curl)
+
+	_, _, err = Read("x.har", []byte(har), Options{Agent: "a", Operation: "/nope"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `--operation "/nope" is none of the recorded requests that send a message: GET /search, POST /api/chat`)
 }
