@@ -70,6 +70,10 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if !from.set() && (from.server != "" || from.operation != "" || from.noProbe) {
+		fmt.Fprintln(stderr, "rookgen init: --server, --operation and --no-probe go with --from or --prompt")
+		return 2
+	}
 	if from.set() {
 		if *curl != "" || *command != "" || *goAgent {
 			fmt.Fprintln(stderr, "rookgen init: give --from or --prompt alone, not with --curl, --command or --go")

@@ -352,3 +352,23 @@ func TestInitFromPrintsHostileTextQuoted(t *testing.T) {
 	assert.Contains(t, out, `header:       X-Note: "a\x1b[31mred\u2028b"`)
 	assert.NotContains(t, out, "verifying:", "--no-probe")
 }
+
+func TestInitFromFlagsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--command", "echo hi", "--server", "http://127.0.0.1:1"}, 2, "--server, --operation and --no-probe go with --from or --prompt"},
+		{[]string{"--from", "x.yaml", "--curl", "curl http://a -d '{\"m\": \"{{goal}}\"}'"}, 2, "give --from or --prompt alone, not with --curl, --command or --go"},
+		{[]string{"--from", "x.yaml", "--prompt", "text"}, 1, "give --from or --prompt, not both"},
+		{[]string{"--from", "missing.yaml"}, 1, "rookgen init: open missing.yaml: no such file or directory"},
+	} {
+		dir := newModule(t)
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, tc.code, run(append([]string{"init", "a"}, append(tc.args, "-root", dir)...), &stdout, &stderr), tc.args)
+		assert.Contains(t, stderr.String(), tc.want)
+		assert.NoDirExists(t, filepath.Join(dir, "profiles"))
+	}
+}

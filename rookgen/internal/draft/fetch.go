@@ -31,7 +31,7 @@ func Load(ctx context.Context, source string) ([]byte, string, error) {
 	if !IsURL(source) {
 		f, err := os.Open(source)
 		if err != nil {
-			return nil, "", fmt.Errorf("read %s: %w", source, err)
+			return nil, "", err // names the file and what failed
 		}
 		defer func() { _ = f.Close() }() // read only
 		return bounded(f, source, "")

@@ -66,7 +66,7 @@ type answer struct {
 func FromText(ctx context.Context, name, text string, o Options) (*Draft, error) {
 	m := o.Model
 	if m == nil || m.URL == "" || m.Name == "" {
-		return nil, fmt.Errorf("%s is not an OpenAPI document or a HAR export, so a model must read it: set ROOK_DRAFT_URL and ROOK_DRAFT_MODEL (or the judge's ROOK_JUDGE_URL and ROOK_JUDGE_MODEL)", name)
+		return nil, fmt.Errorf("%s is free text (not an OpenAPI document, a HAR export or a Postman collection), which a model reads: set ROOK_DRAFT_URL and ROOK_DRAFT_MODEL (or the judge's ROOK_JUDGE_URL and ROOK_JUDGE_MODEL)", name)
 	}
 	if m.Transport == nil {
 		return nil, modeljudge.ErrNoTransport

@@ -66,7 +66,7 @@ func TestDraftFallsBackToAJSONObject(t *testing.T) {
 func TestDraftRefusals(t *testing.T) {
 	_, err := FromText(context.Background(), "note.md", note, Options{Agent: "a"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "note.md is not an OpenAPI document or a HAR export, so a model must read it: set ROOK_DRAFT_URL and ROOK_DRAFT_MODEL")
+	assert.Contains(t, err.Error(), "note.md is free text (not an OpenAPI document, a HAR export or a Postman collection), which a model reads: set ROOK_DRAFT_URL and ROOK_DRAFT_MODEL")
 
 	for _, tc := range []struct {
 		name   string
