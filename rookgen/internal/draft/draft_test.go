@@ -234,3 +234,21 @@ func TestHARPicksTheRequest(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `--operation "/nope" is none of the recorded requests that send a message: GET /search, POST /api/chat`)
 }
+
+// A document's $ref to another file or URL is refused, never fetched.
+func TestExternalRefsAreNotFetched(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		_, _ = w.Write([]byte(`{"type": "object", "properties": {"reply": {"type": "string"}}}`))
+	}))
+	defer srv.Close()
+	for _, ref := range []string{srv.URL + "/schema.json", "/etc/passwd", "other.yaml#/Reply"} {
+		doc := strings.Replace(askDoc, `"#/components/schemas/Node"}, "note"`, `"`+ref+`"}, "note"`, 1)
+		_, ok, err := Read("doc.json", []byte(doc), Options{Agent: "a"})
+		assert.True(t, ok)
+		require.Error(t, err, ref)
+		assert.Contains(t, err.Error(), "read the OpenAPI document")
+	}
+	assert.Zero(t, hits)
+}
