@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/calibrate"
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
@@ -139,10 +140,7 @@ func (c *setup) judgeLinked() error {
 	if len(judged) == 0 {
 		return nil
 	}
-	named := strings.Join(judged[:min(len(judged), 5)], ", ")
-	if len(judged) > 5 {
-		named += fmt.Sprintf(" and %d more", len(judged)-5)
-	}
+	named := check.Some(judged, 5)
 	return fmt.Errorf("a judge is configured and a model decides criteria or signals of %s, but this test binary does not link the judge client: run go generate ./... (rookgen imports it when a scenario of the suite has an llm_judge criterion or a free-text red-team signal), or import _ %q in a file of this test package",
 		named, capability.Import+"judge")
 }

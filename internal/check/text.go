@@ -265,3 +265,11 @@ func Clip(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
+
+// Some names the first n of items and counts the rest: "a, b, c and 4 more".
+func Some(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}

@@ -150,10 +150,7 @@ func findTool(ctx context.Context, cs *mcp.ClientSession, server, name string) (
 			break
 		}
 	}
-	if len(names) > 20 {
-		names = append(names[:20], fmt.Sprintf("and %d more", len(names)-20))
-	}
-	return nil, fmt.Errorf("mcp server %s has no tool %q (it has: %s)", server, name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("mcp server %s has no tool %q (it has: %s)", server, name, check.Some(names, 20))
 }
 
 // answer is the result a path is read from: the structured content, else the text

@@ -12,6 +12,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/rookgo/rookgo/internal/check"
 )
 
 // operation is one operation of a document that could be the agent's chat request.
@@ -309,16 +311,11 @@ func pickOperation(ops []*operation, want string) (*operation, error) {
 func othersOf(ops []*operation, chosen *operation) string {
 	var names []string
 	for _, op := range ops {
-		if op == chosen {
-			continue
+		if op != chosen {
+			names = append(names, op.method+" "+op.path)
 		}
-		if len(names) == 5 {
-			names = append(names, fmt.Sprintf("and %d more", len(ops)-6))
-			break
-		}
-		names = append(names, op.method+" "+op.path)
 	}
-	return strings.Join(names, ", ")
+	return check.Some(names, 5)
 }
 
 // serverURL is the operation's URL: on --server when given, else on the document's first
