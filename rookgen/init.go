@@ -70,21 +70,29 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if !from.set() && (from.server != "" || from.operation != "" || from.noProbe) {
-		fmt.Fprintln(stderr, "rookgen init: --server, --operation and --no-probe go with --from or --prompt")
+	if err := from.alone(*curl != "" || *command != "" || *goAgent); err != nil {
+		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 		return 2
 	}
 	if from.set() {
-		if *curl != "" || *command != "" || *goAgent {
-			fmt.Fprintln(stderr, "rookgen init: give --from or --prompt alone, not with --curl, --command or --go")
-			return 2
-		}
 		if err := draftOptions(from, &opts, stdout); err != nil {
 			fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 			return 1
 		}
 	}
-	gen := opts.Generate
+	if code := writeScaffold(root, opts, stdout, stderr); code != 0 {
+		return code
+	}
+	code := 0
+	if from.set() && !from.noProbe {
+		code = verifyDrafted(root, opts, opts.Generate, stdout, stderr)
+	}
+	initNext(stdout, opts, opts.Generate)
+	return code
+}
+
+// writeScaffold writes the files init plans, each new, names them, and generates.
+func writeScaffold(root string, opts scaffold.Options, stdout, stderr io.Writer) int {
 	files, err := scaffold.Plan(root, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
@@ -107,12 +115,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen init: generate: %v\n", err)
 		return 1
 	}
-	code := 0
-	if from.set() && !from.noProbe {
-		code = verifyDrafted(root, opts, gen, stdout, stderr)
-	}
-	initNext(stdout, opts, gen)
-	return code
+	return 0
 }
 
 // initNext says what init left to do: the credentials to set, and the next commands.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,18 @@ type fromFlags struct {
 }
 
 func (f fromFlags) set() bool { return f.from != "" || f.prompt != "" }
+
+// alone refuses --from or --prompt given with another way to reach the agent (other), and
+// their own flags given without them.
+func (f fromFlags) alone(other bool) error {
+	switch {
+	case !f.set() && (f.server != "" || f.operation != "" || f.noProbe):
+		return errors.New("--server, --operation and --no-probe go with --from or --prompt")
+	case f.set() && other:
+		return errors.New("give --from or --prompt alone, not with --curl, --command or --go")
+	}
+	return nil
+}
 
 // draftOptions reads the source of --from or --prompt into the request init --curl takes,
 // says what it understood, and sets opts as --curl and its paths would. A path given by
