@@ -148,11 +148,8 @@ func verifyDrafted(root string, opts scaffold.Options, gen string, stdout, stder
 		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 		return 1
 	}
-	if changes, _, err := plan(root, false); err == nil {
-		err = apply(root, changes, io.Discard)
-		if err != nil {
-			fmt.Fprintf(stderr, "rookgen init: generate: %v\n", err)
-		}
+	if err := regenerate(root, io.Discard); err != nil {
+		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 	}
 	first, _, _ := strings.Cut(why, "\n")
 	fmt.Fprintf(stderr, "rookgen init: profiles/%s/%s.yaml is written but NOT VERIFIED, as its header says: %s\nfix it, then run %s\n",

@@ -89,6 +89,18 @@ func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profil
 	return p, rep, nil
 }
 
+// regenerate writes the generated files again after a profile changed, naming them on out.
+func regenerate(root string, out io.Writer) error {
+	changes, _, err := plan(root, false)
+	if err == nil {
+		err = apply(root, changes, out)
+	}
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	return nil
+}
+
 // clearUnverified removes the header init wrote into a profile whose probe had failed,
 // now that one succeeded, and regenerates.
 func clearUnverified(root, path string, stdout, stderr io.Writer) int {
@@ -96,10 +108,7 @@ func clearUnverified(root, path string, stdout, stderr io.Writer) int {
 	if err == nil && cleared {
 		rel, _ := filepath.Rel(root, path)
 		fmt.Fprintf(stdout, "removed the NOT VERIFIED header from %s: the probe succeeded\n", filepath.ToSlash(rel))
-		var changes []change
-		if changes, _, err = plan(root, false); err == nil {
-			err = apply(root, changes, stdout)
-		}
+		err = regenerate(root, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
@@ -131,12 +140,8 @@ func writeProbed(root, path string, declared, seen spec.Capabilities, force bool
 	}
 	rel, _ := filepath.Rel(root, path)
 	fmt.Fprintf(stdout, "wrote the observed capabilities into %s\n", filepath.ToSlash(rel))
-	changes, _, err := plan(root, false)
-	if err == nil {
-		err = apply(root, changes, stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "rookgen probe: generate: %v\n", err)
+	if err := regenerate(root, stdout); err != nil {
+		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
 		return 1
 	}
 	return 0
