@@ -66,7 +66,8 @@ func Read(name string, data []byte, o Options) (d *Draft, ok bool, err error) {
 	}
 	switch {
 	case top["openapi"] != nil || top["swagger"] != nil:
-		d, err = fromOpenAPI(data, o)
+		swagger, _ := top["swagger"].(string)
+		d, err = fromOpenAPI(data, swagger, o)
 	case isHAR(top):
 		d, err = fromHAR(data, o)
 	case isPostman(top):

@@ -252,3 +252,31 @@ func TestExternalRefsAreNotFetched(t *testing.T) {
 	}
 	assert.Zero(t, hits)
 }
+
+// A Swagger 2 document is converted, its host and basePath the server.
+func TestReadsSwagger2(t *testing.T) {
+	doc := `swagger: "2.0"
+info: {title: bot, version: "1"}
+host: bot.example.com
+basePath: /api
+schemes: [https]
+securityDefinitions:
+  key: {type: apiKey, in: header, name: X-Bot-Key}
+security: [{key: []}]
+paths:
+  /talk:
+    post:
+      consumes: [application/json]
+      produces: [application/json]
+      parameters:
+        - {in: body, name: body, required: true, schema: {type: object, required: [input], properties: {input: {type: string}}}}
+      responses:
+        "200": {description: ok, schema: {type: object, properties: {output: {type: string}}}}
+`
+	d, ok, err := Read("bot.yaml", []byte(doc), Options{Agent: "bot"})
+	require.True(t, ok)
+	require.NoError(t, err)
+	assert.Equal(t, "OpenAPI 2 (Swagger 2.0) document", d.Kind)
+	assert.Equal(t, `curl -X POST 'https://bot.example.com/api/talk' -H 'Accept: application/json' -H 'Content-Type: application/json' -H "X-Bot-Key: $BOT_API_KEY" -d '{"input":"{{goal}}"}'`, d.Curl)
+	assert.Equal(t, "$.output", d.Reply)
+}

@@ -2,6 +2,7 @@ package draft
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -53,8 +54,8 @@ var messageKeys = map[string]int{"message": 5, "prompt": 5, "input": 4, "query":
 // chatWords in a path, an operationId or a summary make it likelier the agent's request.
 var chatWords = []string{"chat", "message", "convers", "complet", "ask", "talk", "assistant", "agent", "prompt", "reply", "answer"}
 
-func fromOpenAPI(data []byte, o Options) (*Draft, error) {
-	doc, version, err := loadOpenAPI(data)
+func fromOpenAPI(data []byte, swagger string, o Options) (*Draft, error) {
+	doc, version, err := loadOpenAPI(data, swagger)
 	if err != nil {
 		return nil, err
 	}
@@ -100,23 +101,29 @@ func fromOpenAPI(data []byte, o Options) (*Draft, error) {
 	return d, nil
 }
 
-// loadOpenAPI reads an OpenAPI 3 document, or a Swagger 2 one converted to 3. Its $refs
-// are resolved inside it: a document never makes the loader fetch anything.
-func loadOpenAPI(data []byte) (*openapi3.T, string, error) {
-	var probe struct {
-		Swagger string `json:"swagger" yaml:"swagger"`
-	}
-	_ = decodeJSONOrYAML(data, &probe) // decoded once already by Read
-	if probe.Swagger != "" {
+// loadOpenAPI reads an OpenAPI 3 document, or, when swagger names its version, a Swagger 2
+// one converted to 3. Its $refs are resolved inside it: a document never makes the loader
+// fetch anything.
+func loadOpenAPI(data []byte, swagger string) (*openapi3.T, string, error) {
+	if swagger != "" {
+		// kin's Swagger types read JSON only: YAML goes through a generic value first.
+		var v any
+		err := decodeJSONOrYAML(data, &v)
+		if err == nil {
+			data, err = json.Marshal(v)
+		}
 		var d2 openapi2.T
-		if err := decodeJSONOrYAML(data, &d2); err != nil {
-			return nil, "", fmt.Errorf("read the Swagger %s document: %w", probe.Swagger, err)
+		if err == nil {
+			err = json.Unmarshal(data, &d2)
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("read the Swagger %s document: %w", swagger, err)
 		}
 		doc, err := openapi2conv.ToV3(&d2)
 		if err != nil {
-			return nil, "", fmt.Errorf("convert the Swagger %s document to OpenAPI 3: %w", probe.Swagger, err)
+			return nil, "", fmt.Errorf("convert the Swagger %s document to OpenAPI 3: %w", swagger, err)
 		}
-		return doc, "2 (Swagger " + probe.Swagger + ")", nil
+		return doc, "2 (Swagger " + swagger + ")", nil
 	}
 	loader := openapi3.NewLoader()
 	loader.Context = context.Background()
