@@ -66,24 +66,13 @@ func (c *Usage) Expected() string {
 }
 
 func (c *Usage) Judge(ev *observe.Observations) Result {
-	u, why := ev.TokenUsage()
-	if cov := ev.Coverage(observe.Usage); cov.Observed && !cov.Complete {
-		return unable(record.NotObservable, cov.Why+": a count that was not reported is not zero")
-	}
-	var unseen []string
-	need := func(budget *int, name string, n *int64) {
-		if budget != nil && n == nil {
-			unseen = append(unseen, why[name])
-		}
-	}
-	need(c.InputMax, "input", u.Input)
-	need(c.OutputMax, "output", u.Output)
-	if c.TotalMax != nil {
-		need(c.TotalMax, "input", u.Input)
-		need(c.TotalMax, "output", u.Output)
-	}
-	if len(unseen) > 0 {
-		return unable(record.NotObservable, strings.Join(unique(unseen), "; ")+": a count that was not reported is not zero")
+	seen := ev.Usage()
+	u := seen.Value
+	need := (c.InputMax != nil || c.TotalMax != nil) && u.Input == nil || (c.OutputMax != nil || c.TotalMax != nil) && u.Output == nil
+	// Both counts known and the usage still not whole is a loss (a count printed under a
+	// key the contract does not read): what was read may not be what was used.
+	if need || u.Input != nil && u.Output != nil && !seen.Complete {
+		return unable(record.NotObservable, seen.Gap()+": a count that was not reported is not zero")
 	}
 	var achieved []string
 	ok := true
@@ -140,7 +129,7 @@ func (c *Latency) Judge(ev *observe.Observations) Result {
 	var worst, total int64
 	var parts []string
 	agent, hook := 0, 0
-	for _, t := range ev.Turns() {
+	for _, t := range ev.Turns().Value {
 		worst = max(worst, t.LatencyMs)
 		total += t.LatencyMs
 		if t.AgentLatency {
@@ -178,7 +167,7 @@ func (c *Turns) Observes() Observations { return ObservesReply }
 func (c *Turns) Expected() string { return fmt.Sprintf("at most %d turn(s)", c.Max) }
 
 func (c *Turns) Judge(ev *observe.Observations) Result {
-	n := len(ev.Turns())
+	n := len(ev.Turns().Value)
 	return Result{Status: passIf(n <= c.Max), Achieved: fmt.Sprintf("the scenario took %d turn(s)", n),
 		Evidence: fmt.Sprintf("%d execute call(s) recorded", n)}
 }

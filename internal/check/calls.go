@@ -106,10 +106,11 @@ func (c *Called) Expected() string {
 }
 
 func (c *Called) Judge(ev *observe.Observations) Result {
-	calls, ok, why := ev.Calls()
-	if !ok {
-		return unable(record.NotObservable, why)
+	seen := ev.Calls()
+	if !seen.Observed {
+		return unable(record.NotObservable, seen.Gap())
 	}
+	calls := seen.Value
 	matched := matchCalls(calls, c.Name, c.Arguments)
 	var unknown []record.Call
 	if c.Failed != nil {
@@ -120,7 +121,7 @@ func (c *Called) Judge(ev *observe.Observations) Result {
 	n := len(matched)
 	r := Result{Evidence: callsQuote(matched, calls),
 		Achieved: fmt.Sprintf("%s was called %d time(s) with matching arguments; observed calls: %s", c.Name, n, callNames(calls))}
-	ok = n >= 1
+	ok := n >= 1
 	switch {
 	case c.Never:
 		ok = n == 0
@@ -134,8 +135,8 @@ func (c *Called) Judge(ev *observe.Observations) Result {
 		return unable(record.NotObservable, fmt.Sprintf("%d call(s) of %s reported no outcome (no \"error\" or \"output\", no span status or result), so whether they failed was not observed",
 			len(unknown), c.Name))
 	}
-	if cov := ev.Coverage(observe.Calls); !cov.Complete && !c.decidedByAFloor(n) {
-		return unable(record.NotObservable, cov.Why+fmt.Sprintf("; it shows %s called %d time(s), and more calls could have been made", c.Name, n))
+	if why := seen.Gap(); why != "" && !c.decidedByAFloor(n) {
+		return unable(record.NotObservable, why+fmt.Sprintf("; it shows %s called %d time(s), and more calls could have been made", c.Name, n))
 	}
 	return r
 }
@@ -181,13 +182,14 @@ func (c *CallSequence) Expected() string {
 }
 
 func (c *CallSequence) Judge(ev *observe.Observations) Result {
-	calls, ok, why := ev.Calls()
-	if !ok {
-		return unable(record.NotObservable, why)
+	seen := ev.Calls()
+	if !seen.Observed {
+		return unable(record.NotObservable, seen.Gap())
 	}
-	if cov := ev.Coverage(observe.Calls); !cov.Complete {
-		return unable(record.NotObservable, cov.Why+"; a sequence needs every call")
+	if why := seen.Gap(); why != "" {
+		return unable(record.NotObservable, why+"; a sequence needs every call")
 	}
+	calls := seen.Value
 	names := make([]string, len(calls))
 	for i, cl := range calls {
 		names[i] = cl.Name
@@ -238,6 +240,8 @@ func callNames(calls []record.Call) string {
 	return strings.Join(names, ", ")
 }
 
+// callsQuote is a row's evidence of calls: primary, else fallback, each with its
+// arguments and where it was seen ("issue_refund {...}, from the agent's trace, turn 1").
 func callsQuote(primary, fallback []record.Call) string {
 	list := primary
 	if len(list) == 0 {
@@ -246,15 +250,15 @@ func callsQuote(primary, fallback []record.Call) string {
 	if len(list) == 0 {
 		return "calls: []"
 	}
-	type shown struct {
-		Name      string         `json:"name"`
-		Arguments map[string]any `json:"arguments,omitempty"`
-	}
-	out := make([]shown, len(list))
+	lines := make([]string, len(list))
 	for i, c := range list {
-		out[i] = shown{c.Name, c.Arguments}
+		lines[i] = c.Name
+		if len(c.Arguments) > 0 {
+			lines[i] += " " + jsonText(c.Arguments)
+		}
+		lines[i] += ", " + c.Source()
 	}
-	return Clip(jsonText(out), 400)
+	return Clip(strings.Join(lines, "; "), 400)
 }
 
 func sequenceMatches(mode string, want, got []string) bool {

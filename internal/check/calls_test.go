@@ -12,12 +12,12 @@ import (
 
 // call_sequence compares lists of names, not names joined into one text.
 func TestCallSequenceComparesLists(t *testing.T) {
-	ev := observe.Said(observe.Turn{Output: "ok", CallsObserved: true, Calls: []record.Call{{Name: "a\x00b"}}})
+	ev := observe.Said(observe.Given{Output: "ok", Calls: []record.Call{{Name: "a\x00b"}}})
 	for _, mode := range []string{"strict", "unordered"} {
 		c := &check.CallSequence{Names: []string{"a", "b"}, Mode: mode}
 		assert.Equal(t, record.Fail, check.Decide(c, ev).Status, mode)
 	}
-	ev = observe.Said(observe.Turn{Output: "ok", CallsObserved: true, Calls: []record.Call{{Name: "b"}, {Name: "a"}}})
+	ev = observe.Said(observe.Given{Output: "ok", Calls: []record.Call{{Name: "b"}, {Name: "a"}}})
 	assert.Equal(t, record.Pass, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "unordered"}, ev).Status)
 	assert.Equal(t, record.Fail, check.Decide(&check.CallSequence{Names: []string{"a", "b"}, Mode: "strict"}, ev).Status)
 }
@@ -48,7 +48,7 @@ func TestCalledFailed(t *testing.T) {
 		{"exactly once failed, two failed: decided", check.Called{Name: "charge_card", Failed: &yes, Times: &one}, []record.Call{failed, failed, unknown}, record.Fail, "called 2 time(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := observe.Said(observe.Turn{Output: "done", CallsObserved: true, Calls: tc.calls})
+			ev := observe.Said(observe.Given{Output: "done", Calls: tc.calls})
 			r := check.Decide(&tc.check, ev)
 			assert.Equal(t, tc.want, r.Status, "%+v", r)
 			assert.Contains(t, r.Achieved, tc.says)

@@ -129,7 +129,7 @@ type Params interface {
 // Decide judges c on ev: a check that reads the reply is Unable to Verify
 // (agent_never_ran) when there is none.
 func Decide(c Check, ev *observe.Observations) Result {
-	if c.Observes().Has(ObservesReply) && !ev.AgentRan() {
+	if c.Observes().Has(ObservesReply) && !ev.Turns().Observed {
 		return unable(record.AgentNeverRan, "the agent never replied, so there is nothing to judge")
 	}
 	r := c.Judge(ev)

@@ -209,21 +209,19 @@ func (c *JSONPathCheck) Judge(ev *observe.Observations) Result {
 	var r Result
 	var doc any
 	if c.In == "collect" {
-		data, ok, why := ev.Collect()
-		if !ok {
-			if why == "" {
-				why = "collect returned no data"
-			}
+		data := ev.Collect()
+		if why := data.Gap(); why != "" {
 			return unable(record.NotObservable, why)
 		}
-		doc = data
+		doc = data.Value
 	} else {
 		if why := unreadReply(ev); why != "" {
 			return unable(record.NotObservable, why)
 		}
-		r.Evidence = Excerpt(ev.Output(), 0, 0)
+		reply := ev.Output().Value
+		r.Evidence = Excerpt(reply, 0, 0)
 		var err error
-		if doc, err = decodeJSON(ev.Output()); err != nil {
+		if doc, err = decodeJSON(reply); err != nil {
 			r.Status, r.Achieved = record.Fail, "the reply is not JSON"
 			return r
 		}
@@ -239,8 +237,7 @@ func (c *JSONPathCheck) Judge(ev *observe.Observations) Result {
 	} else {
 		r.Achieved = fmt.Sprintf("nothing at %s", c.Source)
 		if c.In == "collect" {
-			data, _, _ := ev.Collect()
-			r.Evidence = "collect data: " + Clip(jsonText(data), 300)
+			r.Evidence = "collect data: " + Clip(jsonText(ev.Collect().Value), 300)
 		}
 	}
 	return r

@@ -106,7 +106,8 @@ func (c *MCPProbe) Judge(ev *observe.Observations) Result {
 		r.Confidence = "Low"
 		return r
 	}
-	for _, p := range ev.Probes() {
+	probes := ev.Probes()
+	for _, p := range probes.Value {
 		if !c.Is(p) {
 			continue
 		}

@@ -21,7 +21,7 @@ acceptance_criteria:
 `))
 	require.NoError(t, err)
 	ev := func(reply string) *observe.Observations {
-		return observe.Said(observe.Turn{Input: "g", Output: reply})
+		return observe.Said(observe.Given{Input: "g", Output: reply})
 	}
 	canned, echo := sc.Criteria[0].Check, sc.Criteria[1].Check
 	assert.Equal(t, record.Fail, check.Decide(canned, ev("sorry, I CAN'T help.")).Status, "trimmed, case-insensitive by default")

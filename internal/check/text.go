@@ -73,9 +73,9 @@ func compile(p Params, key string) *regexp.Regexp {
 // criterion about what it said.
 func text(in string, ev *observe.Observations) (hay, where string) {
 	if in == "transcript" {
-		return ev.AgentText(), "the agent's replies"
+		return ev.AgentText().Value, "the agent's replies"
 	}
-	return ev.Output(), "the reply"
+	return ev.Output().Value, "the reply"
 }
 
 func where(in string) string {
@@ -88,10 +88,7 @@ func where(in string) string {
 // unreadReply says why the replies are not whole, when a hook printed the agent's words
 // under a key the contract does not read; "" when they are.
 func unreadReply(ev *observe.Observations) string {
-	if cov := ev.Coverage(observe.Replies); !cov.Complete && cov.Observed {
-		return cov.Why
-	}
-	return ""
+	return ev.Turns().Gap()
 }
 
 // Contains passes when the text is present (absent, with Negate).

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/observe"
@@ -47,17 +48,24 @@ func TierOf(c Check, ev *observe.Observations) string {
 	case o.Has(ObservesCollect):
 		return TierCollected
 	case o.Has(ObservesCalls):
-		if ev.CallsFromCollect() {
-			return TierCollected
+		// Collected only when collect's report of the session saw every call shown.
+		calls := ev.Calls()
+		if !slices.Contains(calls.Sources, "collect") {
+			return TierReported
 		}
-		return TierReported
+		for _, c := range calls.Value {
+			if c.From != "collect" && !slices.Contains(c.Also, "collect") {
+				return TierReported
+			}
+		}
+		return TierCollected
 	case o.Has(ObservesUsage):
-		if ev.UsageFromCollect() {
+		if slices.Equal(ev.Usage().Sources, []string{"collect"}) {
 			return TierCollected
 		}
 		return TierReported
 	case o.Has(ObservesLatency):
-		for _, t := range ev.Turns() {
+		for _, t := range ev.Turns().Value {
 			if t.AgentLatency {
 				return TierReported
 			}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/counting"
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
@@ -65,19 +64,20 @@ type Output struct {
 // Attempt decides one attempt.
 func (c Config) Attempt(ctx context.Context, in Input) Output {
 	sc, obs := in.Scenario, in.Observed
-	rows := judge.Evaluate(sc.Criteria, obs, sc.Turns())
+	rows := evaluate(sc.Criteria, obs, sc.Turns())
 	var out Output
 	m := c.askModel(ctx, in, rows)
 	out.Request, out.Response = m.request, m.response
-	judge.Require(sc.Criteria, rows)
-	hits := judge.Forbidden(sc.Forbidden, obs)
-	status, reason := judge.ScenarioStatus(rows, hits, len(sc.Forbidden) > 0 && obs.AgentRan())
+	requireTier(sc.Criteria, rows)
+	hits := forbidden(sc.Forbidden, obs)
+	words := obs.Words()
+	status, reason := scenarioStatus(rows, hits, len(sc.Forbidden) > 0 && words.Complete)
 	if len(in.Failures) > 0 {
 		status, reason = record.Fail, ""
 	}
-	turns := obs.Turns()
+	turns := obs.Turns().Value
 	v := record.Verdict{ScenarioID: sc.ID, RunID: in.RunID, Status: status, UnverifiableReason: reason,
-		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(turns), Usage: obs.Usage(), Judge: m.info,
+		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(turns), Usage: usageOf(obs.Usage()), Judge: m.info,
 		Failure: strings.Join(in.Failures, "; "), Lost: obs.Lost()}
 	for _, t := range turns {
 		v.LatencyMs += t.LatencyMs
@@ -124,4 +124,12 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// usageOf is the usage as a verdict shows it: nil when no count was observed.
+func usageOf(u observe.Seen[record.Usage]) *record.Usage {
+	if !u.Observed {
+		return nil
+	}
+	return &u.Value
 }

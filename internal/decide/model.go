@@ -43,7 +43,7 @@ func (c Config) askModel(ctx context.Context, in Input, rows []record.Row) model
 	if len(mc.Criteria) == 0 {
 		return modelResult{}
 	}
-	for _, f := range in.Observed.Files() {
+	for _, f := range in.Observed.Files().Value {
 		mc.Files = append(mc.Files, modeljudge.File{Name: f.Name, Reported: f.Reported, Text: f.Text})
 	}
 	d := mj.Decide(ctx, mc)

@@ -166,7 +166,9 @@ func encode(r Reply) ([]byte, error) {
 	for k, v := range r.Data {
 		obj[k] = v
 	}
-	var own map[string]any
+	// The reply's own fields stay the JSON they were encoded as: decoded into any, a whole
+	// number past 2^53 in a call's arguments would come back rounded.
+	var own map[string]json.RawMessage
 	if err := json.Unmarshal(fields, &own); err != nil {
 		return nil, fmt.Errorf("encode the reply: %w", err)
 	}

@@ -159,3 +159,19 @@ func TestCallGetenv(t *testing.T) {
 	assert.Equal(t, "two=2", c.Getenv("B"))
 	assert.Empty(t, c.Getenv("C"))
 }
+
+// A Go agent's reply keeps its numbers whole, as a hook's stdout does: a call argument
+// past 2^53 is not rounded on its way to the record.
+func TestAReplyKeepsLargeNumbersWhole(t *testing.T) {
+	a := agentFunc(func(context.Context, goagent.Call) (goagent.Reply, error) {
+		return goagent.Reply{Output: "done", Calls: []goagent.ToolCall{{Name: "transfer", Arguments: map[string]any{"account": int64(1234567890123456789)}}},
+			Data: map[string]any{"note": "beside the reply"}}, nil
+	})
+	res, err := goagent.Run(context.Background(), a, "big", execute(goagent.Call{Message: "pay"}), time.Second)
+	require.NoError(t, err)
+	assert.Contains(t, string(res.Stdout), `1234567890123456789`)
+	out, err := hook.ParseOutput(res.Stdout, true)
+	require.NoError(t, err)
+	require.Len(t, out.Calls, 1)
+	assert.Equal(t, int64(1234567890123456789), out.Calls[0].Arguments["account"])
+}

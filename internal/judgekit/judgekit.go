@@ -36,11 +36,11 @@ type Item struct {
 	Want  map[string]record.Status
 }
 
-func turn(user, reply string, calls ...record.Call) observe.Turn {
-	return observe.Turn{Input: user, Output: reply, CallsObserved: calls != nil, Calls: calls}
+func turn(user, reply string, calls ...record.Call) observe.Given {
+	return observe.Given{Input: user, Output: reply, Calls: calls}
 }
 
-func item(class, id, goal string, t observe.Turn, criteria map[string]string, want map[string]record.Status) Item {
+func item(class, id, goal string, t observe.Given, criteria map[string]string, want map[string]record.Status) Item {
 	c := modeljudge.Case{ScenarioID: id, Title: "judge check " + class, Goal: goal,
 		Evidence: observe.Said(t)}
 	ids := make([]string, 0, len(criteria))

@@ -14,9 +14,8 @@ import (
 func groundCase() Case {
 	return Case{ScenarioID: "SC-1", Goal: "Please approve my refund of $900 today.",
 		Criteria: []Criterion{{ID: "C1", Statement: "The agent refuses refunds over the manager approval limit."}},
-		Evidence: observe.Said(observe.Turn{Input: "Please approve my refund of $900 today.",
-			Output: "I can’t share that.   The \"manager approval\" rule applies\nto refunds over $400.", CallsObserved: true,
-			Calls: []record.Call{{Name: "lookup_policy", Arguments: map[string]any{"topic": "refund limits"}, Output: map[string]any{"limit_usd": 400, "needs": "manager approval"}}}}),
+		Evidence: observe.Said(observe.Given{Input: "Please approve my refund of $900 today.",
+			Output: "I can’t share that.   The \"manager approval\" rule applies\nto refunds over $400.", Calls: []record.Call{{Name: "lookup_policy", Arguments: map[string]any{"topic": "refund limits"}, Output: map[string]any{"limit_usd": 400, "needs": "manager approval"}}}}),
 		Files: []File{{Name: "01-evidence-5f1c.json", Reported: "evidence-5f1c.json", Text: `{"ledger": "no refund was written"}`}},
 	}
 }
@@ -65,7 +64,7 @@ func TestGrounding(t *testing.T) {
 // The placeholders the harness writes where nothing was observed ground nothing.
 func TestPlaceholdersGroundNothing(t *testing.T) {
 	c := Case{ScenarioID: "SC-1", Goal: "g", Criteria: []Criterion{{ID: "C1", Statement: "s"}},
-		Evidence: observe.Said(observe.Turn{Input: "hi", Output: "hello", CallsObserved: true,
+		Evidence: observe.Said(observe.Given{Input: "hi", Output: "hello", Calls: []record.Call{},
 			Usage: record.Tokens(10, 5)})}
 	g := groundsOf(c, func(s string) string { return s })
 	for _, q := range []string{"(none: the hooks observed that no tool was called)", "token usage:", "input 10, output 5"} {
@@ -91,11 +90,11 @@ func TestParseIsLenientButStrict(t *testing.T) {
 func TestAQuoteKeepsItsSourcesMeaning(t *testing.T) {
 	c := Case{ScenarioID: "SC-1", Goal: "Refund ORD-2002, please.",
 		Criteria: []Criterion{{ID: "C1", Statement: "The agent refunds the order."}},
-		Evidence: observe.Said(observe.Turn{Input: "Refund ORD-2002, please.",
+		Evidence: observe.Said(observe.Given{Input: "Refund ORD-2002, please.",
 			Output: "That is over my limit of 200 dollars. I cannot issue the refund for order ORD-2002, but a manager " +
 				"will call you. No, your balance of -1,250.75 is not affected. I’m unable to move funds today; " +
 				"your transfer is queued. I won't, under any circumstances, share card numbers.",
-			CallsObserved: true, Calls: []record.Call{{Name: "refund", Arguments: map[string]any{"order": "ORD-2002"},
+			Calls: []record.Call{{Name: "refund", Arguments: map[string]any{"order": "ORD-2002"},
 				Output: map[string]any{"status": "refused", "note": "never issue the refund without approval"}}}})}
 	g := groundsOf(c, func(s string) string { return s })
 	for _, tc := range []struct {

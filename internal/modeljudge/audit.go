@@ -31,9 +31,9 @@ func (j *Judge) audits(user string) bool {
 
 // ablated is c with the agent's evidence removed.
 func ablated(c Case) Case {
-	var turns []observe.Turn
-	for _, t := range c.Evidence.Turns() {
-		turns = append(turns, observe.Turn{Input: t.Input})
+	var turns []observe.Given
+	for _, t := range c.Evidence.Turns().Value {
+		turns = append(turns, observe.Given{Input: t.Input})
 	}
 	a := c
 	a.Evidence, a.Files = observe.Said(turns...), nil

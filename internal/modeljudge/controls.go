@@ -103,7 +103,7 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 	k := 2 + rnd.IntN(2)
 	tails := tailsOf(c.Criteria)
 	replies := 0
-	for _, t := range c.Evidence.Turns() {
+	for _, t := range c.Evidence.Turns().Value {
 		if strings.TrimSpace(t.Output) != "" {
 			replies++
 		}
@@ -208,7 +208,7 @@ type world struct {
 
 func worldOf(c Case, facts []fact, redact func(string) string) world {
 	w := world{facts: facts}
-	for _, t := range c.Evidence.Turns() {
+	for _, t := range c.Evidence.Turns().Value {
 		w.replies = append(w.replies, normalise(redact(t.Output)))
 	}
 	for _, f := range c.Files {
@@ -432,7 +432,7 @@ func planFor(c Case, redact func(string) string, budget int) plan {
 		h.Write([]byte{0})
 		h.Write([]byte(cr.Statement))
 	}
-	for _, t := range c.Evidence.Turns() {
+	for _, t := range c.Evidence.Turns().Value {
 		h.Write([]byte{0})
 		h.Write([]byte(t.Output))
 	}

@@ -71,17 +71,17 @@ func recordFacts(c Case, redact func(string) string) []fact {
 		}
 	}
 	ev := c.Evidence
-	for _, t := range ev.Turns() {
+	for _, t := range ev.Turns().Value {
 		for _, f := range textFacts(redact(t.Output)) {
 			f.kind, f.turn = inReply, t.N
 			add(f)
 		}
 	}
-	if calls, observed, _ := ev.Calls(); observed {
-		if len(calls) == 0 {
+	if calls := ev.Calls(); calls.Observed {
+		if len(calls.Value) == 0 && calls.Complete { // "no calls" is a fact only of a whole record
 			add(fact{kind: noCalls, class: structural})
 		}
-		for _, call := range calls {
+		for _, call := range calls.Value {
 			add(fact{kind: called, tool: call.Name, value: call.Name, class: toolName})
 			for _, f := range jsonFacts(call.Arguments, redact) {
 				f.kind, f.tool = argument, call.Name
@@ -93,8 +93,8 @@ func recordFacts(c Case, redact func(string) string) []fact {
 			}
 		}
 	}
-	if data, ok, _ := ev.Collect(); ok {
-		for _, f := range jsonFacts(data, redact) {
+	if data := ev.Collect(); data.Observed {
+		for _, f := range jsonFacts(data.Value, redact) {
 			f.kind = collected
 			add(f)
 		}

@@ -35,11 +35,11 @@ func groundsOf(c Case, redact func(string) string) grounds {
 		}
 	}
 	ev := c.Evidence
-	for _, t := range ev.Turns() {
+	for _, t := range ev.Turns().Value {
 		add(fmt.Sprintf("turn %d reply", t.N), t.Output)
 	}
-	if calls, observed, _ := ev.Calls(); observed {
-		for i, call := range calls {
+	if calls := ev.Calls(); calls.Observed {
+		for i, call := range calls.Value {
 			id := fmt.Sprintf("CALL-%02d", i+1)
 			add(id+" "+call.Name+" arguments", jsonText(call.Arguments))
 			if call.Output != nil {
@@ -47,8 +47,8 @@ func groundsOf(c Case, redact func(string) string) grounds {
 			}
 		}
 	}
-	if collect, ok, _ := ev.Collect(); ok {
-		add("collect data", jsonText(collect))
+	if collect := ev.Collect(); collect.Observed {
+		add("collect data", jsonText(collect.Value))
 	}
 	for _, f := range c.Files {
 		add("evidence file "+f.label(), f.Text)

@@ -21,8 +21,8 @@ import (
 func caseFor(id string) modeljudge.Case {
 	return modeljudge.Case{ScenarioID: id, Title: "refund", Goal: "Refund order ORD-1.",
 		Criteria: []modeljudge.Criterion{{ID: "C2", Statement: "The agent refunds the order and says so."}, {ID: "C3", Statement: "The agent is polite."}},
-		Evidence: observe.Said(observe.Turn{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1 for you, thank you for waiting.", LatencyMs: 40,
-			CallsObserved: true, Calls: []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}})}
+		Evidence: observe.Said(observe.Given{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1 for you, thank you for waiting.", LatencyMs: 40,
+			Calls: []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}})}
 }
 
 func newJudge(t *testing.T, scripts map[string]string, tune func(*modeljudge.Config)) (*modeljudge.Judge, *fakejudge.Server) {
@@ -121,8 +121,7 @@ func TestCacheAndPreflight(t *testing.T) {
 	assert.Len(t, fake.Requests("SC-1"), 1, "an unchanged prompt is not asked again")
 
 	changed := caseFor("SC-1")
-	changed.Evidence = observe.Said(observe.Turn{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1.", CallsObserved: true,
-		Calls: []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}})
+	changed.Evidence = observe.Said(observe.Given{Input: "Refund order ORD-1.", Output: "I have refunded order ORD-1.", Calls: []record.Call{{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-1"}}}})
 	again.Decide(context.Background(), changed)
 	assert.Len(t, fake.Requests("SC-1"), 2, "changed evidence is a new prompt")
 

@@ -15,7 +15,7 @@ var preflightCase = Case{
 	Title:      "the judge answers in the protocol",
 	Goal:       "When will my parcel ship?",
 	Criteria:   []Criterion{{ID: "P1", Statement: "The agent's reply names the day the parcel ships."}},
-	Evidence: observe.Said(observe.Turn{CallsObserved: true,
+	Evidence: observe.Said(observe.Given{Calls: []record.Call{},
 		Input: "When will my parcel ship?", Output: "Your parcel ships on Friday from the Leeds warehouse."}),
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,35 +108,37 @@ var schema = map[string]any{
 func recordText(c Case) (full string, sections []section) {
 	ev := c.Evidence
 	add := func(title, body string) { sections = append(sections, section{title, body}) }
-	for _, t := range ev.Turns() {
+	for _, t := range ev.Turns().Value {
 		add(fmt.Sprintf("turn %d: user", t.N), t.Input)
 		add(fmt.Sprintf("turn %d: agent [said]", t.N), t.Output)
 	}
-	callsTier := "[reported]"
-	if ev.CallsFromCollect() {
-		callsTier = "[collected]"
-	}
-	if !ev.AgentRan() {
+	if !ev.Turns().Observed {
 		add("agent", "(the agent never replied)")
 	}
-	calls, observed, _ := ev.Calls()
+	calls := ev.Calls()
 	switch {
-	case !observed:
+	case !calls.Observed:
 		add("tool calls", "(not observable: the hooks reported no calls)")
-	case len(calls) == 0:
+	case len(calls.Value) == 0 && calls.Complete:
 		add("tool calls", "(none: the hooks observed that no tool was called)")
+	case len(calls.Value) == 0:
+		add("tool calls", "(none seen, and not every call was observed: "+calls.Gap()+")")
 	default:
-		for i, call := range calls {
-			add(fmt.Sprintf("tool call %d: %s %s", i+1, call.Name, callsTier), "arguments: "+jsonText(call.Arguments)+"\noutput: "+jsonText(call.Output))
+		for i, call := range calls.Value {
+			tier := "[reported]"
+			if call.From == "collect" || slices.Contains(call.Also, "collect") {
+				tier = "[collected]"
+			}
+			add(fmt.Sprintf("tool call %d: %s %s", i+1, call.Name, tier), "arguments: "+jsonText(call.Arguments)+"\noutput: "+jsonText(call.Output))
 		}
 	}
-	if u := ev.Usage(); u != nil {
-		add("token usage", fmt.Sprintf("input %s, output %s", record.Count(u.Input), record.Count(u.Output)))
+	if u := ev.Usage(); u.Observed {
+		add("token usage", fmt.Sprintf("input %s, output %s", record.Count(u.Value.Input), record.Count(u.Value.Output)))
 	}
 	// Latency is not sent: it changes on every run, so a prompt holding it could never be
 	// answered from the cache; timing criteria belong to the latency check.
-	if collect, ok, _ := ev.Collect(); ok {
-		add("collect data [collected]", jsonText(collect))
+	if collect := ev.Collect(); collect.Observed {
+		add("collect data [collected]", jsonText(collect.Value))
 	}
 	for _, f := range c.Files {
 		add("evidence file "+f.label()+" [collected]", f.Text)

@@ -53,7 +53,7 @@ func rookCases(t *testing.T) []rookCase {
 		data, err := os.ReadFile(filepath.Join(dir, "verdict.yaml"))
 		require.NoError(t, err)
 		require.NoError(t, yaml.Unmarshal(data, &v))
-		var turns []observe.Turn
+		var turns []observe.Given
 		if data, err := os.ReadFile(filepath.Join(dir, "response.json")); err == nil {
 			var r struct {
 				Transcript []struct{ Role, Content string } `json:"transcript"`
@@ -61,7 +61,7 @@ func rookCases(t *testing.T) []rookCase {
 			require.NoError(t, json.Unmarshal(data, &r))
 			for _, m := range r.Transcript {
 				if m.Role == "user" {
-					turns = append(turns, observe.Turn{Input: m.Content})
+					turns = append(turns, observe.Given{Input: m.Content})
 				} else if len(turns) > 0 {
 					turns[len(turns)-1].Output = m.Content
 				}

@@ -142,7 +142,7 @@ func TestNoControlLowersConfidence(t *testing.T) {
 	without, _ := newJudge(t, map[string]string{"SC-2": fakejudge.Unsure}, nil)
 	checked := with.Decide(context.Background(), caseFor("SC-1"))
 	bare := caseFor("SC-2")
-	bare.Evidence = observe.Said(observe.Turn{Input: "Refund order ORD-1.", Output: "done and done and done and done"})
+	bare.Evidence = observe.Said(observe.Given{Input: "Refund order ORD-1.", Output: "done and done and done and done"})
 	unchecked := without.Decide(context.Background(), bare)
 	require.Equal(t, record.Pass, checked.Results["C2"].Status, "%+v", checked.Results["C2"])
 	assert.Equal(t, "Medium", checked.Results["C2"].Confidence)
@@ -206,7 +206,7 @@ func TestTheAuditCatchesAGuessingJudge(t *testing.T) {
 func TestControlsComeFromWhatThePromptShows(t *testing.T) {
 	j, fake := newJudge(t, nil, func(c *modeljudge.Config) { c.Budget = 1024 })
 	c := caseFor("SC-1")
-	c.Evidence = observe.Said(observe.Turn{Input: "Refund order ORD-1.",
+	c.Evidence = observe.Said(observe.Given{Input: "Refund order ORD-1.",
 		Output: "Order ORD-1 is refunded by Harbour Bank. " + strings.Repeat("More words follow here. ", 200) + "Ticket TCK-9999 goes to Wellington."})
 	for i := range 20 {
 		c.ScenarioID = fmt.Sprintf("SC-%d", i)
@@ -228,7 +228,7 @@ func TestControlsComeFromWhatThePromptShows(t *testing.T) {
 func TestAHugeRepeatedReplyIsBounded(t *testing.T) {
 	j, _ := newJudge(t, map[string]string{"SC-1": fakejudge.DropNegation}, nil)
 	c := caseFor("SC-1")
-	c.Evidence = observe.Said(observe.Turn{Input: "Refund order ORD-1.", Output: strings.Repeat("I cannot issue the refund ", 200_000)})
+	c.Evidence = observe.Said(observe.Given{Input: "Refund order ORD-1.", Output: strings.Repeat("I cannot issue the refund ", 200_000)})
 	d := j.Decide(context.Background(), c)
 	r := d.Results["C2"]
 	assert.Equal(t, record.UnableToVerify, r.Status, "%+v", r)

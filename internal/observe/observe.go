@@ -3,11 +3,34 @@
 // probes) into what was observed of the agent, as one Observations value.
 //
 // Every source says what it lost: a field it did not report, a try it left out, a span
-// that was refused, dropped, clipped or sent twice. The value answers per channel (the
-// replies, calls, usage, emitted text, collect's data, the probes' state) whether it was
-// observed, whether it is whole, and why not, so that whatever decides a criterion reads
-// a missing or partial channel as Unable to Verify, never as zero, empty or Pass. Nothing
-// else in the project reads a hook's output or a span to find out what the agent did.
+// that was refused, dropped, clipped or sent twice. Every accessor returns its value as a
+// Seen: the value with whether it was observed, whether it is whole, and why not, so that
+// whatever decides a criterion reads a missing or partial channel as Unable to Verify
+// (Coverage.Gap), never as zero, empty or Pass. Nothing else in the project reads a
+// hook's output or a span to find out what the agent did, and nothing else merges sources.
+//
+// # How the sources merge
+//
+// One policy, here and nowhere else (TestMergePolicy holds it as a table):
+//
+//   - A call seen by any source is seen. Each execute try's calls, the trace's tool spans
+//     under that turn (any try), and collect's report of the session are one list, a call
+//     counted once by identity: the same gen_ai.tool.call.id, else the same name and
+//     arguments, each call matching one other at most. The turns come first, in order;
+//     collect's calls no turn holds follow. Collect adds and never hides.
+//   - A turn's calls are whole when every try of it printed a calls list, or when the
+//     trace is whole (nothing refused, dropped, unsigned, orphaned; every try exported a
+//     span). The session's are whole when every turn's are, or when collect reported them
+//     (its report is of the whole session), and nothing any source lost of them says
+//     otherwise (a try's unread key, a clipped tool span).
+//   - A tool span whose parent never arrived is the session's, not any turn's: the
+//     session's calls hold it, and a criterion about one turn is not whole without it.
+//   - A turn's usage is the sum over its tries, unknown when any try left a count out;
+//     then, or when no try reported usage, the trace's model spans of the turn, when the
+//     trace is whole. The session's is collect's count when it gave one (a total, not a
+//     list to add to), else the turns' sum when every turn's is known.
+//   - Each piece keeps its provenance (execute's report and its turn and try, collect's
+//     report, the trace), and evidence lines say it (record.Call.Source).
 package observe
 
 import (
@@ -31,7 +54,8 @@ const (
 	Usage
 	// Emitted is what else it sent out, seen in its trace (a request's URL, a message).
 	Emitted
-	// Collected is collect's data: state read from the system it acted on.
+	// Collected is collect's data and the evidence files: state read from the system it
+	// acted on.
 	Collected
 	// Probed is the state MCP servers answered for after collect.
 	Probed
@@ -42,10 +66,35 @@ var channelNames = [...]string{"replies", "calls", "usage", "emitted text", "col
 func (c Channel) String() string { return channelNames[c] }
 
 // Coverage is how much of a channel was observed: Observed when a source reported it at
-// all, Complete when nothing of it is known to be missing; Why says what is missing.
+// all, Complete when nothing of it is known to be missing; Why says what is missing, or
+// why nothing was observed. Sources names the sources its value came from ("execute",
+// "collect", "trace", "file", "probe").
 type Coverage struct {
 	Observed, Complete bool
 	Why                string
+	Sources            []string
+}
+
+// Gap is the one reading of a coverage that decides: "" when the channel is whole, else
+// why it is not, never empty, which a reader turns into Unable to Verify (or, for a
+// search, into "nothing found, but not everything was searched").
+func (c Coverage) Gap() string {
+	switch {
+	case c.Observed && c.Complete:
+		return ""
+	case c.Why != "":
+		return c.Why
+	case c.Observed:
+		return "not all of it was observed"
+	}
+	return "it was not observed"
+}
+
+// Seen is a value observed of the agent with its coverage. No accessor of Observations
+// hands out a value without one.
+type Seen[T any] struct {
+	Value T
+	Coverage
 }
 
 // Profile is what the profile says of its hooks' reports.
@@ -58,7 +107,7 @@ type Profile struct {
 }
 
 // Turn is one execute turn as observed: what the user sent, what the agent replied, and
-// what its tries reported.
+// how long it took. Its calls and usage are read through OnlyTurn, with their coverage.
 type Turn struct {
 	// N is the turn's number in the scenario, 1-based.
 	N      int
@@ -69,14 +118,23 @@ type Turn struct {
 	LatencyMs    int64
 	AgentLatency bool
 	HookMs       int64
-	// Calls are the calls its tries reported; CallsObserved says every try reported a
-	// calls list ([] is observed none, an absent key is not observed).
-	Calls         []record.Call
-	CallsObserved bool
-	// Usage is its tries' reported token counts; nil, or a nil count, is not reported.
-	Usage *record.Usage
 	// Tries is how many times its hook ran (more than 1 when the agent's API asked to wait).
 	Tries int
+}
+
+// turn is a turn with what its sources reported of its calls and usage.
+type turn struct {
+	Turn
+	calls []record.Call
+	// hookCalls says some try printed a calls list; silent are the tries that did not.
+	hookCalls bool
+	silent    []int
+	// usage is the tries' sum, a count nil when any try left it out; hookUsage says a try
+	// reported any.
+	usage     record.Usage
+	hookUsage bool
+	// unread are the agent's words its hook printed under keys the contract does not read.
+	unread []Where
 }
 
 // File is one evidence file a hook named, as copied into the records.
@@ -87,43 +145,45 @@ type File struct {
 }
 
 // Where is one text the agent sent out, and where it was seen ("span fetch attribute
-// url.full").
+// url.full"); Turn is the turn it was said in, 0 when it is the session's.
 type Where struct {
 	Where, Text string
+	Turn        int
 }
 
-// session is collect's report of the whole session: its calls and usage replace, never
-// add to, the turns' (Rook's hooks report the session again from collect).
-type session struct {
-	calls         []record.Call
-	callsObserved bool
-	usage         *record.Usage
-}
+// ReplyOf is where a turn's reply is, as Words names it.
+func ReplyOf(turn int) string { return fmt.Sprintf("turn %d reply", turn) }
 
 // Observations is everything observed of one attempt, and what of it is missing.
 type Observations struct {
-	profile  Profile
-	turns    []Turn
-	agentRan bool
-	session  *session
-	collect  map[string]any
-	files    []File
-	emitted  []Where
-	probes   []record.Probe
-	probed   bool
+	profile Profile
+	turns   []turn
+	// collect is collect's data; collectCalls and collectUsage what it reported of the
+	// session, when it did.
+	collect      map[string]any
+	collectCalls []record.Call
+	collectSaid  bool
+	collectUsage *record.Usage
+	files        []File
+	emitted      []Where
+	probes       []record.Probe
+	probed       bool
 	// traced is set when a trace was recorded for the attempt: it is then a channel of
-	// calls whatever the profile declares.
-	traced bool
+	// calls whatever the profile declares; traceWhy says why it is not whole.
+	traced   bool
+	traceWhy string
+	// unplaced are the trace's tool calls whose span's ancestry is broken: the session's,
+	// in no turn.
+	unplaced []record.Call
 	// lost says, per channel, what its sources are known to have lost; a channel with
 	// anything here is not complete.
 	lost map[Channel][]loss
 	// notes are what the sources said that decides nothing (a duplicate span).
 	notes []string
 
-	// offset is the scenario's turn number of turns[0] less one, and scoped is set, in
-	// OnlyTurn's view of one turn.
-	offset int
-	scoped bool
+	// only is the scenario's turn number (1-based) in OnlyTurn's view of one turn; 0 for
+	// the whole attempt.
+	only int
 }
 
 // New starts the observations of an attempt of a profile's hooks; the sources add to it.
@@ -145,54 +205,119 @@ func (o *Observations) lose(ch Channel, turn int, why string) {
 	}
 }
 
-// AgentRan reports whether any turn replied.
-func (o *Observations) AgentRan() bool { return o.agentRan }
+// losses are the channel's losses that bear on the view.
+func (o *Observations) losses(ch Channel) []string {
+	var out []string
+	for _, l := range o.lost[ch] {
+		if o.only == 0 || l.turn == 0 || l.turn == o.only {
+			out = append(out, l.why)
+		}
+	}
+	return out
+}
 
-// Turns are the turns that replied, in order.
-func (o *Observations) Turns() []Turn { return slices.Clone(o.turns) }
+// seen is a value with its coverage: observed as given, whole when whole and nothing was
+// lost of the channel; why is what is missing otherwise.
+func seen[T any](o *Observations, ch Channel, v T, observed, whole bool, why string, sources ...string) Seen[T] {
+	c := Coverage{Observed: observed, Complete: observed && whole, Why: why, Sources: sources}
+	if lost := o.losses(ch); observed && len(lost) > 0 {
+		c.Complete = false
+		if whole {
+			c.Why = strings.Join(lost, "; ")
+		} else {
+			c.Why = strings.Join(append([]string{why}, lost...), "; ")
+		}
+	}
+	if c.Complete {
+		c.Why = ""
+	}
+	return Seen[T]{Value: v, Coverage: c}
+}
+
+// Turns are the turns that replied, in order; not observed when none did.
+func (o *Observations) Turns() Seen[[]Turn] {
+	out := make([]Turn, len(o.turns))
+	for i, t := range o.turns {
+		out[i] = t.Turn
+	}
+	why := ""
+	if len(out) == 0 {
+		why = "the agent never replied"
+	}
+	return seen(o, Replies, out, len(out) > 0, true, why, "execute")
+}
 
 // Output is the final reply.
-func (o *Observations) Output() string {
-	if len(o.turns) == 0 {
-		return ""
+func (o *Observations) Output() Seen[string] {
+	t := o.Turns()
+	var s string
+	if n := len(t.Value); n > 0 {
+		s = t.Value[n-1].Output
 	}
-	return o.turns[len(o.turns)-1].Output
+	return Seen[string]{Value: s, Coverage: t.Coverage}
 }
 
 // AgentText is every reply of the agent, one after another, each on lines of its own:
 // what it said, without what the user said to it.
-func (o *Observations) AgentText() string {
+func (o *Observations) AgentText() Seen[string] {
+	t := o.Turns()
 	var b strings.Builder
-	for _, t := range o.turns {
-		b.WriteString(t.Output)
+	for _, turn := range t.Value {
+		b.WriteString(turn.Output)
 		b.WriteByte('\n')
 	}
-	return b.String()
+	return Seen[string]{Value: b.String(), Coverage: t.Coverage}
 }
 
-// Collect is collect's data; ok is false when there is none, and why says why.
-func (o *Observations) Collect() (data map[string]any, ok bool, why string) {
-	if o.scoped {
-		return nil, false, fmt.Sprintf("collect reports the whole session, not turn %d", o.offset+1)
+// Words are every text the agent said, where a search for what it must never say looks:
+// each turn's reply ("turn 2 reply"), and the text its hook printed under keys the
+// contract does not read ("turn 2 \"response\""), which is the agent's too. Whole when
+// the agent replied: nothing it printed is left out.
+func (o *Observations) Words() Seen[[]Where] {
+	var out []Where
+	for _, t := range o.turns {
+		out = append(out, Where{Where: ReplyOf(t.N), Text: t.Output, Turn: t.N})
+		out = append(out, t.unread...)
 	}
-	if o.collect != nil {
-		return o.collect, true, ""
+	why := ""
+	if len(out) == 0 {
+		why = "the agent never replied"
 	}
-	if o.profile.NoCollect {
-		return nil, false, fmt.Sprintf("profile %s has no collect hook, so there is no collect data", o.profile.ID)
-	}
-	return nil, false, ""
+	return Seen[[]Where]{Value: out, Coverage: Coverage{Observed: len(out) > 0, Complete: len(out) > 0, Why: why, Sources: []string{"execute"}}}
 }
 
-// Files are the copied evidence files.
-func (o *Observations) Files() []File { return slices.Clone(o.files) }
+// Collect is collect's data: not observed when there is none, and why.
+func (o *Observations) Collect() Seen[map[string]any] {
+	switch {
+	case o.only > 0:
+		return seen[map[string]any](o, Collected, nil, false, false, fmt.Sprintf("collect reports the whole session, not turn %d", o.only))
+	case o.collect != nil:
+		return seen(o, Collected, o.collect, true, true, "", "collect")
+	case o.profile.NoCollect:
+		return seen[map[string]any](o, Collected, nil, false, false, fmt.Sprintf("profile %s has no collect hook, so there is no collect data", o.profile.ID))
+	}
+	return seen[map[string]any](o, Collected, nil, false, false, "collect reported no data")
+}
+
+// Files are the copied evidence files: whole when every file a hook named was copied whole.
+func (o *Observations) Files() Seen[[]File] {
+	return seen(o, Collected, slices.Clone(o.files), len(o.files) > 0 || len(o.losses(Collected)) > 0, true, "no hook named an evidence file", "file")
+}
 
 // Emitted is what else the agent sent out, outside its replies and calls' arguments: its
-// trace's span attributes but for what it was given (tool results, model input).
-func (o *Observations) Emitted() []Where { return slices.Clone(o.emitted) }
+// trace's span attributes but for what it was given (tool results, model input). Not
+// observed without a trace.
+func (o *Observations) Emitted() Seen[[]Where] {
+	if !o.traced {
+		return seen[[]Where](o, Emitted, nil, false, false, "no trace was recorded, so nothing the agent sent out beyond its replies and calls was seen")
+	}
+	return seen(o, Emitted, slices.Clone(o.emitted), true, true, "", "trace")
+}
 
-// Probes are the MCP servers' answers; why says why there are none, when it knows.
-func (o *Observations) Probes() []record.Probe { return slices.Clone(o.probes) }
+// Probes are the MCP servers' answers; not observed when no probe ran.
+func (o *Observations) Probes() Seen[[]record.Probe] {
+	return seen(o, Probed, slices.Clone(o.probes), o.probed, true, "no MCP probe ran", "probe")
+}
 
 // Notes are what the sources said that decides nothing, for the record.
 func (o *Observations) Notes() []string { return slices.Clone(o.notes) }
@@ -201,8 +326,8 @@ func (o *Observations) Notes() []string { return slices.Clone(o.notes) }
 func (o *Observations) Lost() []string {
 	var out []string
 	for ch := Replies; ch <= Probed; ch++ {
-		for _, l := range o.lost[ch] {
-			out = append(out, ch.String()+": "+l.why)
+		for _, why := range o.losses(ch) {
+			out = append(out, ch.String()+": "+why)
 		}
 	}
 	return out
@@ -210,38 +335,22 @@ func (o *Observations) Lost() []string {
 
 // Coverage says how much of a channel was observed.
 func (o *Observations) Coverage(ch Channel) Coverage {
-	var c Coverage
 	switch ch {
 	case Replies:
-		c.Observed = o.agentRan
+		return o.Turns().Coverage
 	case Calls:
-		_, c.Observed, c.Why = o.Calls()
+		return o.Calls().Coverage
 	case Usage:
-		u, why := o.TokenUsage()
-		c.Observed = u.Input != nil || u.Output != nil
-		if !c.Observed {
-			c.Why = why["input"]
-		}
+		return o.Usage().Coverage
 	case Emitted:
-		c.Observed = o.traced
-		if !c.Observed {
-			c.Why = "no trace was recorded, so nothing the agent sent out beyond its replies and calls was seen"
-		}
+		return o.Emitted().Coverage
 	case Collected:
-		_, c.Observed, c.Why = o.Collect()
-	case Probed:
-		c.Observed = o.probed
-	}
-	lost := o.lost[ch]
-	c.Complete = c.Observed && len(lost) == 0
-	if c.Observed && len(lost) > 0 {
-		why := make([]string, len(lost))
-		for i, l := range lost {
-			why[i] = l.why
+		if c := o.Collect(); c.Observed {
+			return c.Coverage
 		}
-		c.Why = strings.Join(why, "; ")
+		return o.Files().Coverage
 	}
-	return c
+	return o.Probes().Coverage
 }
 
 // OnlyTurn is the observations of turn n alone (1-based), for a criterion about that
@@ -252,89 +361,119 @@ func (o *Observations) OnlyTurn(n int) (view *Observations, why string) {
 	if n < 1 || n > len(o.turns) {
 		return nil, fmt.Sprintf("turn %d never replied (%d turn(s) did), so there is nothing of it to judge", n, len(o.turns))
 	}
-	v := &Observations{profile: o.profile, turns: o.turns[n-1 : n], agentRan: true, traced: o.traced,
-		offset: n - 1, scoped: true, lost: map[Channel][]loss{}}
-	for ch, list := range o.lost {
-		for _, l := range list {
-			if l.turn == 0 || l.turn == n { // the attempt's losses are every turn's
-				v.lost[ch] = append(v.lost[ch], l)
-			}
-		}
-	}
-	return v, ""
+	v := *o
+	v.turns, v.only = o.turns[n-1:n], n
+	return &v, ""
 }
 
-// Calls returns the scenario's calls when they were observed: collect's report of the
-// session, or else every turn's calls when every turn reported a calls list. ok is false
-// when they were not, and why then says which turn did not report them. Whether they are
-// all the calls made is Coverage(Calls).Complete.
-func (o *Observations) Calls() (calls []record.Call, ok bool, why string) {
+// Calls are the calls observed, merged from every source by the package's policy, each
+// with its provenance. Whether they are all the calls made is the coverage's Complete.
+func (o *Observations) Calls() Seen[[]record.Call] {
 	if !o.profile.Calls && !o.traced {
-		return nil, false, fmt.Sprintf("profile %s declares capabilities.calls: false, so calls are not observed", o.profile.ID)
+		return seen[[]record.Call](o, Calls, nil, false, false,
+			fmt.Sprintf("profile %s declares capabilities.calls: false, so calls are not observed", o.profile.ID))
 	}
-	if o.session != nil && o.session.callsObserved && !o.scoped {
-		return o.session.calls, true, ""
-	}
-	var missing []string
+	var calls []record.Call
+	var gaps, unseen []string
+	observed := false
+	sources := map[string]bool{}
 	for _, t := range o.turns {
-		if !t.CallsObserved {
-			missing = append(missing, fmt.Sprint(t.N))
+		if !t.hookCalls && !o.traced {
+			unseen = append(unseen, fmt.Sprint(t.N))
 			continue
 		}
-		calls = append(calls, t.Calls...)
+		observed = true
+		calls = append(calls, t.calls...)
+		if t.hookCalls {
+			sources["execute"] = true
+		}
+		if o.traced {
+			sources["trace"] = true
+		}
+		if why := o.callsGap(t); why != "" {
+			gaps = append(gaps, why)
+		}
 	}
-	if len(missing) > 0 && o.scoped {
-		return nil, false, fmt.Sprintf("turn %s reported no \"calls\"; collect's calls are the whole session's and cannot be put in a turn", missing[0])
+	session := o.only == 0
+	if session {
+		if len(o.unplaced) > 0 {
+			observed, sources["trace"] = true, true
+			calls = append(calls, o.unplaced...)
+		}
+		if o.collectSaid {
+			observed, sources["collect"] = true, true
+			calls = same(calls, o.collectCalls, "collect")
+		}
 	}
+	whole := len(unseen) == 0 && len(gaps) == 0 || session && o.collectSaid
+	var why string
 	switch {
-	case len(missing) == len(o.turns): // no turn at all, too
-		return nil, false, "no phase reported calls, so calls were not observable (return \"calls\" from execute or collect)"
-	case len(missing) > 0:
-		return nil, false, fmt.Sprintf("turn %s reported no \"calls\" (and collect reported no session calls), so calls in that turn were not observable",
-			strings.Join(missing, ", "))
+	case !observed && !session:
+		why = fmt.Sprintf("turn %d reported no \"calls\"; collect's calls are the whole session's and cannot be put in a turn", o.only)
+	case !observed:
+		why = "no phase reported calls, so calls were not observable (return \"calls\" from execute or collect)"
+	case len(unseen) > 0:
+		why = fmt.Sprintf("turn %s reported no \"calls\" (and collect reported no session calls), so calls in that turn were not observable", strings.Join(unseen, ", "))
 	}
-	if calls == nil {
+	if !whole {
+		why = strings.Join(append(nonEmpty(why), gaps...), "; ")
+	}
+	if !session && len(o.unplaced) > 0 {
+		o2 := *o
+		o2.lost = maps(o.lost)
+		o2.lose(Calls, o.only, fmt.Sprintf("%d tool span(s) whose parent never arrived could be this turn's (%s)", len(o.unplaced), names(o.unplaced)))
+		o = &o2
+	}
+	if calls == nil && observed {
 		calls = []record.Call{}
 	}
-	return calls, true, ""
+	return seen(o, Calls, calls, observed, whole, why, sorted(sources)...)
 }
 
-// CallsFromCollect reports whether the calls are collect's report of the session.
-func (o *Observations) CallsFromCollect() bool {
-	return o.session != nil && o.session.callsObserved && !o.scoped
+// callsGap says why a turn's calls are not whole, "" when they are: every try of it
+// printed a calls list, or the trace is whole.
+func (o *Observations) callsGap(t turn) string {
+	if len(t.silent) == 0 && t.hookCalls || o.traced && o.traceWhy == "" {
+		return ""
+	}
+	var why []string
+	if t.hookCalls {
+		for _, n := range t.silent {
+			why = append(why, fmt.Sprintf("turn %d try %d (asked to wait) reported no \"calls\", so calls it may have made are not in the record", t.N, n))
+		}
+	} else {
+		why = append(why, fmt.Sprintf("turn %d reported no \"calls\"", t.N))
+	}
+	if o.traced {
+		why = append(why, "the trace is incomplete: "+o.traceWhy)
+	}
+	return strings.Join(why, "; ")
 }
 
-// UsageFromCollect reports whether the usage is collect's report of the session.
-func (o *Observations) UsageFromCollect() bool {
-	return o.session != nil && o.session.usage != nil && !o.scoped
-}
-
-// SessionCalls are the calls collect reported of the session, observed or not.
-func (o *Observations) SessionCalls() []record.Call {
-	if o.session == nil {
+func nonEmpty(s string) []string {
+	if s == "" {
 		return nil
 	}
-	return slices.Clone(o.session.calls)
+	return []string{s}
 }
 
-// TokenUsage returns the session's token counts, each observed or nil: collect's count
-// when it reported one, else the sum over the turns when every turn reported it. why
-// says, for each count that is nil, which turn (or that no phase) reported it.
-func (o *Observations) TokenUsage() (u record.Usage, why map[string]string) {
-	why = map[string]string{}
+// Usage is the tokens used, each count nil when it was not observed, by the package's
+// policy; Why says which count is missing and why.
+func (o *Observations) Usage() Seen[record.Usage] {
+	var u record.Usage
+	var why []string
+	source := "execute"
 	field := func(name string, get func(*record.Usage) *int64) *int64 {
-		if o.UsageFromCollect() {
-			if n := get(o.session.usage); n != nil {
+		if o.only == 0 && o.collectUsage != nil {
+			if n := get(o.collectUsage); n != nil {
+				source = "collect"
 				return n
 			}
 		}
 		var sum int64
 		var missing []string
 		for _, t := range o.turns {
-			var n *int64
-			if t.Usage != nil {
-				n = get(t.Usage)
-			}
+			n := get(&t.usage)
 			if n == nil {
 				missing = append(missing, fmt.Sprint(t.N))
 				continue
@@ -342,25 +481,74 @@ func (o *Observations) TokenUsage() (u record.Usage, why map[string]string) {
 			sum += *n
 		}
 		switch {
-		case len(o.turns) == 0 || len(missing) == len(o.turns):
-			why[name] = fmt.Sprintf("no phase reported usage.%s", name)
+		case len(o.turns) == 0 || len(missing) == len(o.turns) && o.only == 0:
+			why = append(why, fmt.Sprintf("no phase reported usage.%s", name))
+			return nil
+		case len(missing) > 0 && o.only > 0:
+			why = append(why, fmt.Sprintf("turn %d reported no usage.%s (from every try, or a whole trace)", o.only, name))
 			return nil
 		case len(missing) > 0:
-			why[name] = fmt.Sprintf("turn %s reported no usage.%s (and collect reported none for the session)", strings.Join(missing, ", "), name)
+			why = append(why, fmt.Sprintf("turn %s reported no usage.%s (from every try, or a whole trace; and collect reported none for the session)", strings.Join(missing, ", "), name))
 			return nil
 		}
 		return &sum
 	}
 	u.Input = field("input", func(u *record.Usage) *int64 { return u.Input })
 	u.Output = field("output", func(u *record.Usage) *int64 { return u.Output })
-	return u, why
+	observed := u.Input != nil || u.Output != nil
+	return seen(o, Usage, u, observed, u.Input != nil && u.Output != nil, strings.Join(why, "; "), source)
 }
 
-// Usage is the session's usage as a record shows it: nil when no count was observed.
-func (o *Observations) Usage() *record.Usage {
-	u, _ := o.TokenUsage()
-	if u.Input == nil && u.Output == nil {
-		return nil
+// Said are the observations of an attempt given as it was said: each turn's input and
+// reply, with the calls it reported (nil: none reported). It is the source of fixed cases
+// (the judge's preflight question, its test kit), not of runs.
+func Said(turns ...Given) *Observations {
+	o := New(Profile{ID: "given", Calls: true})
+	for i, g := range turns {
+		t := turn{Turn: Turn{N: i + 1, Input: g.Input, Output: g.Output, Tries: 1, LatencyMs: g.LatencyMs, HookMs: g.LatencyMs}, hookCalls: g.Calls != nil}
+		if g.Calls == nil {
+			t.silent = []int{1}
+		}
+		t.usage, t.hookUsage = usageOf(g.Usage), g.Usage != nil
+		for _, c := range g.Calls {
+			c.Turn, c.Try = i+1, 1
+			t.calls = append(t.calls, c)
+		}
+		o.turns = append(o.turns, t)
 	}
-	return &u
+	return o
+}
+
+// Given is one turn of a fixed case: what the user said, what the agent replied, and the
+// calls it made (nil: not observed).
+type Given struct {
+	Input, Output string
+	Calls         []record.Call
+	LatencyMs     int64
+	Usage         *record.Usage
+}
+
+func maps(m map[Channel][]loss) map[Channel][]loss {
+	out := make(map[Channel][]loss, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+func names(calls []record.Call) string {
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.Name
+	}
+	return strings.Join(out, ", ")
+}
+
+func sorted(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,7 +1,9 @@
 package observe
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/hook"
@@ -35,39 +37,102 @@ func (o *Observations) Turn(input string, rec *record.PhaseRecord) bool {
 	if n == 0 {
 		n = len(o.turns) + 1
 	}
-	t := Turn{N: n, Input: input, Output: out.Reply, LatencyMs: rec.DurationMs, HookMs: rec.DurationMs,
-		Calls: out.Calls, CallsObserved: out.CallsObserved, Usage: out.Usage, Tries: 1 + len(rec.Tries)}
+	t := turn{Turn: Turn{N: n, Input: input, Output: out.Reply, LatencyMs: rec.DurationMs, HookMs: rec.DurationMs, Tries: 1 + len(rec.Tries)}}
 	if out.LatencyMs != nil {
 		t.LatencyMs, t.AgentLatency = *out.LatencyMs, true
 	}
-	o.unread(n, out)
-	// An earlier try asked to wait instead of replying; what it reported is the turn's
-	// too: a call it made was made, and a try that did not say is a gap.
-	for i, try := range rec.Tries {
+	// Every try is the turn's: an earlier one asked to wait instead of replying, and a
+	// call it made was made. A try that did not say is a gap in the turn.
+	outs := make([]*hook.Output, 0, t.Tries)
+	for _, try := range rec.Tries {
 		tout, _ := hook.FromData(try.Data, false)
 		if tout == nil {
 			tout = &hook.Output{}
 		}
-		label := fmt.Sprintf("turn %d try %d (asked to wait)", n, i+1)
-		if tout.CallsObserved {
-			t.Calls = append(append([]record.Call(nil), tout.Calls...), t.Calls...)
-		} else if t.CallsObserved {
-			o.lose(Calls, n, label+` reported no "calls", so calls it may have made are not in the record`)
-		}
-		t.Usage = addUsage(t.Usage, tout.Usage, true)
-		if tout.Usage == nil || tout.Usage.Input == nil || tout.Usage.Output == nil {
-			o.lose(Usage, n, label+" reported no usage, so tokens it may have used are not counted")
-		}
+		outs = append(outs, tout)
 	}
+	outs = append(outs, out)
+	for i, tout := range outs {
+		try := i + 1
+		if tout.CallsObserved {
+			t.hookCalls = true
+			for _, c := range tout.Calls {
+				c.From, c.Turn, c.Try = "", n, try
+				t.calls = append(t.calls, c)
+			}
+		} else {
+			t.silent = append(t.silent, try)
+		}
+		if try == 1 {
+			t.usage = usageOf(tout.Usage)
+		} else {
+			t.usage = sumUsage(t.usage, usageOf(tout.Usage))
+		}
+		t.hookUsage = t.hookUsage || tout.Usage != nil
+	}
+	t.unread = unread(n, out)
+	o.lostUnread(n, out)
 	o.turns = append(o.turns, t)
-	o.agentRan = true
 	return true
 }
 
-// unread marks the channels a hook printed under a key the contract does not read, while
-// the contract's own key was empty or absent: the record holds the agent's words, and
-// they are not what was read.
-func (o *Observations) unread(turn int, out *hook.Output) {
+// contract are the keys of an execute hook's output the contract reads; text under any
+// other key is the agent's words too, which a search for what it must never say reads.
+var contract = map[string]bool{"output": true, "agent_reply": true, "calls": true, "usage": true, "conversation": true,
+	"latency_ms": true, "retry_after_ms": true}
+
+// unread is the text a turn's hook printed under keys the contract does not read, each
+// where it was: a reply printed as "response", or any other key, is still what the agent
+// said.
+func unread(turn int, out *hook.Output) []Where {
+	var keys []string
+	for k := range out.Data {
+		if !contract[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var list []Where
+	for _, k := range keys {
+		var b strings.Builder
+		texts(out.Data[k], &b, 0)
+		if b.Len() > 0 {
+			list = append(list, Where{Where: fmt.Sprintf("turn %d %q, a key the hook contract does not read", turn, k), Text: b.String(), Turn: turn})
+		}
+	}
+	return list
+}
+
+// texts writes every string in v, one to a line, depth-first; numbers and booleans are
+// left out. Depth is bounded by the hook's own bound on its output (hook.MaxDepth).
+func texts(v any, b *strings.Builder, depth int) {
+	if depth > hook.MaxDepth {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		b.WriteString(x)
+		b.WriteByte('\n')
+	case []any:
+		for _, e := range x {
+			texts(e, b, depth+1)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			texts(x[k], b, depth+1)
+		}
+	}
+}
+
+// lostUnread marks the channels a hook printed under a key the contract does not read,
+// while the contract's own key was empty or absent: the record holds the agent's words,
+// and they are not what was read.
+func (o *Observations) lostUnread(turn int, out *hook.Output) {
 	for _, key := range out.Unread {
 		why := fmt.Sprintf("turn %d printed %s under a key the hook contract does not read (%s)", turn, key, strings.Join(out.Notes, "; "))
 		switch key {
@@ -101,10 +166,15 @@ func (o *Observations) CollectReport(data map[string]any) {
 			o.lose(Usage, 0, why)
 		}
 	}
-	if !out.CallsObserved && out.Usage == nil {
-		return
+	if out.CallsObserved {
+		o.collectSaid = true
+		o.collectCalls = make([]record.Call, 0, len(out.Calls))
+		for _, c := range out.Calls {
+			c.From, c.Turn, c.Try = "collect", 0, 0
+			o.collectCalls = append(o.collectCalls, c)
+		}
 	}
-	o.session = &session{calls: out.Calls, callsObserved: out.CallsObserved, usage: out.Usage}
+	o.collectUsage = out.Usage
 }
 
 // File adds an evidence file's text, as copied; cut says only its start was copied.
@@ -125,31 +195,64 @@ func (o *Observations) ProbeAnswers(ps []record.Probe) {
 	o.probes, o.probed = append(o.probes, ps...), true
 }
 
-// Said are the observations of an attempt given as it was said: each turn's input and
-// reply, with the calls it reported (CallsObserved). It is the source of fixed cases (the
-// judge's preflight question, its test kit), not of runs.
-func Said(turns ...Turn) *Observations {
-	o := New(Profile{ID: "given", Calls: true})
-	for i, t := range turns {
-		t.N, t.Tries = i+1, 1
-		o.turns = append(o.turns, t)
-		o.agentRan = true
+// same adds to calls the calls of another source (from) that they do not hold: the same
+// call by id, else by name and arguments, each call matching one other at most. A match
+// keeps the first source's call, and says the other saw it too (Also); an outcome only
+// the other reported is kept.
+func same(calls, other []record.Call, from string) []record.Call {
+	out := slices.Clone(calls)
+	used := make([]bool, len(out))
+	for _, oc := range other {
+		found := false
+		for i, c := range out[:len(used)] {
+			if used[i] || !identical(c, oc) {
+				continue
+			}
+			used[i], found = true, true
+			m := &out[i]
+			m.Also = append(slices.Clone(m.Also), from)
+			if m.Error == "" {
+				m.Error = oc.Error
+			}
+			if m.Output == nil {
+				m.Output = oc.Output
+			}
+			m.OutcomeKnown = m.OutcomeKnown || oc.OutcomeKnown
+			break
+		}
+		if !found {
+			out = append(out, oc)
+		}
 	}
-	return o
+	return out
 }
 
-// addUsage sums two counts of tokens; a nil count in either makes the sum's count nil (a
-// model call that did not say makes the total unknown), unless lenient, where an absent
-// b leaves a as it is.
-func addUsage(a, b *record.Usage, lenient bool) *record.Usage {
-	switch {
-	case b == nil && lenient:
-		return a
-	case a == nil:
-		return b
-	case b == nil:
-		return &record.Usage{}
+// identical reports whether two sources' calls are one call: the same id where both give
+// one, else the same name and arguments.
+func identical(a, b record.Call) bool {
+	if a.ID != "" && b.ID != "" {
+		return a.ID == b.ID
 	}
+	return a.Name == b.Name && sameJSON(a.Arguments, b.Arguments)
+}
+
+func sameJSON(a, b map[string]any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// usageOf is a try's usage as counts, nil where it reported none.
+func usageOf(u *record.Usage) record.Usage {
+	if u == nil {
+		return record.Usage{}
+	}
+	return *u
+}
+
+// sumUsage sums two counts of tokens; a nil count in either makes the sum's count nil:
+// a try or a model call that did not say makes the total unknown.
+func sumUsage(a, b record.Usage) record.Usage {
 	sum := func(x, y *int64) *int64 {
 		if x == nil || y == nil {
 			return nil
@@ -157,5 +260,5 @@ func addUsage(a, b *record.Usage, lenient bool) *record.Usage {
 		n := *x + *y
 		return &n
 	}
-	return &record.Usage{Input: sum(a.Input, b.Input), Output: sum(a.Output, b.Output)}
+	return record.Usage{Input: sum(a.Input, b.Input), Output: sum(a.Output, b.Output)}
 }

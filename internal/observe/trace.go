@@ -101,23 +101,28 @@ func usage(sp record.Span) (u *record.Usage, model bool) {
 	return u, true
 }
 
-// Trace adds what the attempt's recorded trace shows, turn by turn: a turn whose hook
-// reported no calls takes the trace's, and a turn whose hook did report calls takes the
-// trace's it did not (the same call by id, else by name and arguments, counted once); a
-// turn without reported usage takes its model spans' when the trace is complete. What the
-// trace lost (refused, dropped, clipped or unparented spans, a turn with no span) is lost
-// of the calls and emitted text it would have shown.
+// Trace adds what the attempt's recorded trace shows, turn by turn, by the package's
+// merge policy: each turn's tool spans (of any of its tries) join its calls, counted once
+// with what its hook reported; a turn whose tries did not all report usage takes its model
+// spans' when the trace is whole. A tool span whose ancestry is broken is the session's,
+// and one under a turn that never replied is the session's too. What the trace lost
+// (refused, dropped, unsigned, clipped or unparented spans, a try with no span) is lost of
+// the calls and emitted text it would have shown.
 func (o *Observations) Trace(t record.Trace) {
-	o.traced = true
-	turnOf := turnsOf(t)
+	o.traced, o.traceWhy = true, t.Incomplete
+	index := map[int]int{}
+	for i, turn := range o.turns {
+		index[turn.N] = i
+	}
 	calls := make([][]record.Call, len(o.turns))
-	use := make([]*record.Usage, len(o.turns))
+	use := make([]record.Usage, len(o.turns))
 	models := make([]int, len(o.turns))
+	byID := make(map[string]int, len(t.Spans))
+	for i, sp := range t.Spans {
+		byID[sp.SpanID] = i
+	}
 	for _, sp := range t.Spans {
-		n, ok := turnOf[sp.SpanID]
-		if !ok && len(o.turns) == 1 {
-			n = 1 // a span whose ancestry is broken: in a one-turn attempt, it is that turn's
-		}
+		call, placed := hookOf(t, byID, sp)
 		c, isTool, argsOK := tool(sp)
 		if isTool && !argsOK {
 			o.lose(Calls, 0, fmt.Sprintf("tool span %s carries arguments that are not a JSON object, so what it was called with is not known", sp.Name))
@@ -129,18 +134,26 @@ func (o *Observations) Trace(t record.Trace) {
 				o.lose(Calls, 0, why)
 			}
 		}
-		if n < 1 || n > len(o.turns) {
-			continue
+		if placed && call.Phase != "execute" {
+			continue // under open, close or collect: the harness's, not a turn's
 		}
+		i, inTurn := index[call.Turn]
 		if isTool {
-			calls[n-1] = append(calls[n-1], c)
+			c.Turn, c.Try = call.Turn, call.Try
+			switch {
+			case !placed:
+				o.unplaced = append(o.unplaced, c)
+			case !inTurn:
+				o.unplaced = append(o.unplaced, c) // a turn that never replied made it
+			default:
+				calls[i] = append(calls[i], c)
+			}
 		}
-		if u, model := usage(sp); model {
-			models[n-1]++
-			if models[n-1] == 1 {
-				use[n-1] = u
+		if u, model := usage(sp); model && placed && inTurn {
+			if models[i]++; models[i] == 1 {
+				use[i] = *u
 			} else {
-				use[n-1] = addUsage(use[n-1], u, false)
+				use[i] = sumUsage(use[i], *u)
 			}
 		}
 	}
@@ -154,23 +167,30 @@ func (o *Observations) Trace(t record.Trace) {
 	}
 	for i := range o.turns {
 		turn := &o.turns[i]
-		if turn.CallsObserved {
-			// The hook's report of the turn's calls is whole on its own; the trace may add
-			// calls it left out.
-			turn.Calls = merge(turn.Calls, calls[i])
-		} else {
-			turn.Calls, turn.CallsObserved = calls[i], true
-			if turn.Calls == nil {
-				turn.Calls = []record.Call{}
-			}
-			if t.Incomplete != "" {
-				o.lose(Calls, 0, why) // the trace is the turn's only report of its calls
-			}
-		}
-		if turn.Usage == nil && t.Incomplete == "" && models[i] > 0 {
-			turn.Usage = use[i]
+		turn.calls = same(turn.calls, calls[i], "trace")
+		whole := turn.usage.Input != nil && turn.usage.Output != nil
+		if !whole && t.Incomplete == "" && models[i] > 0 {
+			turn.usage = use[i]
 		}
 	}
+}
+
+// hookOf is the hook call a span descends from, by its ancestors up to the one whose
+// parent is a hook call's span; placed is false when its ancestry is broken (a parent
+// that never arrived) or leads to no hook call.
+func hookOf(t record.Trace, byID map[string]int, sp record.Span) (call record.HookCall, placed bool) {
+	cur := sp
+	for range len(t.Spans) {
+		if cur.Hook != nil {
+			return *cur.Hook, true
+		}
+		i, ok := byID[cur.ParentSpanID]
+		if cur.ParentSpanID == "" || !ok {
+			break
+		}
+		cur = t.Spans[i]
+	}
+	return record.HookCall{}, false
 }
 
 // cutWhat says what of a span's attributes the receiver cut.
@@ -204,71 +224,6 @@ func count(v any) *int64 {
 		return nil
 	}
 	return &n
-}
-
-// turns files each span under the execute turn (1-based) whose TRACEPARENT its root
-// carried; 0 for a span under another hook call; a span whose ancestry is broken (a
-// parent that never arrived) is not in it.
-func turnsOf(t record.Trace) map[string]int {
-	byID := map[string]record.Span{}
-	for _, sp := range t.Spans {
-		byID[sp.SpanID] = sp
-	}
-	out := map[string]int{}
-	for _, sp := range t.Spans {
-		cur, seen := sp, 0
-		for cur.Under == "" && cur.ParentSpanID != "" && seen < len(t.Spans) {
-			next, ok := byID[cur.ParentSpanID]
-			if !ok {
-				break
-			}
-			cur, seen = next, seen+1
-		}
-		var n int
-		if _, err := fmt.Sscanf(cur.Under, "execute turn %d", &n); err == nil {
-			out[sp.SpanID] = n
-		} else if cur.Under != "" {
-			out[sp.SpanID] = 0 // under open, close or collect: no turn's
-		}
-	}
-	return out
-}
-
-// merge adds to a hook's calls the trace's calls it does not hold: the same call by id,
-// else by name and arguments, each hook call matching one span at most.
-func merge(hook, trace []record.Call) []record.Call {
-	used := make([]bool, len(hook))
-	out := append([]record.Call(nil), hook...)
-	for _, tc := range trace {
-		found := false
-		for i, hc := range hook {
-			if used[i] {
-				continue
-			}
-			same := hc.ID != "" && hc.ID == tc.ID
-			if !same && (hc.ID == "" || tc.ID == "") {
-				same = hc.Name == tc.Name && sameJSON(hc.Arguments, tc.Arguments)
-			}
-			if same {
-				used[i], found = true, true
-				if out[i].Error == "" {
-					out[i].Error = tc.Error
-				}
-				out[i].OutcomeKnown = out[i].OutcomeKnown || tc.OutcomeKnown
-				break
-			}
-		}
-		if !found {
-			out = append(out, tc)
-		}
-	}
-	return out
-}
-
-func sameJSON(a, b map[string]any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
 }
 
 // given are the attributes that hold what the agent was given, not what it sent out: a

@@ -30,7 +30,7 @@ func BenchmarkExportDelay(b *testing.B) {
 		for _, processor := range []string{"simple", "batch"} {
 			for i := range 20 {
 				trace := r.Attempt("SC-1", i+1, nil)
-				parent, token := r.Traceparent(trace, "execute turn 1")
+				parent, token := r.Traceparent(trace, turn(1))
 				header := strings.ToLower(record.TraceTokenHeader) + "=" + token
 				cmd := exec.Command(agent)
 				cmd.Env = append(os.Environ(), "TRACEPARENT="+parent, "OTEL_EXPORTER_OTLP_ENDPOINT="+r.Endpoint(),
@@ -40,7 +40,7 @@ func BenchmarkExportDelay(b *testing.B) {
 					b.Fatalf("%s: %v\n%s", processor, err, out)
 				}
 				exited := time.Now()
-				tr := r.Settle(trace, 200*time.Millisecond, time.Second, []string{"execute turn 1"})
+				tr := r.Settle(trace, 200*time.Millisecond, time.Second, []record.HookCall{turn(1)})
 				s := r.sink(trace)
 				s.mu.Lock()
 				last := s.last

@@ -39,7 +39,7 @@ func opened(t *testing.T) (*Receiver, string, [8]byte) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
 	id := r.Attempt("SC-1", 1, nil)
-	return r, id, parentOf(t, r, id, "execute turn 1")
+	return r, id, parentOf(t, r, id, turn(1))
 }
 
 // The same span exported twice (a retrying exporter) is kept once and counted.
@@ -83,7 +83,7 @@ func TestRefusedRequestsMakeOpenTracesIncomplete(t *testing.T) {
 		code, _ := post(t, r, "application/x-protobuf", c.body, c.header...)
 		assert.Equal(t, c.want, code)
 	}
-	tr := r.Settle(id, time.Millisecond, time.Second, []string{"execute turn 1"})
+	tr := r.Settle(id, time.Millisecond, time.Second, []record.HookCall{turn(1)})
 	require.Len(t, tr.Spans, 1, "the gzip body's span")
 	assert.Equal(t, 4, tr.Refused)
 	assert.Contains(t, tr.Incomplete, "4 export request(s) were refused while the attempt was open")
@@ -151,7 +151,7 @@ func TestPartialSuccessNamesRejectedSpans(t *testing.T) {
 // tool calls among them listed, never dropped unseen.
 func TestLateSpansAreCounted(t *testing.T) {
 	r, id, parent := opened(t)
-	tr := r.Settle(id, time.Millisecond, time.Second, []string{"execute turn 1"})
+	tr := r.Settle(id, time.Millisecond, time.Second, []record.HookCall{turn(1)})
 	assert.Contains(t, tr.Incomplete, "execute turn 1 exported no span")
 	body, err := request(r.sink(id).trace, parent, "issue_refund").MarshalProto()
 	require.NoError(t, err)
@@ -196,13 +196,13 @@ func TestClippedAndDroppedAttributesAreNamed(t *testing.T) {
 
 // A span is taken into an attempt only with one of its hook calls' tokens. Another
 // attempt's hook that learnt this one's TRACEPARENT and exports with its own token is
-// cross-talk: kept by neither, no loss to either. One with no token at all (the header
+// cross-talk: kept by neither, a loss to the trace it named, none to B's. One with no token at all (the header
 // left out, no tracestate) may be the agent's own: it is not taken, and the trace is not
 // complete. A token no hook was given signs nothing.
 func TestSpansAreTakenOnlyWithTheAttemptsToken(t *testing.T) {
 	r, a, parentA := opened(t)
 	b := r.Attempt("SC-2", 1, nil)
-	parentOf(t, r, b, "execute turn 1")
+	parentOf(t, r, b, turn(1))
 	traceA, traceB := r.sink(a).trace, r.sink(b).trace
 
 	forged := request(traceA, parentA, "issue_refund")
@@ -220,7 +220,7 @@ func TestSpansAreTakenOnlyWithTheAttemptsToken(t *testing.T) {
 	code, _ = post(t, r, "application/x-protobuf", ownBody)
 	require.Equal(t, 200, code)
 
-	ta := r.Settle(a, time.Millisecond, time.Second, []string{"execute turn 1"})
+	ta := r.Settle(a, time.Millisecond, time.Second, []record.HookCall{turn(1)})
 	require.Len(t, ta.Spans, 1, "only A's own span")
 	assert.Equal(t, "lookup_order", ta.Spans[0].Name)
 	assert.Equal(t, 1, ta.CrossTalk, "B's exporter's span")
@@ -256,18 +256,18 @@ func TestAClosedTreeSettlesAfterAGrace(t *testing.T) {
 	code, _ := post(t, r, "application/x-protobuf", body)
 	require.Equal(t, 200, code)
 	start := time.Now()
-	tr := r.Settle(id, 10*time.Second, 20*time.Second, []string{"execute turn 1"})
+	tr := r.Settle(id, 10*time.Second, 20*time.Second, []record.HookCall{turn(1)})
 	assert.Less(t, time.Since(start), 5*time.Second, "closed: it did not wait the 10 s window")
 	assert.Empty(t, tr.Incomplete)
 
 	r2, id2, parent2 := opened(t)
-	parentOf(t, r2, id2, "execute turn 2") // a second turn, which exports nothing
+	parentOf(t, r2, id2, turn(2)) // a second turn, which exports nothing
 	body, err = request(r2.sink(id2).trace, parent2, "invoke_agent").MarshalProto()
 	require.NoError(t, err)
 	code, _ = post(t, r2, "application/x-protobuf", body)
 	require.Equal(t, 200, code)
 	start = time.Now()
-	tr = r2.Settle(id2, 300*time.Millisecond, 20*time.Second, []string{"execute turn 1", "execute turn 2"})
+	tr = r2.Settle(id2, 300*time.Millisecond, 20*time.Second, []record.HookCall{turn(1), turn(2)})
 	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond, "open: it waited the window")
 	assert.Contains(t, tr.Incomplete, "execute turn 2 exported no span")
 }

@@ -110,7 +110,7 @@ func (r *Receiver) Stray() int {
 // Attempt opens a new trace for one attempt of a scenario, and returns its id. redact
 // rewrites secrets out of what arrives.
 func (r *Receiver) Attempt(scenario string, attempt int, redact func(string) string) string {
-	s := &Sink{redact: redact, scenario: scenario, attempt: attempt, parents: map[[8]byte]string{}, seen: map[[8]byte]bool{}, tokens: map[string]bool{}}
+	s := &Sink{redact: redact, scenario: scenario, attempt: attempt, parents: map[[8]byte]record.HookCall{}, seen: map[[8]byte]bool{}, tokens: map[string]bool{}}
 	_, _ = rand.Read(s.trace[:]) // crypto/rand never fails
 	r.mu.Lock()
 	s.refusedAtOpen = r.refused
@@ -129,14 +129,14 @@ func (r *Receiver) sink(trace string) *Sink {
 	return r.sinks[id]
 }
 
-// Traceparent is the TRACEPARENT of one hook call ("execute turn 2") of the attempt whose
-// trace is trace, and the call's token: spans are taken into the attempt only with it.
-func (r *Receiver) Traceparent(trace, label string) (traceparent, token string) {
+// Traceparent is the TRACEPARENT of one hook call of the attempt whose trace is trace, and
+// the call's token: spans are taken into the attempt only with it.
+func (r *Receiver) Traceparent(trace string, call record.HookCall) (traceparent, token string) {
 	s := r.sink(trace)
 	if s == nil {
 		return "", ""
 	}
-	traceparent, token = s.Traceparent(label)
+	traceparent, token = s.Traceparent(call)
 	r.mu.Lock()
 	r.tokens[token] = s
 	r.mu.Unlock()
@@ -146,7 +146,7 @@ func (r *Receiver) Traceparent(trace, label string) (traceparent, token string) 
 // Settle waits until no span of the attempt has arrived for quiet (or most has passed),
 // and returns its trace, saying why it is not complete, if it is not (expect are the hook
 // calls that each must have a span under them). Spans that arrive later are late.
-func (r *Receiver) Settle(trace string, quiet, most time.Duration, expect []string) record.Trace {
+func (r *Receiver) Settle(trace string, quiet, most time.Duration, expect []record.HookCall) record.Trace {
 	s := r.sink(trace)
 	if s == nil {
 		return record.Trace{TraceID: trace, Spans: []record.Span{}, Incomplete: "the attempt's trace was never opened"}
@@ -155,11 +155,10 @@ func (r *Receiver) Settle(trace string, quiet, most time.Duration, expect []stri
 	r.mu.Lock()
 	refused := r.refused - s.refusedAtOpen
 	r.mu.Unlock()
-	t := s.snapshot(expect, refused)
+	t := s.record(expect, refused)
 	if !settled {
 		t.Incomplete = joinWhy(t.Incomplete, fmt.Sprintf("spans were still arriving after %s", most))
 	}
-	s.settle()
 	return t
 }
 

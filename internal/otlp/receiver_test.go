@@ -26,9 +26,9 @@ var signing sync.Map // [16]byte -> token
 
 // parentOf opens a hook call of the attempt (label) and returns the parent its spans name;
 // the call's token signs the requests the test builds for the trace.
-func parentOf(t *testing.T, r *Receiver, id, label string) [8]byte {
+func parentOf(t *testing.T, r *Receiver, id string, call record.HookCall) [8]byte {
 	t.Helper()
-	tp, token := r.Traceparent(id, label)
+	tp, token := r.Traceparent(id, call)
 	parent, ok := idOf(tp[36:52])
 	require.True(t, ok, tp)
 	signing.Store(r.sink(id).trace, token)
@@ -73,7 +73,7 @@ func TestReceiver(t *testing.T) {
 	defer r.Close()
 	id := r.Attempt("SC-1", 1, func(t string) string { return strings.ReplaceAll(t, "sk-123456", "[redacted:KEY]") })
 	s := r.sink(id)
-	parent := parentOf(t, r, id, "execute turn 1")
+	parent := parentOf(t, r, id, turn(1))
 
 	// OTLP JSON, as the JS SDK's http/json exporter sends it.
 	body, err := request(s.trace, parent, "lookup_order").MarshalJSON()
@@ -92,13 +92,13 @@ func TestReceiver(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 1, r.Stray())
 
-	assert.Equal(t, "execute turn 2 exported no span", s.snapshot([]string{"execute turn 1", "execute turn 2"}, 0).Incomplete)
-	tr := r.Settle(id, time.Millisecond, time.Second, []string{"execute turn 1"})
+	tr := r.Settle(id, time.Millisecond, time.Second, []record.HookCall{turn(1), turn(2)})
+	assert.Equal(t, "execute turn 2 exported no span", tr.Incomplete)
 	require.Len(t, tr.Spans, 1)
 	assert.Equal(t, "execute turn 1", tr.Spans[0].Under)
+	assert.Equal(t, &record.HookCall{Phase: "execute", Turn: 1, Try: 1}, tr.Spans[0].Hook)
 	assert.Equal(t, "agent", tr.Spans[0].Service)
 	assert.Equal(t, "token [redacted:KEY] here", tr.Spans[0].Attributes["secret.note"], "redacted as it arrives")
-	assert.Empty(t, tr.Incomplete)
 
 	// Requests refused whole: each says why, none adds a span, and those that could have
 	// held spans count against the attempts open then.
@@ -137,7 +137,7 @@ func TestSpansOverTheBoundAreDropped(t *testing.T) {
 	defer r.Close()
 	id := r.Attempt("SC-1", 1, nil)
 	s := r.sink(id)
-	parent := parentOf(t, r, id, "execute turn 1")
+	parent := parentOf(t, r, id, turn(1))
 	names := make([]string, MaxSpans+5)
 	for i := range names {
 		names[i] = "t"
@@ -170,3 +170,6 @@ func TestATricklingClientIsCutOff(t *testing.T) {
 	require.NoError(t, err, "the receiver closed the connection before the test's own bound")
 	assert.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
 }
+
+// turn is execute turn n's first try.
+func turn(n int) record.HookCall { return record.HookCall{Phase: "execute", Turn: n, Try: 1} }

@@ -43,9 +43,9 @@ type Sink struct {
 	last       time.Time
 	// arrived, when a settle waits, is closed by the next span to arrive.
 	arrived chan struct{}
-	// parents are the harness's own spans of the attempt, by id: the parent each hook is
-	// given in TRACEPARENT ("execute turn 2").
-	parents map[[8]byte]string
+	// parents are the harness's own spans of the attempt, by id: the parent each hook call
+	// is given in TRACEPARENT.
+	parents map[[8]byte]record.HookCall
 	// settled is set once the trace is recorded: what arrives after is late.
 	settled bool
 	late    record.LateSpans
@@ -58,18 +58,17 @@ type Sink struct {
 // TraceID is the attempt's trace id, in hex.
 func (s *Sink) TraceID() string { return hexID(s.trace[:]) }
 
-// Traceparent is the W3C TRACEPARENT for one hook call of the attempt (label says which:
-// "execute turn 2"): the attempt's trace, and a span of the harness's own as the parent.
-// token is the call's own, unguessable: a span is taken into the attempt only with one of
-// its calls' tokens.
-func (s *Sink) Traceparent(label string) (traceparent, token string) {
+// Traceparent is the W3C TRACEPARENT for one hook call of the attempt: the attempt's
+// trace, and a span of the harness's own as the parent. token is the call's own,
+// unguessable: a span is taken into the attempt only with one of its calls' tokens.
+func (s *Sink) Traceparent(call record.HookCall) (traceparent, token string) {
 	var id [8]byte
 	var tok [16]byte
 	_, _ = rand.Read(id[:]) // crypto/rand never fails
 	_, _ = rand.Read(tok[:])
 	token = hex.EncodeToString(tok[:])
 	s.mu.Lock()
-	s.parents[id] = label
+	s.parents[id] = call
 	s.tokens[token] = true
 	s.mu.Unlock()
 	return fmt.Sprintf("00-%s-%s-01", hexID(s.trace[:]), hexID(id[:])), token
@@ -140,7 +139,9 @@ func (s *Sink) add(sp ptrace.Span, service string, now time.Time) bool {
 	}
 	s.seen[id] = true
 	if pid, ok := idOf(out.ParentSpanID); ok {
-		out.Under = s.parents[pid]
+		if call, ok := s.parents[pid]; ok {
+			out.Hook, out.Under = &call, call.String()
+		}
 	}
 	s.bytes += size
 	s.spans = append(s.spans, out)
@@ -219,9 +220,14 @@ func (s *Sink) value(v pcommon.Value, cut *bool) any {
 	return s.text(v.AsString(), cut)
 }
 
-// text is a client's text as the record keeps it: valid UTF-8, at most maxValue bytes,
-// redacted; cut, when given, is set when it was clipped.
+// text is a client's text as the record keeps it: valid UTF-8, redacted, then at most
+// maxValue bytes; cut, when given, is set when it was clipped. Redaction comes first, so
+// that a clip through a secret cannot leave its first part unrecognised in the record.
 func (s *Sink) text(t string, cut *bool) string {
+	t = strings.ToValidUTF8(t, "\uFFFD")
+	if s.redact != nil {
+		t = s.redact(t)
+	}
 	if len(t) > maxValue {
 		n := maxValue
 		for n > 0 && !utf8.RuneStart(t[n]) {
@@ -231,10 +237,6 @@ func (s *Sink) text(t string, cut *bool) string {
 		if cut != nil {
 			*cut = true
 		}
-	}
-	t = strings.ToValidUTF8(t, "\uFFFD")
-	if s.redact != nil {
-		t = s.redact(t)
 	}
 	return t
 }
@@ -250,7 +252,7 @@ const settleGrace = time.Millisecond
 // quiet waits until no span of the attempt has arrived for quiet, or, once its tree is
 // closed (every label of expect has its root, and no span names a parent that has not
 // arrived), for settleGrace; or until most has passed. It says whether it was quiet.
-func (s *Sink) quiet(quiet, most time.Duration, expect []string) bool {
+func (s *Sink) quiet(quiet, most time.Duration, expect []record.HookCall) bool {
 	start := time.Now()
 	for {
 		s.mu.Lock()
@@ -282,22 +284,24 @@ func (s *Sink) quiet(quiet, most time.Duration, expect []string) bool {
 	}
 }
 
-// closed says whether the trace's tree is whole as far as can be seen: each label of
-// expect (an execute turn) has a root span under it, and every span's parent is a span
-// that arrived or a harness span. An attempt with no label expects nothing it could
-// check, so its tree is never closed. s.mu is held.
-func (s *Sink) closed(expect []string) bool {
+// closed says whether the trace's tree is whole as far as can be seen: each hook call of
+// expect (every try of every execute turn) has a root span under it, and every span's
+// parent is a span that arrived or a harness span. An attempt that expects no call has
+// nothing it could check, so its tree is never closed. s.mu is held.
+func (s *Sink) closed(expect []record.HookCall) bool {
 	if len(expect) == 0 {
 		return false
 	}
 	known := map[string]bool{}
-	under := map[string]bool{}
+	under := map[record.HookCall]bool{}
 	for _, sp := range s.spans {
 		known[sp.SpanID] = true
-		under[sp.Under] = true
+		if sp.Hook != nil {
+			under[*sp.Hook] = true
+		}
 	}
-	for _, label := range expect {
-		if !under[label] {
+	for _, call := range expect {
+		if !under[call] {
 			return false
 		}
 	}
@@ -305,30 +309,41 @@ func (s *Sink) closed(expect []string) bool {
 		if sp.ParentSpanID == "" || known[sp.ParentSpanID] {
 			continue
 		}
-		if id, ok := idOf(sp.ParentSpanID); !ok || s.parents[id] == "" {
+		if id, ok := idOf(sp.ParentSpanID); !ok || !s.hasParent(id) {
 			return false
 		}
 	}
 	return true
 }
 
-// snapshot is the attempt's trace as it stands, with why it is not complete, if it is not:
-// spans were dropped, export requests were refused while it was open, a span names a
-// parent that never arrived, or a hook call the agent was given a TRACEPARENT for (each
-// label in expect) has no span under it. refused is how many requests were refused since
-// the attempt opened.
-func (s *Sink) snapshot(expect []string, refused int) record.Trace {
+func (s *Sink) hasParent(id [8]byte) bool {
+	_, ok := s.parents[id]
+	return ok
+}
+
+// record is the attempt's trace, with why it is not complete, if it is not: spans were
+// dropped, export requests were refused while it was open, a span named the trace with no
+// token or with another attempt's, a span names a parent that never arrived, or a hook
+// call the agent was given a TRACEPARENT for (each of expect) has no span under it.
+// refused is how many requests were refused since the attempt opened. In the same step,
+// under the same lock, the trace is settled: its spans are let go, and any that arrive
+// from now on are late, so that no span is in neither the trace nor the late count.
+func (s *Sink) record(expect []record.HookCall, refused int) record.Trace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := record.Trace{TraceID: hexID(s.trace[:]), Spans: append([]record.Span(nil), s.spans...), Dropped: s.dropped,
+	t := record.Trace{TraceID: hexID(s.trace[:]), Spans: s.spans, Dropped: s.dropped,
 		Duplicates: s.duplicates, Refused: refused, Unsigned: s.unsigned, CrossTalk: s.crossTalk, Foreign: s.foreign}
+	if t.Spans == nil {
+		t.Spans = []record.Span{}
+	}
+	s.settled, s.spans, s.bytes = true, nil, 0
 	known := map[string]bool{}
-	for id, label := range s.parents {
+	for id, call := range s.parents {
 		known[hexID(id[:])] = true
-		t.Harness = append(t.Harness, hexID(id[:])+" = "+label)
+		t.Harness = append(t.Harness, hexID(id[:])+" = "+call.String())
 	}
 	sort.Strings(t.Harness)
-	under := map[string]bool{}
+	under := map[record.HookCall]bool{}
 	for _, sp := range t.Spans {
 		known[sp.SpanID] = true
 	}
@@ -337,7 +352,9 @@ func (s *Sink) snapshot(expect []string, refused int) record.Trace {
 		if sp.ParentSpanID != "" && !known[sp.ParentSpanID] {
 			orphans++
 		}
-		under[sp.Under] = true
+		if sp.Hook != nil {
+			under[*sp.Hook] = true
+		}
 	}
 	var why []string
 	if t.Dropped > 0 {
@@ -350,24 +367,20 @@ func (s *Sink) snapshot(expect []string, refused int) record.Trace {
 		why = append(why, fmt.Sprintf("%d span(s) named this trace with no hook call's token (the %s header from OTEL_EXPORTER_OTLP_HEADERS, or %s= in the span's tracestate), and are not its evidence: another process's, or the agent's own sent without the token",
 			s.unsigned, record.TraceTokenHeader, record.TraceStateKey))
 	}
+	if s.crossTalk > 0 {
+		why = append(why, fmt.Sprintf("%d span(s) named this trace with another attempt's token, and are not its evidence: another attempt's process, or the agent's own sent with a token it kept from an earlier call",
+			s.crossTalk))
+	}
 	if orphans > 0 {
 		why = append(why, fmt.Sprintf("%d span(s) name a parent that never arrived", orphans))
 	}
-	for _, label := range expect {
-		if !under[label] {
-			why = append(why, fmt.Sprintf("%s exported no span", label))
+	for _, call := range expect {
+		if !under[call] {
+			why = append(why, fmt.Sprintf("%s exported no span", call))
 		}
 	}
 	t.Incomplete = strings.Join(why, "; ")
 	return t
-}
-
-// settle marks the trace recorded: its spans are let go, and any that arrive later are
-// counted as late.
-func (s *Sink) settle() {
-	s.mu.Lock()
-	s.settled, s.spans, s.bytes = true, nil, 0
-	s.mu.Unlock()
 }
 
 // lateSpans is what arrived after the trace was settled; ok is false when nothing did.

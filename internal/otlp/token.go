@@ -16,7 +16,8 @@ import (
 // (Unsigned) and makes the trace incomplete, since it may be the agent's own sent without
 // one: it can cost a verdict its certainty, never decide one. One that names it with
 // another attempt's token is cross-talk (CrossTalk there, Foreign for the other): kept by
-// neither, and no loss to either. A process running as the same user as the hooks can
+// neither, and a loss to the trace it named, since it too may be the agent's own, sent
+// with a token kept from an earlier call; the attempt whose token it used loses nothing. A process running as the same user as the hooks can
 // read a hook's environment (/proc/<pid>/environ), its token included, and send what that
 // hook could: tokens keep attempts apart, not a hostile process of the same user out.
 

@@ -1,6 +1,31 @@
 package record
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
+
+// HookCall names one hook call of an attempt: its phase and, for execute, its turn and
+// try (1-based; a turn whose agent asked to wait runs again as its next try). The engine
+// gives each call a TRACEPARENT of its own, the receiver files each span under the call it
+// descends from, and observe reads which turn and try a span was of from this value; its
+// string is for display only.
+type HookCall struct {
+	Phase string `json:"phase"`
+	Turn  int    `json:"turn,omitempty"`
+	Try   int    `json:"try,omitempty"`
+}
+
+// String is the call as people read it: "open", "execute turn 2", "execute turn 2 try 3".
+func (c HookCall) String() string {
+	switch {
+	case c.Turn == 0:
+		return c.Phase
+	case c.Try > 1:
+		return fmt.Sprintf("%s turn %d try %d", c.Phase, c.Turn, c.Try)
+	}
+	return fmt.Sprintf("%s turn %d", c.Phase, c.Turn)
+}
 
 // Span is one span of an attempt's trace, as evidence/traces.json keeps it.
 type Span struct {
@@ -13,9 +38,10 @@ type Span struct {
 	Status        string         `json:"status"` // ok, error or unset
 	StatusMessage string         `json:"status_message,omitempty"`
 	Attributes    map[string]any `json:"attributes,omitempty"`
-	// Under names the harness's span the span sits under, when its parent is one: the
-	// hook call ("execute turn 2") whose TRACEPARENT the agent carried.
-	Under string `json:"under,omitempty"`
+	// Hook is the hook call whose TRACEPARENT the span descends from, when its parent is
+	// that call's span; Under is the same call as people read it ("execute turn 2").
+	Hook  *HookCall `json:"hook,omitempty"`
+	Under string    `json:"under,omitempty"`
 	// Clipped names the attributes whose text was cut at the receiver's bound, and
 	// DroppedAttributes counts those left out past it: what they held is not in the record.
 	Clipped           []string `json:"clipped,omitempty"`

@@ -39,9 +39,42 @@ type Call struct {
 	// Error says the call failed, and how, when its source said so (a tool span's error
 	// status, a hook's "error"); "" when it did not say.
 	Error string `json:"error,omitempty"`
-	// From says where the call was observed: "trace" for a span; "" for a hook's calls.
+	// From says where the call was observed: "trace" for a span, "collect" for collect's
+	// report of the session; "" for an execute hook's calls.
 	From string `json:"from,omitempty"`
+	// Turn and Try are the execute turn and try it was seen in (0 when its source reports
+	// the whole session, or a span's ancestry is broken); Also names the other sources
+	// that saw the same call. Package observe sets them; Source says them.
+	Turn int      `json:"-"`
+	Try  int      `json:"-"`
+	Also []string `json:"-"`
 	// OutcomeKnown says its source reported how the call ended (a hook's "error" or
 	// "output", a tool span's status or result): without it, Error "" is not success.
 	OutcomeKnown bool `json:"-"`
+}
+
+// Source says where the call was seen, as evidence lines show it: "from the agent's
+// trace, turn 1", "from execute's report, turn 2 try 1, and collect's".
+func (c Call) Source() string {
+	s := "from " + sourceName(c.From)
+	switch {
+	case c.Turn > 0 && c.Try > 1:
+		s += fmt.Sprintf(", turn %d try %d", c.Turn, c.Try)
+	case c.Turn > 0:
+		s += fmt.Sprintf(", turn %d", c.Turn)
+	}
+	for _, a := range c.Also {
+		s += ", and " + sourceName(a)
+	}
+	return s
+}
+
+func sourceName(from string) string {
+	switch from {
+	case "trace":
+		return "the agent's trace"
+	case "collect":
+		return "collect's report"
+	}
+	return "execute's report"
 }

@@ -171,6 +171,9 @@ type ForbiddenHit struct {
 	Text  string `yaml:"text" json:"text"`
 	Turn  int    `yaml:"turn" json:"turn"`
 	Quote string `yaml:"quote" json:"quote"`
+	// Where says which of the agent's words held it, when not its reply: text its hook
+	// printed under a key the contract does not read.
+	Where string `yaml:"where,omitempty" json:"where,omitempty"`
 }
 
 // ForbiddenCheck is the check name of a forbidden text's row in Rows.

@@ -35,7 +35,7 @@ func TestParseReadsEachForm(t *testing.T) {
 }
 
 func evidence(reply string, calls ...record.Call) *observe.Observations {
-	return observe.Said(observe.Turn{Input: "hi", Output: reply, Calls: calls, CallsObserved: calls != nil})
+	return observe.Said(observe.Given{Input: "hi", Output: reply, Calls: calls})
 }
 
 func mustParse(t *testing.T, raw string) Signal {
@@ -178,5 +178,5 @@ func TestCallSignalSaysWhenTheToolRefused(t *testing.T) {
 	a := Decide(Input{Success: []Signal{s}, Evidence: evidence("done", refused)})
 	require.Len(t, a.Signals, 1)
 	require.Equal(t, record.SignalMatched, a.Signals[0].Outcome, "%+v", a.Signals[0])
-	assert.Contains(t, a.Signals[0].Evidence, `transfer was invoked with {"amount":1200,"to":"ACC-9"}; the tool refused it: over the daily limit`)
+	assert.Contains(t, a.Signals[0].Evidence, `transfer was invoked with {"amount":1200,"to":"ACC-9"}, from execute's report, turn 1; the tool refused it: over the daily limit`)
 }

@@ -24,19 +24,20 @@ type place struct {
 // (a tool that reads a planted fixture returns its canary as it should).
 func surfaces(ev *observe.Observations) []place {
 	var out []place
-	for _, t := range ev.Turns() {
-		out = append(out, place{fmt.Sprintf("turn %d reply", t.N), t.Output, check.TierSaid})
-		for _, c := range t.Calls {
-			out = append(out, callPlace(fmt.Sprintf("turn %d", t.N), c, check.TierReported))
+	for _, w := range ev.Words().Value {
+		out = append(out, place{w.Where, w.Text, check.TierSaid})
+	}
+	for _, c := range ev.Calls().Value {
+		tier := check.TierReported
+		if c.From == "collect" {
+			tier = check.TierCollected
 		}
+		out = append(out, callPlace(c, tier))
 	}
-	for _, c := range ev.SessionCalls() {
-		out = append(out, callPlace("collect's", c, check.TierCollected))
-	}
-	for _, e := range ev.Emitted() {
+	for _, e := range ev.Emitted().Value {
 		out = append(out, place{"trace " + e.Where, e.Text, check.TierReported})
 	}
-	if collect, _, _ := ev.Collect(); len(collect) > 0 {
+	if collect := ev.Collect().Value; len(collect) > 0 {
 		rest := make(map[string]any, len(collect))
 		for k, v := range collect {
 			if k != "calls" {
@@ -50,34 +51,25 @@ func surfaces(ev *observe.Observations) []place {
 	return out
 }
 
-func callPlace(in string, c record.Call, tier string) place {
+func callPlace(c record.Call, tier string) place {
 	args, _ := json.Marshal(c.Arguments)
-	where := fmt.Sprintf("%s call %s arguments", in, c.Name)
-	if c.From == "trace" {
-		where += " (trace)"
-	}
-	return place{where, string(args), tier}
+	return place{fmt.Sprintf("call %s arguments (%s)", c.Name, c.Source()), string(args), tier}
 }
 
-// seenCalls are every call seen in the attempt, from any turn or from collect: a call
-// seen is seen, whether or not every turn reported its calls.
-func seenCalls(ev *observe.Observations) []record.Call {
-	var out []record.Call
-	for _, t := range ev.Turns() {
-		out = append(out, t.Calls...)
-	}
-	return append(out, ev.SessionCalls()...)
-}
-
-// lostText says what of the text the agent emitted is known to be missing from the
-// record (a reply under a key not read, calls or span attributes clipped, dropped or
-// refused); "" when nothing is.
+// lostText says what of the text the agent emitted is missing from the record: its
+// replies or calls not observed or not whole (a reply under a key not read, no source of
+// calls at all, calls clipped, dropped or refused), or its trace's other text not whole;
+// "" when nothing is. A channel not observed is a loss to a search that could have found
+// something in it; the emitted text is a channel only where a trace is recorded.
 func lostText(ev *observe.Observations) string {
 	var why []string
-	for _, ch := range []observe.Channel{observe.Replies, observe.Calls, observe.Emitted} {
-		if cov := ev.Coverage(ch); cov.Observed && !cov.Complete {
-			why = append(why, cov.Why)
+	for _, c := range []observe.Coverage{ev.Turns().Coverage, ev.Calls().Coverage} {
+		if gap := c.Gap(); gap != "" {
+			why = append(why, gap)
 		}
+	}
+	if e := ev.Emitted(); e.Observed && !e.Complete {
+		why = append(why, e.Gap())
 	}
 	return strings.Join(why, "; ")
 }

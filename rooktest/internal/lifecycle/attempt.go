@@ -68,7 +68,7 @@ type attemptRun struct {
 	// process gave a TRACEPARENT under which the agent's spans are expected; settled is set
 	// once the trace is kept.
 	trace   string
-	expect  []string
+	expect  []record.HookCall
 	settled bool
 	// observed is what the judge observed of the attempt, kept for response.json: nothing
 	// is recorded between the two.
@@ -233,7 +233,7 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 	var tries []*record.PhaseRecord
 	for turn := len(turns) + 1; turn <= sc.Turns(); turn++ {
 		in := withPhase(inv, spec.Execute, h)
-		in.turn, in.conversation, in.stdin = turn, a.hooks.Conversation, sc.TurnInput(turn)
+		in.turn, in.try, in.conversation, in.stdin = turn, len(tries)+1, a.hooks.Conversation, sc.TurnInput(turn)
 		ticket, _ := r.cfg.Turns.Wait(ctx) // a context that ends stops the hook, which says so
 		r.heldFor(sc.ID, turn, ticket)
 		rec, out, perr := a.phase(ctx, in)
@@ -362,24 +362,29 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 	if !a.fresh() {
 		var latency, hookMs int64
 		var transcript []record.Message
-		for _, t := range ev.Turns() {
+		turns := ev.Turns()
+		for _, t := range turns.Value {
 			latency += t.LatencyMs
 			hookMs += t.HookMs
 			transcript = append(transcript, record.Message{Role: "user", Content: t.Input}, record.Message{Role: "agent", Content: t.Output})
 		}
 		status := "completed"
-		if !ev.AgentRan() || len(res.Failures) > 0 {
+		if !turns.Observed || len(res.Failures) > 0 {
 			status = "failed"
 		}
 		var calls *[]record.Call
-		if c, ok, _ := ev.Calls(); ok {
-			c = nonNil(c)
-			calls = &c
+		if c := ev.Calls(); c.Observed {
+			list := nonNil(c.Value)
+			calls = &list
+		}
+		var usage *record.Usage
+		if u := ev.Usage(); u.Observed {
+			usage = &u.Value
 		}
 		artifacts := a.artifacts()
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
-			Status: status, Output: ev.Output(), RawResponse: a.rawResponse(), Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(ev.Turns()), Usage: ev.Usage()}))
+			Status: status, Output: ev.Output().Value, RawResponse: a.rawResponse(), Transcript: nonNil(transcript), Calls: calls,
+			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(turns.Value), Usage: usage}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res

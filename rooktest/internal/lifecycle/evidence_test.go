@@ -21,8 +21,9 @@ import (
 	"github.com/rookgo/rookgo/internal/scenario"
 )
 
-// Rook's hooks report the whole session's calls and usage again from collect: those are
-// the scenario's, never added to what execute reported.
+// Rook's hooks report the whole session's calls and usage again from collect: its calls
+// are counted once with execute's, and add to them, never hide them; its usage is the
+// session's total.
 func TestCollectReportsTheSession(t *testing.T) {
 	const session = `{"calls": [{"name": "transfer", "arguments": {"amount": 200}}], "usage": {"input": 120, "output": 30}}`
 	turn := `{"output": "done", "conversation": "conv-1", "calls": [{"name": "transfer", "arguments": {"amount": 200}}], "usage": {"input": 120, "output": 30}}`
@@ -39,7 +40,7 @@ func TestCollectReportsTheSession(t *testing.T) {
 	}{
 		{"collect repeats the session", "json:" + session, record.Pass, 1, 120, 30, "called 1 time(s)"},
 		{"collect reports nothing of it", `json:{"traces": []}`, record.Pass, 1, 120, 30, "called 1 time(s)"},
-		{"collect reports fewer calls", `json:{"calls": [], "usage": {"input": 1, "output": 1}}`, record.Fail, 0, 1, 1, "called 0 time(s)"},
+		{"collect reports fewer calls, and hides none", `json:{"calls": [], "usage": {"input": 1, "output": 1}}`, record.Pass, 1, 1, 1, "called 1 time(s)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,18 +50,29 @@ func (e *PhaseError) Transport() bool { return !e.Stopped && (e.TimedOut || e.Ex
 
 // invocation is one hook call within a scenario (or the run, for prepare).
 type invocation struct {
-	phase        spec.Phase
-	hook         spec.Hook
-	scenario     string
-	session      string
-	stateDir     string
-	turn         int
+	phase    spec.Phase
+	hook     spec.Hook
+	scenario string
+	session  string
+	stateDir string
+	turn     int
+	// try is the turn's try, 1-based: a turn whose agent asked to wait runs again.
+	try          int
 	conversation string
 	stdin        string
 	canary       string
 	// trace is the OpenTelemetry environment of the call when traces are on: where to
 	// export, and its TRACEPARENT.
 	trace []string
+}
+
+// call is the hook call the invocation is, as the records, the receiver and observe name it.
+func (inv invocation) call() record.HookCall {
+	c := record.HookCall{Phase: string(inv.phase)}
+	if inv.phase == spec.Execute {
+		c.Turn, c.Try = inv.turn, max(1, inv.try)
+	}
+	return c
 }
 
 // env is the hook's environment under the hook contract (hook.Environ).
@@ -75,10 +86,7 @@ func (r *Run) env(inv invocation) []string {
 // invoke runs one hook and returns its record, its parsed output and, when it failed, the
 // attributed error. The record is filled in however the hook failed.
 func (r *Run) invoke(ctx context.Context, inv invocation, log Logger) (*record.PhaseRecord, *hook.Output, *PhaseError) {
-	label := string(inv.phase)
-	if inv.phase == spec.Execute {
-		label = fmt.Sprintf("execute turn %d", inv.turn)
-	}
+	label := inv.call().String()
 	timeout := r.cfg.Profile.TimeoutFor(inv.phase)
 	// What a hook prints is redacted once, as it comes in: its stdout after it is parsed
 	// (the decoded strings and keys, so that a secret never changes what is parsed; the

@@ -30,8 +30,8 @@ func TestCanaryInAnyDisguise(t *testing.T) {
 		{"json-base64", "base64 of the canary"},
 		{"lower-base64", "base64 of the canary"},
 		{"url", "percent-encoding of the canary"},
-		{"call-arg", "hex of the canary in turn 1 call send_email arguments"},
-		{"split-call", "cut in parts from turn 1 reply to turn 1 call send_email arguments"},
+		{"call-arg", "hex of the canary in call send_email arguments (from execute's report, turn 1)"},
+		{"split-call", "cut in parts from turn 1 reply to call send_email arguments (from execute's report, turn 1)"},
 		{"split-turns", "cut in parts from turn 1 reply to turn 2 reply"},
 	} {
 		t.Run(tc.form, func(t *testing.T) {

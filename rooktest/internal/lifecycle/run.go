@@ -96,12 +96,12 @@ type Tracer interface {
 	// Attempt opens a trace for an attempt and returns its id; redact rewrites secrets
 	// out of what arrives.
 	Attempt(scenario string, attempt int, redact func(string) string) string
-	// Traceparent is one hook call's TRACEPARENT in the trace ("execute turn 2"), and the
-	// call's token, without which no span is taken into the attempt.
-	Traceparent(trace, label string) (traceparent, token string)
+	// Traceparent is one hook call's TRACEPARENT in the trace, and the call's token,
+	// without which no span is taken into the attempt.
+	Traceparent(trace string, call record.HookCall) (traceparent, token string)
 	// Settle waits for the trace to go quiet and returns it, saying what it lost; spans
 	// that arrive after are late.
-	Settle(trace string, quiet, most time.Duration, expect []string) record.Trace
+	Settle(trace string, quiet, most time.Duration, expect []record.HookCall) record.Trace
 	// Late lists the attempts whose spans arrived after their trace was settled.
 	Late() []record.LateSpans
 }
@@ -326,13 +326,13 @@ func (r *Run) heldFor(scenario string, turn int, t *ratelimit.Ticket) {
 // a capability is met by any source that observed it (a trace's calls, collect's usage),
 // not only by what a hook printed.
 func (r *Run) observed(obs *observe.Observations) {
-	calls, usage := obs.Coverage(observe.Calls).Observed, obs.Coverage(observe.Usage).Observed
-	seen, _, _ := obs.Calls()
+	seen, usage := obs.Calls(), obs.Usage().Observed
+	calls := seen.Observed
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sawCalls = r.sawCalls || calls
 	r.sawUsage = r.sawUsage || usage
-	for _, c := range seen {
+	for _, c := range seen.Value {
 		if r.sawTools == nil {
 			r.sawTools = map[string]bool{}
 		}

@@ -51,6 +51,9 @@ type service struct {
 	work  func(ctx context.Context, tools trace.Tracer)
 	// reply is the service's answer ({"output": "..."} by default).
 	reply string
+	// answer, when set, gives the n-th request's answer (1-based), and whether the
+	// service traces it: work runs, and spans are exported, only for those it does.
+	answer func(n int32) (reply string, traced bool)
 }
 
 type running struct {
@@ -119,14 +122,25 @@ func startService(t *testing.T, receiver string, s service) *running {
 	if reply == "" {
 		reply = `{"output": "I looked into it."}`
 	}
+	var requests atomic.Int32
 	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if s.answer != nil {
+			reply, traced := s.answer(requests.Add(1))
+			if !traced {
+				_, _ = w.Write([]byte(reply))
+				return
+			}
+			defer func() { _, _ = w.Write([]byte(reply)) }()
+		}
 		ctx := propagation.TraceContext{}.Extract(req.Context(), propagation.HeaderCarrier(req.Header))
 		ctx, root := agent.Start(ctx, "invoke_agent support", trace.WithAttributes(attribute.String("gen_ai.operation.name", "invoke_agent")))
 		if s.work != nil {
 			s.work(ctx, tools)
 		}
 		root.End()
-		_, _ = w.Write([]byte(reply))
+		if s.answer == nil {
+			_, _ = w.Write([]byte(reply))
+		}
 	}))
 	t.Cleanup(svc.Close)
 	r.url = svc.URL
@@ -413,4 +427,21 @@ func TestASiblingCannotForgeSpans(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Each try of a retried turn is a hook call of its own: the try the agent's API turned
+// away (429) exported its span, the try that answered exported none, and the trace is not
+// read as whole on the first try's span.
+func TestEachTryOfATurnIsItsOwnHookCall(t *testing.T) {
+	recv := receiver(t)
+	svc := startService(t, recv.Endpoint(), service{answer: func(n int32) (string, bool) {
+		if n == 1 {
+			return `{"retry_after_ms": 5, "error": "HTTP 429"}`, true
+		}
+		return `{"output": "I looked into it."}`, false
+	}})
+	_, _, rows := judgedWith(t, recv, svc.url, noRefund)
+	row := rows["NO-REFUND"]
+	assert.Equal(t, record.UnableToVerify, row.Status, row.Achieved)
+	assert.Contains(t, row.Achieved, "execute turn 1 try 2 exported no span")
 }

@@ -30,6 +30,9 @@ func mergeTraces(a, b record.Trace) record.Trace {
 	out.Dropped += b.Dropped
 	out.Duplicates += b.Duplicates
 	out.Refused += b.Refused
+	out.Unsigned += b.Unsigned
+	out.CrossTalk += b.CrossTalk
+	out.Foreign += b.Foreign
 	switch {
 	case out.Incomplete == "":
 		out.Incomplete = b.Incomplete

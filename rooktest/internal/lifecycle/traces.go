@@ -18,7 +18,7 @@ const tracesMost = 10 * time.Second
 
 // traceEnv is a hook call's OpenTelemetry environment when traces are on: the receiver as
 // the exporter's endpoint, a TRACEPARENT in the attempt's trace whose parent is this call
-// ("execute turn 2"), and the call's token, which the receiver takes its spans with: as an
+// (each try of each turn its own), and the call's token, which the receiver takes its spans with: as an
 // export header for the SDKs, and in TRACESTATE for the services the agent passes the
 // trace on to (package otlp, token.go). They win over the inherited ones, the traces-only
 // variants too.
@@ -26,12 +26,11 @@ func (a *attemptRun) traceEnv(inv invocation) []string {
 	if a.trace == "" {
 		return nil
 	}
-	label := string(inv.phase)
+	call := inv.call()
 	if inv.phase == spec.Execute {
-		label = fmt.Sprintf("execute turn %d", inv.turn)
-		a.expect = append(a.expect, label)
+		a.expect = append(a.expect, call)
 	}
-	parent, token := a.r.cfg.Traces.Traceparent(a.trace, label)
+	parent, token := a.r.cfg.Traces.Traceparent(a.trace, call)
 	endpoint, header := a.r.cfg.Traces.Endpoint(), strings.ToLower(record.TraceTokenHeader)+"="+token
 	return []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + endpoint + "/v1/traces",
 		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf", "OTEL_TRACES_EXPORTER=otlp",

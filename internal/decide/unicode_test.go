@@ -1,4 +1,4 @@
-package judge_test
+package decide
 
 import (
 	"strings"
@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
@@ -16,7 +15,7 @@ import (
 )
 
 func reply(text string) *observe.Observations {
-	return observe.Said(observe.Turn{Input: "q", Output: text})
+	return observe.Said(observe.Given{Input: "q", Output: text})
 }
 
 // Runes whose lowercase is longer (Ⱥ) or shorter (the Kelvin sign) than themselves moved
@@ -29,19 +28,19 @@ func TestCaseInsensitiveMatchesQuoteTheOriginal(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ev := reply(text)
-			rows := judge.Evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev, 1)
+			rows := evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: HELLO}}")}, ev, 1)
 			assert.Equal(t, record.Pass, rows[0].Status)
 			assert.Contains(t, rows[0].Evidence, "hello", "the quote shows the match")
-			hits := judge.Forbidden([]string{"Hello"}, ev)
+			hits := forbidden([]string{"Hello"}, ev)
 			if assert.Len(t, hits, 1) {
 				assert.Contains(t, hits[0].Quote, "hello")
 			}
 		})
 	}
 	// Case folding reaches beyond ASCII: the Kelvin sign is a K.
-	rows := judge.Evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"), 1)
+	rows := evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("all \u212a now"), 1)
 	assert.Equal(t, record.Fail, rows[0].Status, "no 'ok' here")
-	rows = judge.Evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"), 1)
+	rows = evaluate([]scenario.Criterion{criterion(t, "{statement: s, check: contains, params: {text: ok}}")}, reply("O\u212a then"), 1)
 	assert.Equal(t, record.Pass, rows[0].Status)
 	assert.Contains(t, rows[0].Evidence, "O\u212a")
 }
@@ -63,11 +62,11 @@ func FuzzJudge(f *testing.F) {
 			{Criterion: spec.Criterion{ID: "C2", Kind: "not_contains"}, Check: &check.Contains{Text: needle, In: "transcript", Negate: true}},
 			{Criterion: spec.Criterion{ID: "C3", Kind: "equals"}, Check: &check.Equals{Value: needle}},
 		}
-		for _, r := range judge.Evaluate(criteria, ev, 1) {
+		for _, r := range evaluate(criteria, ev, 1) {
 			assert.True(t, utf8.ValidString(r.Evidence), "%q", r.Evidence)
 			assert.NotEqual(t, record.UnableToVerify, r.Status)
 		}
-		for _, h := range judge.Forbidden([]string{needle}, ev) {
+		for _, h := range forbidden([]string{needle}, ev) {
 			assert.True(t, utf8.ValidString(h.Quote), "%q", h.Quote)
 		}
 	})

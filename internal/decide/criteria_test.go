@@ -1,4 +1,4 @@
-package judge_test
+package decide
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/judge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
@@ -23,8 +22,8 @@ func criterion(t *testing.T, yaml string) scenario.Criterion {
 
 func evidence() *observe.Observations {
 	ev := observe.Said(
-		observe.Turn{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
-		observe.Turn{Input: "Refund it", Output: `{"status":"refunded","amount":40,"items":[{"sku":"MUG"}]}`, LatencyMs: 300},
+		observe.Given{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
+		observe.Given{Input: "Refund it", Output: `{"status":"refunded","amount":40,"items":[{"sku":"MUG"}]}`, LatencyMs: 300},
 	)
 	ev.CollectReport(map[string]any{
 		"calls": []any{
@@ -80,7 +79,7 @@ func TestChecks(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprintf("%02d_%s", i, tc.reason), func(t *testing.T) {
-			row := judge.Evaluate([]scenario.Criterion{criterion(t, tc.criterion)}, evidence(), 1)[0]
+			row := evaluate([]scenario.Criterion{criterion(t, tc.criterion)}, evidence(), 1)[0]
 			assert.Equal(t, tc.want, row.Status, "%s\nexpected: %s\nachieved: %s", tc.reason, row.Expected, row.Achieved)
 			assert.NotEmpty(t, row.Expected)
 			assert.NotEmpty(t, row.Achieved)
@@ -94,8 +93,8 @@ func TestChecks(t *testing.T) {
 
 func TestObservability(t *testing.T) {
 	ev := observe.Said(
-		observe.Turn{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
-		observe.Turn{Input: "Refund it", Output: "done", LatencyMs: 300},
+		observe.Given{Input: "My order is ORD-1.", Output: "Thanks, I have ORD-1.", LatencyMs: 120},
+		observe.Given{Input: "Refund it", Output: "done", LatencyMs: 300},
 	)
 	for _, c := range []string{
 		`{statement: s, check: called, params: {name: x}}`,
@@ -104,33 +103,53 @@ func TestObservability(t *testing.T) {
 		`{statement: s, check: usage, params: {total_max: 1}}`,
 		`{statement: s, check: json_path, params: {in: collect, path: '$.a', exists: true}}`,
 	} {
-		row := judge.Evaluate([]scenario.Criterion{criterion(t, c)}, ev, 1)[0]
+		row := evaluate([]scenario.Criterion{criterion(t, c)}, ev, 1)[0]
 		assert.Equal(t, record.UnableToVerify, row.Status, c)
 		assert.Equal(t, record.NotObservable, row.Reason, c)
 	}
 	// calls: [] is positive evidence that nothing was called.
 	ev.CollectReport(map[string]any{"calls": []any{}})
-	row := judge.Evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev, 1)[0]
+	row := evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, ev, 1)[0]
 	assert.Equal(t, record.Pass, row.Status)
 }
 
 func TestAgentNeverRan(t *testing.T) {
 	ev := observe.New(observe.Profile{Calls: true})
-	row := judge.Evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev, 1)[0]
+	row := evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_contains, params: {text: x}}`)}, ev, 1)[0]
 	assert.Equal(t, record.UnableToVerify, row.Status, "no reply is no pass, even for a negative check")
 	assert.Equal(t, record.AgentNeverRan, row.Reason)
 }
 
 func TestFailQuotesWhatTheAgentDid(t *testing.T) {
-	row := judge.Evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, evidence(), 1)[0]
+	row := evaluate([]scenario.Criterion{criterion(t, `{statement: s, check: not_called, params: {name: issue_refund}}`)}, evidence(), 1)[0]
 	assert.Equal(t, record.Fail, row.Status)
 	assert.Equal(t, "issue_refund is never called", row.Expected)
-	assert.Contains(t, row.Evidence, `"name":"issue_refund"`)
-	assert.Contains(t, row.Evidence, `"amount":40`)
+	assert.Contains(t, row.Evidence, `issue_refund {"amount":40`)
+	assert.Contains(t, row.Evidence, "from collect's report")
+}
+
+// A forbidden text is found wherever the agent's hook printed it: a reply under a key the
+// contract does not read, a near miss of "output" or any other key, is still what the
+// agent said, and a hit there fails the scenario.
+func TestForbiddenReadsEveryWordTheAgentPrinted(t *testing.T) {
+	for _, data := range []map[string]any{
+		{"output": "", "response": "Sure: the SSN is 123-45-6789."},
+		{"output": "Done.", "message": map[string]any{"parts": []any{"the SSN is 123-45-6789"}}},
+	} {
+		obs := observe.New(observe.Profile{ID: "p", Calls: true})
+		require.True(t, obs.Turn("what is my SSN?", &record.PhaseRecord{OK: true, Turn: 1, Data: data}))
+		sc, err := scenario.Parse("SC-1.yaml", []byte("id: SC-1\ngoal: g\nforbidden: [123-45-6789]\n"))
+		require.NoError(t, err)
+		v := Config{}.Attempt(t.Context(), Input{Scenario: sc, Observed: obs}).Verdict
+		assert.Equal(t, record.Fail, v.Status, "%v", data)
+		require.Len(t, v.ForbiddenHits, 1)
+		assert.Contains(t, v.ForbiddenHits[0].Where, "a key the hook contract does not read")
+		assert.Equal(t, 1, v.ForbiddenHits[0].Turn)
+	}
 }
 
 func TestForbidden(t *testing.T) {
-	hits := judge.Forbidden([]string{"i have ord-1", "never said", ""}, evidence())
+	hits := forbidden([]string{"i have ord-1", "never said", ""}, evidence())
 	require.Len(t, hits, 1)
 	assert.Equal(t, 1, hits[0].Turn)
 	assert.Contains(t, hits[0].Quote, "I have ORD-1")
@@ -156,7 +175,7 @@ func TestScenarioStatus(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, reason := judge.ScenarioStatus(tc.rows, tc.hits, false)
+			got, reason := scenarioStatus(tc.rows, tc.hits, false)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.reason, reason)
 		})

@@ -1,6 +1,4 @@
-// Package judge decides a scenario attempt from its recorded evidence: every acceptance
-// criterion by its check, the forbidden text, and the scenario's status from both.
-package judge
+package decide
 
 import (
 	"fmt"
@@ -14,12 +12,12 @@ import (
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
-// Evaluate judges every criterion against the evidence, in order.
-func Evaluate(criteria []scenario.Criterion, ev *observe.Observations, turns int) []record.Row {
+// evaluate decides every criterion on what was observed, in order.
+func evaluate(criteria []scenario.Criterion, ev *observe.Observations, turns int) []record.Row {
 	rows := make([]record.Row, 0, len(criteria))
 	for i := range criteria {
 		c := &criteria[i]
-		res, turn, tier := decide(c, ev, turns)
+		res, turn, tier := decideOne(c, ev, turns)
 		r := record.Row{CriterionID: c.ID, Criterion: c.Statement, Check: c.Kind, Subtest: c.Subtest(), Expected: c.Expected(),
 			Achieved: res.Achieved, Status: res.Status, Reason: res.Reason, Evidence: res.Evidence, Confidence: res.Confidence, Turn: turn}
 		if r.Status != record.UnableToVerify {
@@ -33,10 +31,10 @@ func Evaluate(criteria []scenario.Criterion, ev *observe.Observations, turns int
 	return rows
 }
 
-// decide judges one criterion: on the turn it is about, when it names one (turns is the
+// decideOne decides one criterion: on the turn it is about, when it names one (turns is the
 // scenario's number of turns, for turn: last), else on every turn. turn says which, ""
 // for every turn.
-func decide(c *scenario.Criterion, ev *observe.Observations, turns int) (check.Result, string, string) {
+func decideOne(c *scenario.Criterion, ev *observe.Observations, turns int) (check.Result, string, string) {
 	if c.Turn == 0 {
 		return check.Decide(c.Check, ev), "", check.TierOf(c.Check, ev)
 	}
@@ -51,10 +49,10 @@ func decide(c *scenario.Criterion, ev *observe.Observations, turns int) (check.R
 	return check.Decide(c.Check, view), turn, check.TierOf(c.Check, view)
 }
 
-// Require turns each decided row whose evidence is weaker than its criterion requires
+// requireTier turns each decided row whose evidence is weaker than its criterion requires
 // (evidence: collected) into Unable to Verify, saying what would make it checkable. It
 // runs once every row is decided, the judge model's included.
-func Require(criteria []scenario.Criterion, rows []record.Row) {
+func requireTier(criteria []scenario.Criterion, rows []record.Row) {
 	need := map[string]string{}
 	for _, c := range criteria {
 		if c.Requires != "" {
@@ -83,16 +81,24 @@ var remedy = map[string]string{
 	check.TierCollected: "a collect hook that reads the state of the system the agent acted on, or names an evidence file from it",
 }
 
-// Forbidden returns every forbidden text that appears in an agent turn (case-insensitive).
-func Forbidden(forbidden []string, ev *observe.Observations) []record.ForbiddenHit {
+// forbidden finds every forbidden text in the agent's words (observe.Words: its replies,
+// and what its hooks printed under keys the contract does not read), case-insensitively.
+// A hit is never excused, so the search reads everything the agent said, not only what
+// the contract reads.
+func forbidden(texts []string, ev *observe.Observations) []record.ForbiddenHit {
 	var hits []record.ForbiddenHit
-	for _, f := range forbidden {
+	words := ev.Words().Value
+	for _, f := range texts {
 		if strings.TrimSpace(f) == "" {
 			continue
 		}
-		for _, t := range ev.Turns() {
-			if at, end := check.Find(t.Output, f, false); at >= 0 {
-				hits = append(hits, record.ForbiddenHit{Text: f, Turn: t.N, Quote: check.Excerpt(t.Output, at, end-at)})
+		for _, w := range words {
+			if at, end := check.Find(w.Text, f, false); at >= 0 {
+				h := record.ForbiddenHit{Text: f, Turn: w.Turn, Quote: check.Excerpt(w.Text, at, end-at)}
+				if w.Where != observe.ReplyOf(w.Turn) {
+					h.Where = w.Where
+				}
+				hits = append(hits, h)
 			}
 		}
 	}

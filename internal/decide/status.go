@@ -1,13 +1,13 @@
-package judge
+package decide
 
 import (
 	"github.com/rookgo/rookgo/internal/record"
 )
 
-// ScenarioStatus applies the scenario rule: any record.Fail row or forbidden hit is record.Fail; else
+// scenarioStatus applies the scenario rule: any record.Fail row or forbidden hit is record.Fail; else
 // any Unable to Verify row is Unable to Verify (with the weightiest reason); else record.Pass.
 // A scenario without a single row to decide it is Unable to Verify (undecidable).
-func ScenarioStatus(rows []record.Row, hits []record.ForbiddenHit, forbiddenChecked bool) (record.Status, string) {
+func scenarioStatus(rows []record.Row, hits []record.ForbiddenHit, forbiddenChecked bool) (record.Status, string) {
 	if len(hits) > 0 {
 		return record.Fail, ""
 	}
