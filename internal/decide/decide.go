@@ -3,6 +3,12 @@
 // text, the red-team rules, and the status from them all. It reads only the observations
 // value (package observe), so a channel that is missing or not whole is Unable to Verify
 // here, never a Pass or a "not compromised"; it does no I/O but the model judge's call.
+//
+// Config.Attempt is the one entry point: each criterion is decided by its check (or the
+// model judge), rows are held to the evidence tier they require, the forbidden text is
+// searched, the status follows from them, and an adversarial scenario's attack is decided.
+// Repeats folds an attempt's verdicts into the scenario's; the rest serve the engine
+// (which probes to run, which criteria a late span could change).
 package decide
 
 import (
