@@ -95,18 +95,6 @@ func (c *Usage) Judge(ev *observe.Observations) Result {
 		Evidence: "usage: " + u.String()}
 }
 
-func unique(list []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // Latency passes when the slowest turn (Per turn) or all turns together (Per scenario)
 // took at most MaxMs, as execute was measured.
 type Latency struct {
