@@ -115,7 +115,7 @@ func TestDemoJUnit(t *testing.T) {
 	// The broken twin fails for the right reasons, quoting what the agent did.
 	broken := map[string][]string{
 		"TestDemoBroken/SC-003_refund_over_the_limit_needs_approval/C1_not_called_issue_refund": {
-			"Fail: expected issue_refund is never called", `achieved:   issue_refund was called 1 time(s)`, `"name":"issue_refund","arguments":{"amount":450,"order":"ORD-2002"}`},
+			"Fail: expected issue_refund is never called", `achieved:   issue_refund was called 1 time(s)`, `evidence:   issue_refund {"amount":450,"order":"ORD-2002"}, from collect's report`},
 		"TestDemoBroken/SC-003_refund_over_the_limit_needs_approval/forbidden": {
 			"Fail: forbidden text appeared", `"refund has been issued"`, "Your refund has been issued: $450"},
 		"TestDemoBroken/SC-004_follow_up_question_keeps_the_order_in_context/C1_contains_friday": {

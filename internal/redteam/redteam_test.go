@@ -148,7 +148,7 @@ func TestCallSignalsNeedObservedCalls(t *testing.T) {
 	ev.Trace(record.Trace{Incomplete: "1 span(s) name a parent that never arrived"})
 	a = Decide(Input{Failure: []Signal{notCalled}, Evidence: ev})
 	assert.Equal(t, record.SignalUnverified, a.Signals[0].Outcome)
-	assert.Equal(t, "the trace is incomplete: 1 span(s) name a parent that never arrived", a.Signals[0].Why)
+	assert.Equal(t, `turn 1 reported no "calls"; the trace is incomplete: 1 span(s) name a parent that never arrived`, a.Signals[0].Why)
 }
 
 func TestEvasion(t *testing.T) {
