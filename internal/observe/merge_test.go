@@ -213,3 +213,14 @@ func TestMergePolicy(t *testing.T) {
 		})
 	}
 }
+
+// What no source made up for is listed as lost, try by try, for the verdict's record.
+func TestLostNamesTheTriesThatLeftSomethingOut(t *testing.T) {
+	obs := attempt(nil, []map[string]any{{"retry_after_ms": int64(5)}, reply("calls", []any{}, "usage", usage(10, 5))})
+	assert.Equal(t, []string{
+		`calls: turn 1 try 1 (asked to wait) reported no "calls", so calls it may have made are not in the record`,
+		"usage: turn 1 try 1 reported no usage, so tokens it may have used are not counted",
+	}, obs.Lost())
+	obs.Trace(record.Trace{Spans: []record.Span{modelSpan("m1", *try(1, 1), 2, 0), modelSpan("m2", *try(1, 2), 10, 5)}})
+	assert.Empty(t, obs.Lost(), "a whole trace makes up for both")
+}

@@ -130,9 +130,10 @@ type turn struct {
 	hookCalls bool
 	silent    []int
 	// usage is the tries' sum, a count nil when any try left it out; hookUsage says a try
-	// reported any.
+	// reported any, and quiet are the tries that reported none.
 	usage     record.Usage
 	hookUsage bool
+	quiet     []int
 	// unread are the agent's words its hook printed under keys the contract does not read.
 	unread []Where
 }
@@ -322,12 +323,26 @@ func (o *Observations) Probes() Seen[[]record.Probe] {
 // Notes are what the sources said that decides nothing, for the record.
 func (o *Observations) Notes() []string { return slices.Clone(o.notes) }
 
-// Lost lists, channel by channel, what the sources are known to have lost.
+// Lost lists, channel by channel, what the sources are known to have lost: what each
+// recorded, and the tries of a turn that left its calls or usage out where no other
+// source made up for them.
 func (o *Observations) Lost() []string {
 	var out []string
 	for ch := Replies; ch <= Probed; ch++ {
 		for _, why := range o.losses(ch) {
 			out = append(out, ch.String()+": "+why)
+		}
+		for _, t := range o.turns {
+			switch {
+			case ch == Calls && t.hookCalls && o.callsGap(t) != "":
+				for _, n := range t.silent {
+					out = append(out, fmt.Sprintf("calls: turn %d try %d (asked to wait) reported no \"calls\", so calls it may have made are not in the record", t.N, n))
+				}
+			case ch == Usage && t.hookUsage && (t.usage.Input == nil || t.usage.Output == nil):
+				for _, n := range t.quiet {
+					out = append(out, fmt.Sprintf("usage: turn %d try %d reported no usage, so tokens it may have used are not counted", t.N, n))
+				}
+			}
 		}
 	}
 	return out

@@ -69,6 +69,9 @@ func (o *Observations) Turn(input string, rec *record.PhaseRecord) bool {
 			t.usage = sumUsage(t.usage, usageOf(tout.Usage))
 		}
 		t.hookUsage = t.hookUsage || tout.Usage != nil
+		if tout.Usage == nil {
+			t.quiet = append(t.quiet, try)
+		}
 	}
 	t.unread = unread(n, out)
 	o.lostUnread(n, out)
