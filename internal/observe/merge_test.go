@@ -158,6 +158,14 @@ func TestMergePolicy(t *testing.T) {
 				return o
 			},
 			calls: []string{"issue_refund from the agent's trace"}, whole: true, turn1: false},
+		{name: "a tool span under open or close is the session's, and one under collect the harness's",
+			obs: func() *observe.Observations {
+				o := attempt(nil, []map[string]any{reply("calls", []any{})})
+				o.Trace(record.Trace{Spans: []record.Span{toolSpan("a1", "issue_refund", &record.HookCall{Phase: "close"}),
+					toolSpan("a2", "get_ledger", &record.HookCall{Phase: "collect"})}})
+				return o
+			},
+			calls: []string{"issue_refund from the agent's trace, under close"}, whole: true, turn1: true},
 		{name: "the trace alone, incomplete, is a floor",
 			obs: func() *observe.Observations {
 				o := attempt(nil, []map[string]any{reply()})

@@ -24,7 +24,9 @@
 //     (its report is of the whole session), and nothing any source lost of them says
 //     otherwise (a try's unread key, a clipped tool span).
 //   - A tool span whose parent never arrived is the session's, not any turn's: the
-//     session's calls hold it, and a criterion about one turn is not whole without it.
+//     session's calls hold it, and a criterion about one turn is not whole without it. One
+//     under open or close, or under a turn that never replied, is the session's too; one
+//     under collect is the harness reading back, not the agent acting, and is left out.
 //   - A turn's usage is the sum over its tries, unknown when any try left a count out;
 //     then, or when no try reported usage, the trace's model spans of the turn, when the
 //     trace is whole. The session's is collect's count when it gave one (a total, not a
@@ -176,6 +178,9 @@ type Observations struct {
 	// unplaced are the trace's tool calls whose span's ancestry is broken: the session's,
 	// in no turn.
 	unplaced []record.Call
+	// outside are the trace's tool calls under a hook call that is no replied turn (open,
+	// close, a turn that failed): the session's, and surely no replied turn's.
+	outside []record.Call
 	// lost says, per channel, what its sources are known to have lost; a channel with
 	// anything here is not complete.
 	lost map[Channel][]loss
@@ -411,9 +416,9 @@ func (o *Observations) Calls() Seen[[]record.Call] {
 	}
 	session := o.only == 0
 	if session {
-		if len(o.unplaced) > 0 {
+		if len(o.unplaced)+len(o.outside) > 0 {
 			observed, sources["trace"] = true, true
-			calls = append(calls, o.unplaced...)
+			calls = append(append(calls, o.outside...), o.unplaced...)
 		}
 		if o.collectSaid {
 			observed, sources["collect"] = true, true

@@ -105,7 +105,8 @@ func usage(sp record.Span) (u *record.Usage, model bool) {
 // merge policy: each turn's tool spans (of any of its tries) join its calls, counted once
 // with what its hook reported; a turn whose tries did not all report usage takes its model
 // spans' when the trace is whole. A tool span whose ancestry is broken is the session's,
-// and one under a turn that never replied is the session's too. What the trace lost
+// as is one under open or close or a turn that never replied; one under collect is not
+// the agent's act but the harness's reading back, and is left out. What the trace lost
 // (refused, dropped, unsigned, clipped or unparented spans, a try with no span) is lost of
 // the calls and emitted text it would have shown.
 func (o *Observations) Trace(t record.Trace) {
@@ -134,20 +135,23 @@ func (o *Observations) Trace(t record.Trace) {
 				o.lose(Calls, 0, why)
 			}
 		}
-		if placed && call.Phase != "execute" {
-			continue // under open, close or collect: the harness's, not a turn's
+		if placed && call.Phase == "collect" {
+			continue // collect reads back what the agent did: the harness's, not the agent's act
 		}
 		i, inTurn := index[call.Turn]
 		if isTool {
-			c.Turn, c.Try = call.Turn, call.Try
+			c.Phase, c.Turn, c.Try = call.Phase, call.Turn, call.Try
 			switch {
 			case !placed:
 				o.unplaced = append(o.unplaced, c)
-			case !inTurn:
-				o.unplaced = append(o.unplaced, c) // a turn that never replied made it
+			case call.Phase != "execute" || !inTurn:
+				o.outside = append(o.outside, c) // under open or close, or a turn that never replied
 			default:
 				calls[i] = append(calls[i], c)
 			}
+		}
+		if placed && call.Phase != "execute" {
+			continue
 		}
 		if u, model := usage(sp); model && placed && inTurn {
 			if models[i]++; models[i] == 1 {

@@ -45,9 +45,10 @@ type Call struct {
 	// Turn and Try are the execute turn and try it was seen in (0 when its source reports
 	// the whole session, or a span's ancestry is broken); Also names the other sources
 	// that saw the same call. Package observe sets them; Source says them.
-	Turn int      `json:"-"`
-	Try  int      `json:"-"`
-	Also []string `json:"-"`
+	Turn  int      `json:"-"`
+	Try   int      `json:"-"`
+	Also  []string `json:"-"`
+	Phase string   `json:"-"` // the hook call's phase, when a span was under open or close
 	// OutcomeKnown says its source reported how the call ended (a hook's "error" or
 	// "output", a tool span's status or result): without it, Error "" is not success.
 	OutcomeKnown bool `json:"-"`
@@ -58,6 +59,8 @@ type Call struct {
 func (c Call) Source() string {
 	s := "from " + sourceName(c.From)
 	switch {
+	case c.Phase != "" && c.Phase != "execute":
+		s += ", under " + c.Phase
 	case c.Turn > 0 && c.Try > 1:
 		s += fmt.Sprintf(", turn %d try %d", c.Turn, c.Try)
 	case c.Turn > 0:
