@@ -33,6 +33,8 @@ traces: otlp
 traces_quiet_ms: 100
 capabilities: {calls: true, usage: true}
 `, otlptest.Agent(t)))
+	// A twin whose hook exports nothing, as a service started without the endpoint would.
+	write(t, dir, "profiles/fake/silent.yaml", fmt.Sprintf("id: silent\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: 'json:{\"output\": \"order 7 shipped\"}'}\ntraces: otlp\ntraces_quiet_ms: 50\n", os.Args[0]))
 	linkPage(t, dir, "fake")
 	write(t, dir, "scenarios/fake/SC-1.yaml", `id: SC-1
 goal: where is order 7
@@ -42,15 +44,25 @@ acceptance_criteria:
 `)
 	rookgen(t, dir)
 	records := t.TempDir()
-	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-rook.dir="+records, "-rook.run-id=traced")
+	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-run", "^TestFake$", "-rook.dir="+records, "-rook.run-id=traced")
 	require.Error(t, err, "the card was declined")
 	assert.Contains(t, res.all, "receiving the agent's OpenTelemetry spans at http://127.0.0.1:")
 	assert.Equal(t, "pass", res.action["TestFake/SC-1/NO-REFUND_not_called_issue_refund"], res.all)
 	assert.Equal(t, "fail", res.action["TestFake/SC-1/CHARGE-OK_called_charge_card"], res.all)
 	assert.NotContains(t, res.all, "declares capabilities.", "calls and usage came from the spans: the capabilities are met")
-	page, err := os.ReadFile(filepath.Join(records, "fake", "traced", "report.html"))
+	page, err := os.ReadFile(filepath.Join(records, "fake", "traced-fake", "report.html")) // two profiles: the run id names its own
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "tool charge_card: card declined")
+
+	// No span at all is said without -v, with the fix, and fails under -rook.strict.
+	res, err = goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-run", "^TestSilent$", "-rook.allow-undecided")
+	require.NoError(t, err, res.all)
+	assert.Contains(t, res.output["TestSilent"], "warning: traces are on for profile silent, and no span reached the run's trace receiver at http://127.0.0.1:")
+	assert.Contains(t, res.output["TestSilent"], "give the profile a fixed address (traces: {otlp: 127.0.0.1:4318})")
+	res, err = goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/fake", "-run", "^TestSilent$", "-rook.allow-undecided", "-rook.strict")
+	require.Error(t, err)
+	assert.Contains(t, res.output["TestSilent"], "no span reached the run's trace receiver")
+	assert.Contains(t, res.output["TestSilent"], "[failing under -rook.strict]")
 }
 
 // An agent service started on its own, before the run and outside the hooks, exports its

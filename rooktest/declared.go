@@ -35,6 +35,25 @@ func (r *Run) capabilities() {
 	}
 }
 
+// silentTraces warns when traces are on, the agent replied, and no export request reached
+// the receiver at all: every criterion that needed the agent's trace was Unable to Verify,
+// for a reason shown only in each row. It names where the spans were expected and the fix.
+func (r *Run) silentTraces() {
+	if r.traces == nil || r.traces.Requests() > 0 {
+		return
+	}
+	if ran, _, _, _ := r.run.Reported(); !ran {
+		return
+	}
+	endpoint := r.traces.Endpoint()
+	fix := "an agent service started on its own cannot know this run's port: give the profile a fixed address (traces: {otlp: 127.0.0.1:4318}) and start the service with OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318"
+	if r.profile.TracesAddr != "" || r.opts.tracesAddr != "" {
+		fix = "an agent service started on its own must be started with OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint
+	}
+	r.warn(r.t, fmt.Sprintf("traces are on for profile %s, and no span reached the run's trace receiver at %s from any attempt, so every criterion that needed the agent's trace was Unable to Verify; each hook is given OTEL_EXPORTER_OTLP_ENDPOINT=%s with its TRACEPARENT, which an agent running in its hook exports to with an OpenTelemetry SDK; %s",
+		r.profile.ID, endpoint, endpoint, fix))
+}
+
 // toolTypos warns of a tool the suite's criteria name that no attempt was observed to call,
 // when it reads like one that was: not_called of a misspelt tool passes for ever.
 func (r *Run) toolTypos() {

@@ -324,6 +324,7 @@ func (r *Run) finish() {
 	r.guessed(rep)
 	lateSpans(r.t, r.run.ID, r.show, rep.LateSpans)
 	r.capabilities()
+	r.silentTraces()
 	r.toolTypos()
 	r.opts.gate.decide(r.t, r.run.Dir)
 	if jobs > 0 {

@@ -60,8 +60,8 @@ type Receiver struct {
 	// tokens are every hook call's token, by the attempt it signs for (token.go).
 	tokens map[string]*Sink
 	// stray counts the spans that named no attempt's trace; refused the requests refused
-	// whole.
-	stray, refused int
+	// whole; requests every export request that came, taken or not.
+	stray, refused, requests int
 }
 
 // ReadTimeout bounds how long one request may take to arrive, body included: a client
@@ -99,6 +99,14 @@ func (r *Receiver) Endpoint() string { return "http://" + r.ln.Addr().String() }
 
 // Close stops the receiver.
 func (r *Receiver) Close() error { return r.srv.Close() }
+
+// Requests is how many export requests came, whatever became of them: 0 says no process
+// exported anything to the receiver.
+func (r *Receiver) Requests() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.requests
+}
 
 // Stray is how many spans named no attempt's trace.
 func (r *Receiver) Stray() int {
@@ -199,6 +207,9 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
+	r.mu.Lock()
+	r.requests++
+	r.mu.Unlock()
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		http.Error(w, "POST an OTLP export request", http.StatusMethodNotAllowed)

@@ -19,6 +19,8 @@ import (
 // run has ended.
 type Receiver interface {
 	lifecycle.Tracer
+	// Requests is how many export requests came at all.
+	Requests() int
 	Close() error
 }
 

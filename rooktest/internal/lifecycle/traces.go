@@ -32,10 +32,37 @@ func (a *attemptRun) traceEnv(inv invocation) []string {
 	}
 	parent, token := a.r.cfg.Traces.Traceparent(a.trace, call)
 	endpoint, header := a.r.cfg.Traces.Endpoint(), strings.ToLower(record.TraceTokenHeader)+"="+token
-	return []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + endpoint + "/v1/traces",
+	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + endpoint + "/v1/traces",
 		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf", "OTEL_TRACES_EXPORTER=otlp",
 		"OTEL_EXPORTER_OTLP_HEADERS=" + header, "OTEL_EXPORTER_OTLP_TRACES_HEADERS=" + header,
 		"TRACEPARENT=" + parent, "TRACESTATE=" + record.TraceStateKey + "=" + token}
+	if !a.setsOwn(scheduleDelay) {
+		env = append(env, scheduleDelay+"="+fmt.Sprint(hookScheduleDelay.Milliseconds()))
+	}
+	return env
+}
+
+// scheduleDelay is the variable the OpenTelemetry SDKs for Go, JavaScript and Python read
+// for their batch processor's export interval (5 s by default: a hook that does not flush
+// before it replies would export after the trace settled). A hook is given
+// hookScheduleDelay, well inside the default quiet window, unless the profile's hook_env
+// or the run's environment sets its own.
+const (
+	scheduleDelay     = "OTEL_BSP_SCHEDULE_DELAY"
+	hookScheduleDelay = 100 * time.Millisecond
+)
+
+// setsOwn reports whether the profile's hook_env or the run's environment sets name.
+func (a *attemptRun) setsOwn(name string) bool {
+	if _, ok := a.r.cfg.Profile.HookEnv[name]; ok {
+		return true
+	}
+	for _, kv := range a.r.cfg.Env {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			return true
+		}
+	}
+	return false
 }
 
 // settleTrace waits, once this process has run the attempt's hooks with traces on, until

@@ -133,3 +133,19 @@ func TestSpansFromTheJSSDKAreEvidence(t *testing.T) {
 		assert.Equal(t, want, rows[id].Status, "%s: %s", id, rows[id].Achieved)
 	}
 }
+
+// A hook is given a short batch schedule for its OpenTelemetry SDK (OTEL_BSP_SCHEDULE_DELAY,
+// 5 s by default in the Go, JS and Python SDKs), unless the profile's hook_env sets its own.
+func TestHooksExportOnAShortSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"FAKEHOOK_EXECUTE": "reply:delay=$OTEL_BSP_SCHEDULE_DELAY."}, "delay=100."},
+		{map[string]string{"FAKEHOOK_EXECUTE": "reply:delay=$OTEL_BSP_SCHEDULE_DELAY.", "OTEL_BSP_SCHEDULE_DELAY": "2500"}, "delay=2500."},
+	} {
+		v, _ := tracedScenario(t, tc.env, "hooks:\n  execute: {command: [BIN]}\n",
+			"goal: g\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: '"+tc.want+"'}}\n")
+		assert.Equal(t, record.Pass, v.Criteria[0].Status, v.Criteria[0].Achieved)
+	}
+}
