@@ -35,8 +35,9 @@ test-e2e:
 ## and Go, the README's adoption steps), the two that measure concurrency by the clock,
 ## which want a machine not running other tests beside them, the one that runs three CI
 ## engines' shards, and the four that run whole suites again under every way of selecting
-## and sharding them or across profiles; CI runs them after make test
-LONG_TESTS = ^(TestRookShapedAgent|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles)$$
+## and sharding them or across profiles, and the one that waits on a service's export
+## schedule at the end of a run; CI runs them after make test
+LONG_TESTS = ^(TestRookShapedAgent|TestTheLastScenariosLateSpansAreSaid|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles)$$
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 

@@ -103,7 +103,7 @@ func TestAServiceOnItsOwnExportsToTheFixedAddress(t *testing.T) {
 	data, err := os.ReadFile(profile)
 	require.NoError(t, err)
 	require.NotContains(t, string(data), "traces:")
-	require.NoError(t, os.WriteFile(profile, append(data, []byte("traces: {otlp: '"+receiver+"'}\ntraces_quiet_ms: 200\n")...), 0o644))
+	require.NoError(t, os.WriteFile(profile, append(data, []byte("traces: {otlp: '"+receiver+"', settle_ms: 200}\ntraces_quiet_ms: 200\n")...), 0o644))
 	write(t, dir, "scenarios/svc/SC-002.yaml", `id: SC-002
 goal: where is order 7
 acceptance_criteria:
@@ -124,4 +124,52 @@ acceptance_criteria:
 	assert.Len(t, tr.Spans, 2, "the service's spans, taken with the token its tracestate carried")
 	assert.Zero(t, tr.Unsigned)
 	assert.Empty(t, tr.Incomplete)
+}
+
+// A service on the fixed address that exports on its batch schedule, after it answered,
+// in the last scenario of the run: the run waits for it before it ends (settle_ms), so its
+// spans are late, named, and fail the run, rather than refused by a receiver that is gone
+// while the run exits 0.
+func TestTheLastScenariosLateSpansAreSaid(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	free := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		return ln.Addr().String()
+	}
+	receiver, service := free(), free()
+	svc := exec.Command(otlptest.Agent(t))
+	svc.Env = append(os.Environ(), "TESTAGENT_SERVE="+service, "TESTAGENT_LAZY=2s", "TESTAGENT_BATCH=1",
+		"OTEL_BSP_SCHEDULE_DELAY=600000", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+receiver)
+	out, err := svc.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, svc.Start())
+	t.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, line, "listening on")
+
+	dir := newModule(t)
+	write(t, dir, "profiles/lazy/lazy.yaml", fmt.Sprintf("id: lazy\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: \"post:http://%s/chat\"}\ntraces: {otlp: '%s', settle_ms: 3000}\ntraces_quiet_ms: 200\n",
+		os.Args[0], service, receiver))
+	write(t, dir, "scenarios/lazy/SC-1.yaml", `id: SC-1
+goal: where is order 7
+acceptance_criteria:
+  - {id: SHIPPED, statement: s, check: contains, params: {text: shipped}}
+  - {id: NO-REFUND, statement: s, check: not_called, params: {name: issue_refund}}
+`)
+	rookgen(t, dir)
+	records := t.TempDir()
+	res, err := goTest(t, dir, []string{goflags}, "-count=1", "./scenarios/lazy", "-rook.dir="+records, "-rook.run-id=lazy")
+	require.Error(t, err, "the last scenario's late spans could have changed NO-REFUND: "+res.all)
+	assert.Contains(t, res.output["TestLazy"], "span(s) of SC-1 attempt 1 arrived after it was judged")
+	assert.Contains(t, res.output["TestLazy"], "NO-REFUND (not_called)")
+	run, err := os.ReadFile(filepath.Join(records, "lazy", "lazy", "run.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(run), "late_spans:")
+	assert.Contains(t, string(run), "lookup_order")
 }

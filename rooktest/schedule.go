@@ -301,6 +301,7 @@ func (r *Run) finish() {
 	defer r.run.Close()
 	if r.traces != nil {
 		defer func() { _ = r.traces.Close() }() // once every attempt has settled its trace
+		r.settleTraces()
 	}
 	rep, err := r.run.Finish(time.Now())
 	if capability.Page != nil {

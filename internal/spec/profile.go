@@ -40,6 +40,9 @@ type Profile struct {
 	// TracesAddr is where the receiver listens (traces: {otlp: 127.0.0.1:4318}), for an
 	// agent service started on its own that exports there; "" for a free port each run.
 	TracesAddr string
+	// TracesSettle is how long the run waits, once its last hook has ended, for spans
+	// still to come (traces: {settle_ms: ...}); 0 for the default (SettleAtEnd).
+	TracesSettle time.Duration
 	// Rate is how often the agent's API takes a turn (rate: 60/m), over every CI shard, as
 	// written ("" for no bound): package ratelimit reads it, and Err places what it finds
 	// wrong at RateAt.
@@ -163,9 +166,18 @@ func (p *Profile) runKey(e *errs, f field) {
 		p.parsePricing(e, f)
 	case "traces":
 		if f.v.Kind == yaml.MappingNode {
-			for _, g := range fields(e, f.v, "traces", []string{"otlp"}, true) {
+			p.Traces = true
+			for _, g := range fields(e, f.v, "traces", []string{"otlp", "settle_ms"}, true) {
+				if g.key == "settle_ms" {
+					if n, ok := integer(e, g); ok && n < 0 {
+						e.at(g.v, "traces: {settle_ms: ...} must not be negative, got %d", n)
+					} else if ok {
+						p.TracesSettle = time.Duration(n) * time.Millisecond
+					}
+					continue
+				}
 				if addr := str(e, g); LoopbackAddr(addr) {
-					p.Traces, p.TracesAddr = true, addr
+					p.TracesAddr = addr
 				} else {
 					e.at(g.v, "traces: {otlp: ...} is the receiver's address, a loopback host and a port (127.0.0.1:4318), got %q", addr)
 				}
@@ -473,4 +485,22 @@ func LoopbackAddr(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// SettleAtEnd is how long a run waits at its end for spans still to come: what the profile
+// says (traces: {settle_ms: ...}), else, with a fixed address (fixed: the profile's, or a
+// flag's), 5 s, since an agent service started on its own may export there on the
+// OpenTelemetry SDKs' default batch schedule (OTEL_BSP_SCHEDULE_DELAY); without one, only
+// the hooks and what they start know the address, and they are given a 100 ms schedule,
+// so the attempt's quiet window will do.
+func (p *Profile) SettleAtEnd(fixed bool) time.Duration {
+	switch {
+	case p.TracesSettle > 0:
+		return p.TracesSettle
+	case fixed:
+		return 5 * time.Second
+	case p.TracesQuiet > 0:
+		return p.TracesQuiet
+	}
+	return 500 * time.Millisecond
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
@@ -18,7 +19,10 @@ import (
 // address), with no hook's environment. Each POST /chat takes its trace context from the
 // request's traceparent and tracestate headers (W3C propagation), records an invoke_agent
 // span and a lookup_order tool call under it, exports them before it replies, and answers
-// {"reply": ...}. It prints "listening on <addr>" once it accepts connections.
+// {"reply": ...}. With TESTAGENT_LAZY=<duration> (and TESTAGENT_BATCH=1, with a schedule
+// longer than that) it answers {"output": ...} at once and exports that long after, as a
+// service on its SDK's batch schedule does.
+// It prints "listening on <addr>" once it accepts connections.
 func serve(addr string) int {
 	ctx := context.Background()
 	tp, err := provider(ctx)
@@ -42,11 +46,21 @@ func serve(addr string) int {
 			attribute.String("gen_ai.tool.call.result", `{"status": "shipped"}`)))
 		lookup.End()
 		agent.End()
+		w.Header().Set("Content-Type", "application/json")
+		if lazy, err := time.ParseDuration(os.Getenv("TESTAGENT_LAZY")); err == nil {
+			// As a service whose batch goes out on its exporter's schedule, after the
+			// answer: here exactly lazy later. The answer is a hook's output.
+			_ = json.NewEncoder(w).Encode(map[string]string{"output": "order ORD-7 has shipped"})
+			go func() {
+				time.Sleep(lazy)
+				_ = tp.ForceFlush(context.Background())
+			}()
+			return
+		}
 		if err := tp.ForceFlush(ctx); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]string{"reply": "order ORD-7 has shipped"})
 	})
 	ln, err := net.Listen("tcp", addr)

@@ -9,6 +9,7 @@ package capability
 
 import (
 	"context"
+	"time"
 
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -21,6 +22,8 @@ type Receiver interface {
 	lifecycle.Tracer
 	// Requests is how many export requests came at all.
 	Requests() int
+	// Quiet waits until no export request has come for quiet (or most has passed).
+	Quiet(quiet, most time.Duration) bool
 	Close() error
 }
 
