@@ -83,7 +83,7 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 	}
 	turns := obs.Turns().Value
 	v := record.Verdict{ScenarioID: sc.ID, RunID: in.RunID, Status: status, UnverifiableReason: reason,
-		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(turns), Usage: usageOf(obs.Usage()), Judge: m.info,
+		Criteria: nonNil(rows), ForbiddenHits: nonNil(hits), Turns: len(turns), Usage: observe.Shown(obs.Usage()), Judge: m.info,
 		Failure: strings.Join(in.Failures, "; "), Lost: obs.Lost()}
 	for _, t := range turns {
 		v.LatencyMs += t.LatencyMs
@@ -130,12 +130,4 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// usageOf is the usage as a verdict shows it: nil when no count was observed.
-func usageOf(u observe.Seen[record.Usage]) *record.Usage {
-	if !u.Observed {
-		return nil
-	}
-	return &u.Value
 }

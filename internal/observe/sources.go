@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -198,70 +197,31 @@ func (o *Observations) ProbeAnswers(ps []record.Probe) {
 	o.probes, o.probed = append(o.probes, ps...), true
 }
 
-// same adds to calls the calls of another source (from) that they do not hold: the same
-// call by id, else by name and arguments, each call matching one other at most. A match
-// keeps the first source's call, and says the other saw it too (Also); an outcome only
-// the other reported is kept.
-func same(calls, other []record.Call, from string) []record.Call {
-	out := slices.Clone(calls)
-	used := make([]bool, len(out))
-	for _, oc := range other {
-		found := false
-		for i, c := range out[:len(used)] {
-			if used[i] || !identical(c, oc) {
-				continue
-			}
-			used[i], found = true, true
-			m := &out[i]
-			m.Also = append(slices.Clone(m.Also), from)
-			if m.Error == "" {
-				m.Error = oc.Error
-			}
-			if m.Output == nil {
-				m.Output = oc.Output
-			}
-			m.OutcomeKnown = m.OutcomeKnown || oc.OutcomeKnown
-			break
+// Said are the observations of an attempt given as it was said: each turn's input and
+// reply, with the calls it reported (nil: none reported). It is the source of fixed cases
+// (the judge's preflight question, its test kit), not of runs.
+func Said(turns ...Given) *Observations {
+	o := New(Profile{ID: "given", Calls: true})
+	for i, g := range turns {
+		t := turn{Turn: Turn{N: i + 1, Input: g.Input, Output: g.Output, Tries: 1, LatencyMs: g.LatencyMs, HookMs: g.LatencyMs}, hookCalls: g.Calls != nil}
+		if g.Calls == nil {
+			t.silent = []int{1}
 		}
-		if !found {
-			out = append(out, oc)
+		t.usage, t.hookUsage = usageOf(g.Usage), g.Usage != nil
+		for _, c := range g.Calls {
+			c.Turn, c.Try = i+1, 1
+			t.calls = append(t.calls, c)
 		}
+		o.turns = append(o.turns, t)
 	}
-	return out
+	return o
 }
 
-// identical reports whether two sources' calls are one call: the same id where both give
-// one, else the same name and arguments.
-func identical(a, b record.Call) bool {
-	if a.ID != "" && b.ID != "" {
-		return a.ID == b.ID
-	}
-	return a.Name == b.Name && sameJSON(a.Arguments, b.Arguments)
-}
-
-func sameJSON(a, b map[string]any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
-}
-
-// usageOf is a try's usage as counts, nil where it reported none.
-func usageOf(u *record.Usage) record.Usage {
-	if u == nil {
-		return record.Usage{}
-	}
-	return *u
-}
-
-// sumUsage sums two counts of tokens; a nil count in either makes the sum's count nil:
-// a try or a model call that did not say makes the total unknown.
-func sumUsage(a, b record.Usage) record.Usage {
-	sum := func(x, y *int64) *int64 {
-		if x == nil || y == nil {
-			return nil
-		}
-		n := *x + *y
-		return &n
-	}
-	return record.Usage{Input: sum(a.Input, b.Input), Output: sum(a.Output, b.Output)}
+// Given is one turn of a fixed case: what the user said, what the agent replied, and the
+// calls it made (nil: not observed).
+type Given struct {
+	Input, Output string
+	Calls         []record.Call
+	LatencyMs     int64
+	Usage         *record.Usage
 }

@@ -377,14 +377,10 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 			list := nonNil(c.Value)
 			calls = &list
 		}
-		var usage *record.Usage
-		if u := ev.Usage(); u.Observed {
-			usage = &u.Value
-		}
 		artifacts := a.artifacts()
 		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
 			Status: status, Output: ev.Output().Value, RawResponse: a.rawResponse(), Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(turns.Value), Usage: usage}))
+			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(turns.Value), Usage: observe.Shown(ev.Usage())}))
 	}
 	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
 	return res
