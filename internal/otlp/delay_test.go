@@ -43,7 +43,7 @@ func BenchmarkExportDelay(b *testing.B) {
 				tr := r.Settle(trace, 200*time.Millisecond, time.Second, []record.HookCall{turn(1)})
 				s := r.sink(trace)
 				s.mu.Lock()
-				last := s.last
+				last := s.arrived.last
 				s.mu.Unlock()
 				if len(tr.Spans) != 4 {
 					b.Fatalf("%s: %d spans arrived, want 4: %s", processor, len(tr.Spans), out)

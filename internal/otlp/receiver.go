@@ -60,11 +60,10 @@ type Receiver struct {
 	// tokens are every hook call's token, by the attempt it signs for (token.go).
 	tokens map[string]*Sink
 	// stray counts the spans that named no attempt's trace; refused the requests refused
-	// whole; requests every export request that came, taken or not; last when the latest
-	// came, and arrived, while Quiet waits, is closed by the next.
+	// whole; requests every export request that came, taken or not, and arrived when the
+	// latest came, for Quiet.
 	stray, refused, requests int
-	last                     time.Time
-	arrived                  chan struct{}
+	arrived                  arrivals
 }
 
 // ReadTimeout bounds how long one request may take to arrive, body included: a client
@@ -116,31 +115,12 @@ func (r *Receiver) Requests() int {
 // calls it before it ends, so that spans still on their way (an exporter's batch schedule)
 // are counted as late rather than refused by a receiver that is gone.
 func (r *Receiver) Quiet(quiet, most time.Duration) bool {
-	start := time.Now()
-	for {
+	return waitQuiet(most, func() (time.Time, <-chan struct{}, time.Duration) {
 		r.mu.Lock()
-		ref := r.last
-		if r.arrived == nil {
-			r.arrived = make(chan struct{})
-		}
-		arrived := r.arrived
-		r.mu.Unlock()
-		if ref.Before(start) {
-			ref = start
-		}
-		if time.Since(ref) >= quiet {
-			return true
-		}
-		if time.Since(start) >= most {
-			return false
-		}
-		t := time.NewTimer(min(quiet-time.Since(ref), most-time.Since(start)))
-		select {
-		case <-arrived:
-		case <-t.C:
-		}
-		t.Stop()
-	}
+		defer r.mu.Unlock()
+		last, next := r.arrived.watch()
+		return last, next, quiet
+	})
 }
 
 // Stray is how many spans named no attempt's trace.
@@ -244,11 +224,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.mu.Lock()
 	r.requests++
-	r.last = time.Now()
-	if r.arrived != nil {
-		close(r.arrived)
-		r.arrived = nil
-	}
+	r.arrived.arrive(time.Now())
 	r.mu.Unlock()
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")

@@ -40,9 +40,8 @@ type Sink struct {
 	bytes      int
 	dropped    int
 	duplicates int
-	last       time.Time
-	// arrived, when a settle waits, is closed by the next span to arrive.
-	arrived chan struct{}
+	// arrived is when the latest span came, for a settle waiting for quiet.
+	arrived arrivals
 	// parents are the harness's own spans of the attempt, by id: the parent each hook call
 	// is given in TRACEPARENT.
 	parents map[[8]byte]record.HookCall
@@ -120,11 +119,7 @@ func (s *Sink) add(sp ptrace.Span, service string, now time.Time) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.last = now
-	if s.arrived != nil {
-		close(s.arrived) // wakes a settle waiting on the trace
-		s.arrived = nil
-	}
+	s.arrived.arrive(now)
 	if s.settled {
 		s.lateSpan(out)
 		return true
@@ -253,35 +248,15 @@ const settleGrace = time.Millisecond
 // closed (every label of expect has its root, and no span names a parent that has not
 // arrived), for settleGrace; or until most has passed. It says whether it was quiet.
 func (s *Sink) quiet(quiet, most time.Duration, expect []record.HookCall) bool {
-	start := time.Now()
-	for {
+	return waitQuiet(most, func() (time.Time, <-chan struct{}, time.Duration) {
 		s.mu.Lock()
-		ref, closed := s.last, s.closed(expect)
-		if s.arrived == nil {
-			s.arrived = make(chan struct{})
+		defer s.mu.Unlock()
+		last, next := s.arrived.watch()
+		if s.closed(expect) {
+			return last, next, min(quiet, settleGrace)
 		}
-		arrived := s.arrived // closed by the next span, from now
-		s.mu.Unlock()
-		if ref.Before(start) {
-			ref = start
-		}
-		wait := quiet
-		if closed {
-			wait = min(quiet, settleGrace)
-		}
-		if time.Since(ref) >= wait {
-			return true
-		}
-		if time.Since(start) >= most {
-			return false
-		}
-		t := time.NewTimer(min(wait-time.Since(ref), most-time.Since(start)))
-		select {
-		case <-arrived: // a span: whether the tree closed, and the wait starts again
-		case <-t.C:
-		}
-		t.Stop()
-	}
+		return last, next, quiet
+	})
 }
 
 // closed says whether the trace's tree is whole as far as can be seen: each hook call of
