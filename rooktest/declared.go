@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -35,43 +34,6 @@ func (r *Run) capabilities() {
 		r.warn(r.t, msg)
 	}
 }
-
-// silentTraces warns when traces are on, the agent replied, and no export request reached
-// the receiver at all: every criterion that needed the agent's trace was Unable to Verify,
-// for a reason shown only in each row. It names where the spans were expected and the fix.
-func (r *Run) silentTraces() {
-	if r.traces == nil || r.traces.Requests() > 0 {
-		return
-	}
-	if ran, _, _, _ := r.run.Reported(); !ran {
-		return
-	}
-	endpoint := r.traces.Endpoint()
-	fix := "an agent service started on its own cannot know this run's port: give the profile a fixed address (traces: {otlp: 127.0.0.1:4318}) and start the service with OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318"
-	if r.profile.TracesAddr != "" || r.opts.tracesAddr != "" {
-		fix = "an agent service started on its own must be started with OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint
-	}
-	r.warn(r.t, fmt.Sprintf("traces are on for profile %s, and no span reached the run's trace receiver at %s from any attempt, so every criterion that needed the agent's trace was Unable to Verify; each hook is given OTEL_EXPORTER_OTLP_ENDPOINT=%s with its TRACEPARENT, which an agent running in its hook exports to with an OpenTelemetry SDK; %s",
-		r.profile.ID, endpoint, endpoint, fix))
-}
-
-// settleTraces waits, before the run ends and its receiver closes, for spans still on their
-// way (traces: {settle_ms: ...}; spec.Profile.SettleAtEnd): an exporter on its batch
-// schedule after the last scenario's hooks ended would otherwise find the receiver gone,
-// and that scenario's late spans would go unsaid. What arrives is counted as late.
-func (r *Run) settleTraces() {
-	if ran, _, _, _ := r.run.Reported(); !ran {
-		return
-	}
-	wait := r.profile.SettleAtEnd(r.profile.TracesAddr != "" || r.opts.tracesAddr != "")
-	if !r.traces.Quiet(wait, wait+settleMost) {
-		logf(r.t, "rook run %s: spans were still arriving %s after the last hook; those after are not in the records", r.run.ID, wait+settleMost)
-	}
-}
-
-// settleMost bounds how long a run's end waits past its settle time for an exporter that
-// keeps sending.
-const settleMost = 10 * time.Second
 
 // toolTypos warns of a tool the suite's criteria name that no attempt was observed to call,
 // when it reads like one that was: not_called of a misspelt tool passes for ever.

@@ -456,18 +456,3 @@ func (r *Run) feed(ahead []string, exact bool, scenarios int) {
 		}
 	})
 }
-
-// lateSpans says which attempts' spans arrived after they were judged. Spans that could
-// have changed a verdict make its record untrusted, which no excuse covers: the run fails.
-func lateSpans(t tb, runID string, show func(string) string, late []record.LateSpans) {
-	for _, l := range late {
-		what := fmt.Sprintf("rook run %s: %d span(s) of %s attempt %d arrived after it was judged (%s)",
-			runID, l.Spans, l.ScenarioID, l.Attempt, show(strings.Join(l.Names, ", ")))
-		if len(l.CouldChange) == 0 {
-			logf(t, "%s; they could not have changed its verdict", what)
-			continue
-		}
-		errorf(t, "%s; they could have changed %s, so its verdict is not to be trusted: export spans before the hook replies (ForceFlush), or give the trace a longer quiet window (traces_quiet_ms)",
-			what, strings.Join(l.CouldChange, ", "))
-	}
-}
