@@ -78,22 +78,7 @@ func TestAServiceOnItsOwnExportsToTheFixedAddress(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("the hook init writes needs node")
 	}
-	free := func() string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		defer ln.Close()
-		return ln.Addr().String()
-	}
-	receiver, service := free(), free()
-	svc := exec.Command(otlptest.Agent(t))
-	svc.Env = append(os.Environ(), "TESTAGENT_SERVE="+service, "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+receiver)
-	out, err := svc.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, svc.Start())
-	t.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n') // it says when it listens
-	require.NoError(t, err)
-	require.Contains(t, line, "listening on")
+	receiver, service := startService(t)
 
 	dir := newModule(t)
 	var stdout, stderr bytes.Buffer
@@ -135,23 +120,7 @@ func TestTheLastScenariosLateSpansAreSaid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
-	free := func() string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		defer ln.Close()
-		return ln.Addr().String()
-	}
-	receiver, service := free(), free()
-	svc := exec.Command(otlptest.Agent(t))
-	svc.Env = append(os.Environ(), "TESTAGENT_SERVE="+service, "TESTAGENT_LAZY=2s", "TESTAGENT_BATCH=1",
-		"OTEL_BSP_SCHEDULE_DELAY=600000", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+receiver)
-	out, err := svc.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, svc.Start())
-	t.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Contains(t, line, "listening on")
+	receiver, service := startService(t, "TESTAGENT_LAZY=2s", "TESTAGENT_BATCH=1", "OTEL_BSP_SCHEDULE_DELAY=600000")
 
 	dir := newModule(t)
 	write(t, dir, "profiles/lazy/lazy.yaml", fmt.Sprintf("id: lazy\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: \"post:http://%s/chat\"}\ntraces: {otlp: '%s', settle_ms: 3000}\ntraces_quiet_ms: 200\n",
@@ -172,4 +141,28 @@ acceptance_criteria:
 	require.NoError(t, err)
 	assert.Contains(t, string(run), "late_spans:")
 	assert.Contains(t, string(run), "lookup_order")
+}
+
+// startService starts otlptest's agent as a service on its own, with env added to its
+// environment, exporting to a fixed receiver address; it returns that address and the
+// service's, once the service says it listens.
+func startService(t *testing.T, env ...string) (receiver, service string) {
+	t.Helper()
+	free := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		return ln.Addr().String()
+	}
+	receiver, service = free(), free()
+	svc := exec.Command(otlptest.Agent(t))
+	svc.Env = append(append(os.Environ(), "TESTAGENT_SERVE="+service, "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+receiver), env...)
+	out, err := svc.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, svc.Start())
+	t.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n') // it says when it listens
+	require.NoError(t, err)
+	require.Contains(t, line, "listening on")
+	return receiver, service
 }
