@@ -54,7 +54,7 @@ func TierOf(c Check, ev *observe.Observations) string {
 			return TierReported
 		}
 		for _, c := range calls.Value {
-			if c.From != "collect" && !slices.Contains(c.Also, "collect") {
+			if !c.SeenBy("collect") {
 				return TierReported
 			}
 		}

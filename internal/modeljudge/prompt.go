@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -126,7 +125,7 @@ func recordText(c Case) (full string, sections []section) {
 	default:
 		for i, call := range calls.Value {
 			tier := "[reported]"
-			if call.From == "collect" || slices.Contains(call.Also, "collect") {
+			if call.SeenBy("collect") {
 				tier = "[collected]"
 			}
 			add(fmt.Sprintf("tool call %d: %s %s", i+1, call.Name, tier), "arguments: "+jsonText(call.Arguments)+"\noutput: "+jsonText(call.Output))

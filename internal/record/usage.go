@@ -1,6 +1,9 @@
 package record
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Usage is a token count. A count the hook did not report is nil: not observed, never
 // zero.
@@ -71,6 +74,9 @@ func (c Call) Source() string {
 	}
 	return s
 }
+
+// SeenBy reports whether the source from ("", "trace", "collect") saw the call.
+func (c Call) SeenBy(from string) bool { return c.From == from || slices.Contains(c.Also, from) }
 
 func sourceName(from string) string {
 	switch from {
