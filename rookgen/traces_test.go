@@ -116,7 +116,8 @@ acceptance_criteria:
 // spans are late, named, and fail the run, rather than refused by a receiver that is gone
 // while the run exits 0.
 func TestTheLastScenariosLateSpansAreSaid(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it builds a module while make test-long's other tests time their agents
+	// by the clock (TestInitFromCurl), and runs before them instead.
 	if testing.Short() {
 		t.Skip("builds and runs a generated package")
 	}
