@@ -265,10 +265,11 @@ acceptance_criteria:
 					timing = at
 				}
 			}
-			// The agent's own time, reported by the hook: 52 to 66 ms here on a quiet machine;
-			// the bound leaves room for a test machine running other tests beside this one.
+			// The agent's own time, reported by the hook (52 to 68 ms here on a quiet machine,
+			// up to 108 ms beside other tests), leaves out the hook's own start: it is nearer
+			// the agent's time than the hook process's, however loaded the machine is.
 			assert.GreaterOrEqual(t, timing.LatencyMs, agentTime.Milliseconds())
-			assert.LessOrEqual(t, timing.LatencyMs, agentTime.Milliseconds()+40)
+			assert.LessOrEqual(t, timing.LatencyMs-agentTime.Milliseconds(), (timing.HookMs-agentTime.Milliseconds())/2, "latency_ms leaves out the hook's start")
 			assert.Greater(t, timing.HookMs, timing.LatencyMs, "the hook process's time is kept beside it")
 			t.Logf("%s: agent %d ms, hook process %d ms", lang, timing.LatencyMs, timing.HookMs)
 			for _, secret := range []string{token, apiKey, session, bodyToken} {
