@@ -37,7 +37,7 @@ test-e2e:
 ## engines' shards, and the four that run whole suites again under every way of selecting
 ## and sharding them or across profiles, and the one that waits on a service's export
 ## schedule at the end of a run; CI runs them after make test
-LONG_TESTS = ^(TestRookShapedAgent|TestTheLastScenariosLateSpansAreSaid|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles)$$
+LONG_TESTS = ^(TestRookShapedAgent|TestAServiceOnItsBatchScheduleIsWaitedFor|TestALateSpanDecidesItsVerdictAgain|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles)$$
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 

@@ -323,17 +323,21 @@ func TestAttributesAreOneLine(t *testing.T) {
 	assert.True(t, ok)
 }
 
-// Spans that arrived after their attempt was judged fail the run when they could have
-// changed a verdict, and are only said when they could not.
+// Spans that arrived after their attempt was judged fail the run when, decided again with
+// them, its verdict changed; they are only said when it did not, or when the attempt was
+// not judged here.
 func TestLateSpansFailTheRun(t *testing.T) {
 	ft := newFakeT("TestX")
 	lateSpans(ft, "run-1", func(s string) string { return s }, []record.LateSpans{
 		{ScenarioID: "SC-1", Attempt: 1, Spans: 2, Names: []string{"invoke_agent", "execute_tool issue_refund"}, Tools: []string{"issue_refund"},
-			CouldChange: []string{"C2 (not_called)"}},
-		{ScenarioID: "SC-2", Attempt: 1, Spans: 1, Names: []string{"GET /health"}},
+			Was: record.Pass, Now: record.Fail, Changed: []string{"C2 (not_called): Pass → Fail"}},
+		{ScenarioID: "SC-2", Attempt: 1, Spans: 1, Names: []string{"GET /health"}, Was: record.Pass, Now: record.Pass},
+		{ScenarioID: "SC-3", Attempt: 2, Spans: 1, Names: []string{"chat"}, NotDecided: "it was not judged in this process: they are in its trace for the judge"},
 	})
 	require.True(t, ft.Failed())
 	require.Len(t, ft.errs, 1)
-	assert.Contains(t, ft.errs[0], "2 span(s) of SC-1 attempt 1 arrived after it was judged (invoke_agent, execute_tool issue_refund); they could have changed C2 (not_called)")
-	assert.Contains(t, strings.Join(ft.logs, "\n"), "1 span(s) of SC-2 attempt 1 arrived after it was judged (GET /health); they could not have changed its verdict")
+	assert.Contains(t, ft.errs[0], "2 span(s) of SC-1 attempt 1 arrived after it was judged (invoke_agent, execute_tool issue_refund); decided again with them, SC-1 is Fail, not Pass (C2 (not_called): Pass → Fail)")
+	logs := strings.Join(ft.logs, "\n")
+	assert.Contains(t, logs, "1 span(s) of SC-2 attempt 1 arrived after it was judged (GET /health); decided again with them, it is still Pass")
+	assert.Contains(t, logs, "SC-3 attempt 2 arrived after it was judged (chat), and were added to its trace; it was not decided again: it was not judged in this process")
 }

@@ -223,6 +223,7 @@ func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
 			return cfg, err
 		}
 		cfg.Traces, cfg.TracesQuiet, cfg.TraceContext = r.traces, c.prof.TracesQuiet, capability.TraceContext
+		cfg.TracesServices = c.prof.SettleForServices(cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr) != "")
 		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT, TRACEPARENT and TRACESTATE are given to every hook)")
 	}
 	if capability.Probe != nil {

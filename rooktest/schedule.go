@@ -1,6 +1,7 @@
 package rooktest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -303,7 +304,13 @@ func (r *Run) finish() {
 		defer func() { _ = r.traces.Close() }() // once every attempt has settled its trace
 		r.settleTraces()
 	}
-	rep, err := r.run.Finish(time.Now())
+	// The test's own context has ended by now (finish is a cleanup); the verdicts that late
+	// spans change are still decided, unless the run was interrupted.
+	last := context.WithoutCancel(r.ctx)
+	if stoppedEarly(r.ctx) != "" {
+		last = r.ctx
+	}
+	rep, err := r.run.Finish(last, time.Now())
 	if capability.Page != nil {
 		err = errors.Join(err, capability.Page(r.run.Dir))
 	}

@@ -11,11 +11,13 @@ import (
 // What a run says of the agent's spans once its scenarios are done: it waits for those
 // still on their way, then says which came late and whether none came at all.
 
-// silentTraces warns when traces are on, the agent replied, and no export request reached
-// the receiver at all: every criterion that needed the agent's trace was Unable to Verify,
-// for a reason shown only in each row. It names where the spans were expected and the fix.
+// silentTraces warns when traces are on, the agent replied, and no attempt had a span of
+// its own: no export request reached the receiver at all, or those that did held none an
+// attempt could take. Every criterion that needed the agent's trace was then Unable to
+// Verify, for a reason shown only in each row. It names where the spans were expected and
+// the fix.
 func (r *Run) silentTraces() {
-	if r.traces == nil || r.traces.Requests() > 0 {
+	if r.traces == nil || r.traces.Taken() > 0 {
 		return
 	}
 	if ran, _, _, _ := r.run.Reported(); !ran {
@@ -26,8 +28,13 @@ func (r *Run) silentTraces() {
 	if r.fixedTraceAddr() {
 		fix = "an agent service started on its own must be started with OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint
 	}
-	r.warn(r.t, fmt.Sprintf("traces are on for profile %s, and no span reached the run's trace receiver at %s from any attempt, so every criterion that needed the agent's trace was Unable to Verify; each hook is given OTEL_EXPORTER_OTLP_ENDPOINT=%s with its TRACEPARENT, which an agent running in its hook exports to with an OpenTelemetry SDK; %s",
-		r.profile.ID, endpoint, endpoint, fix))
+	what := fmt.Sprintf("no span reached the run's trace receiver at %s from any attempt", endpoint)
+	if n := r.traces.Requests(); n > 0 {
+		what = fmt.Sprintf("%d export request(s) reached the run's trace receiver at %s, and none held a span of any attempt (%d span(s) named no attempt's trace; a span is an attempt's only under its TRACEPARENT, with the call's token from OTEL_EXPORTER_OTLP_HEADERS or the tracestate the agent passes on)",
+			n, endpoint, r.traces.Stray())
+	}
+	r.warn(r.t, fmt.Sprintf("traces are on for profile %s, and %s, so every criterion that needed the agent's trace was Unable to Verify; each hook is given OTEL_EXPORTER_OTLP_ENDPOINT=%s with its TRACEPARENT, which an agent running in its hook exports to with an OpenTelemetry SDK; %s",
+		r.profile.ID, what, endpoint, fix))
 }
 
 // settleTraces waits, before the run ends and its receiver closes, for spans still on their
@@ -52,17 +59,27 @@ func (r *Run) fixedTraceAddr() bool { return r.profile.TracesAddr != "" || r.opt
 // keeps sending.
 const settleMost = 10 * time.Second
 
-// lateSpans says which attempts' spans arrived after they were judged. Spans that could
-// have changed a verdict make its record untrusted, which no excuse covers: the run fails.
+// lateSpans says which attempts' spans arrived after they were judged. Each was decided
+// again with them at the run's end (lifecycle's lateSpans): a verdict they changed fails
+// the run, naming what changed, since the scenario's own subtest had already ended with
+// the verdict as it was; verdict.yaml and the report say the new one. No excuse covers it.
 func lateSpans(t tb, runID string, show func(string) string, late []record.LateSpans) {
 	for _, l := range late {
 		what := fmt.Sprintf("rook run %s: %d span(s) of %s attempt %d arrived after it was judged (%s)",
 			runID, l.Spans, l.ScenarioID, l.Attempt, show(strings.Join(l.Names, ", ")))
-		if len(l.CouldChange) == 0 {
-			logf(t, "%s; they could not have changed its verdict", what)
-			continue
+		fix := "export spans before the hook replies (ForceFlush), or give a service on the fixed address its schedule (traces: {settle_ms: ...})"
+		switch {
+		case l.NotDecided != "":
+			logf(t, "%s, and were added to its trace; it was not decided again: %s", what, l.NotDecided)
+		case l.Was == l.Now && len(l.Changed) == 0:
+			logf(t, "%s; decided again with them, it is still %s", what, l.Now)
+		default:
+			changed := ""
+			if len(l.Changed) > 0 {
+				changed = " (" + strings.Join(l.Changed, "; ") + ")"
+			}
+			errorf(t, "%s; decided again with them, %s is %s, not %s%s: verdict.yaml and the report say so, while its subtest ended with the verdict as it was; %s",
+				what, l.ScenarioID, l.Now, l.Was, changed, fix)
 		}
-		errorf(t, "%s; they could have changed %s, so its verdict is not to be trusted: export spans before the hook replies (ForceFlush), or give the trace a longer quiet window (traces_quiet_ms)",
-			what, strings.Join(l.CouldChange, ", "))
 	}
 }

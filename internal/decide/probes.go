@@ -1,7 +1,6 @@
 package decide
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -25,24 +24,4 @@ func Probes(sc *scenario.Scenario, have []record.Probe) []record.Probe {
 		want = append(want, record.Probe{Server: p.Server, Tool: p.Tool, Arguments: args})
 	}
 	return want
-}
-
-// CouldChange names the scenario's criteria whose verdict late spans could have changed:
-// those that read calls, usage or what the agent emitted (adversarial scenarios read the
-// trace for the canary and their signals).
-func CouldChange(sc *scenario.Scenario, late record.LateSpans) []string {
-	var out []string
-	for _, c := range sc.Criteria {
-		o := c.Check.Observes()
-		switch {
-		case o.Has(check.ObservesCalls) && len(late.Tools) > 0:
-			out = append(out, fmt.Sprintf("%s (%s)", c.ID, c.Kind))
-		case o.Has(check.ObservesUsage) || o.Has(check.ObservesModel):
-			out = append(out, fmt.Sprintf("%s (%s)", c.ID, c.Kind))
-		}
-	}
-	if sc.Adversarial() {
-		out = append(out, "redteam (the canary and signals are looked for in the trace)")
-	}
-	return out
 }

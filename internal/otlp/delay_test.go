@@ -40,7 +40,7 @@ func BenchmarkExportDelay(b *testing.B) {
 					b.Fatalf("%s: %v\n%s", processor, err, out)
 				}
 				exited := time.Now()
-				tr := r.Settle(trace, 200*time.Millisecond, time.Second, []record.HookCall{turn(1)})
+				tr := r.Settle(trace, record.TraceWait{Quiet: 200 * time.Millisecond, Most: time.Second}, []record.HookCall{turn(1)})
 				s := r.sink(trace)
 				s.mu.Lock()
 				last := s.arrived.last

@@ -51,7 +51,7 @@ func TestASpanSentTwiceIsKeptOnce(t *testing.T) {
 		code, _ := post(t, r, "application/x-protobuf", body)
 		require.Equal(t, 200, code)
 	}
-	tr := r.Settle(id, time.Millisecond, time.Second, nil)
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	assert.Len(t, tr.Spans, 1)
 	assert.Equal(t, 1, tr.Duplicates)
 }
@@ -83,14 +83,14 @@ func TestRefusedRequestsMakeOpenTracesIncomplete(t *testing.T) {
 		code, _ := post(t, r, "application/x-protobuf", c.body, c.header...)
 		assert.Equal(t, c.want, code)
 	}
-	tr := r.Settle(id, time.Millisecond, time.Second, []record.HookCall{turn(1)})
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, []record.HookCall{turn(1)})
 	require.Len(t, tr.Spans, 1, "the gzip body's span")
 	assert.Equal(t, 4, tr.Refused)
 	assert.Contains(t, tr.Incomplete, "4 export request(s) were refused while the attempt was open")
 
 	// An attempt opened after the refusals is not touched by them.
 	later := r.Attempt("SC-2", 1, nil)
-	assert.Zero(t, r.Settle(later, time.Millisecond, time.Second, nil).Refused)
+	assert.Zero(t, r.Settle(later, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil).Refused)
 }
 
 // A small body of many empty spans would decode into hundreds of megabytes: it is refused
@@ -151,7 +151,7 @@ func TestPartialSuccessNamesRejectedSpans(t *testing.T) {
 // tool calls among them listed, never dropped unseen.
 func TestLateSpansAreCounted(t *testing.T) {
 	r, id, parent := opened(t)
-	tr := r.Settle(id, time.Millisecond, time.Second, []record.HookCall{turn(1)})
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, []record.HookCall{turn(1)})
 	assert.Contains(t, tr.Incomplete, "execute turn 1 exported no span")
 	body, err := request(r.sink(id).trace, parent, "issue_refund").MarshalProto()
 	require.NoError(t, err)
@@ -164,6 +164,9 @@ func TestLateSpansAreCounted(t *testing.T) {
 	assert.Equal(t, "SC-1", late[0].ScenarioID)
 	assert.Equal(t, 1, late[0].Spans)
 	assert.Equal(t, []string{"issue_refund"}, late[0].Tools)
+	require.Len(t, late[0].Kept, 1, "kept whole, for the attempt to be decided again with it")
+	assert.Equal(t, "issue_refund", late[0].Kept[0].Name)
+	assert.Equal(t, "execute turn 1", late[0].Kept[0].Under)
 	assert.Zero(t, r.Stray(), "a late span is not stray")
 }
 
@@ -185,7 +188,7 @@ func TestClippedAndDroppedAttributesAreNamed(t *testing.T) {
 	require.NoError(t, err)
 	code, _ := post(t, r, "application/x-protobuf", body, record.TraceTokenHeader, tokenOf(r.sink(id).trace)) // signed as an SDK does, in the header
 	require.Equal(t, 200, code)
-	tr := r.Settle(id, time.Millisecond, time.Second, nil)
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	require.Len(t, tr.Spans, 1)
 	got := tr.Spans[0]
 	assert.Equal(t, 3, got.DroppedAttributes)
@@ -220,13 +223,13 @@ func TestSpansAreTakenOnlyWithTheAttemptsToken(t *testing.T) {
 	code, _ = post(t, r, "application/x-protobuf", ownBody)
 	require.Equal(t, 200, code)
 
-	ta := r.Settle(a, time.Millisecond, time.Second, []record.HookCall{turn(1)})
+	ta := r.Settle(a, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, []record.HookCall{turn(1)})
 	require.Len(t, ta.Spans, 1, "only A's own span")
 	assert.Equal(t, "lookup_order", ta.Spans[0].Name)
 	assert.Equal(t, 1, ta.CrossTalk, "B's exporter's span")
 	assert.Equal(t, 2, ta.Unsigned, "the unknown token's and the tokenless one")
 	assert.Contains(t, ta.Incomplete, "2 span(s) named this trace with no hook call's token")
-	tb := r.Settle(b, time.Millisecond, time.Second, nil)
+	tb := r.Settle(b, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	assert.Empty(t, tb.Spans)
 	assert.Equal(t, 1, tb.Foreign)
 	assert.Empty(t, tb.Incomplete, "cross-talk costs B nothing")
@@ -256,7 +259,7 @@ func TestAClosedTreeSettlesAfterAGrace(t *testing.T) {
 	code, _ := post(t, r, "application/x-protobuf", body)
 	require.Equal(t, 200, code)
 	start := time.Now()
-	tr := r.Settle(id, 10*time.Second, 20*time.Second, []record.HookCall{turn(1)})
+	tr := r.Settle(id, record.TraceWait{Quiet: 10 * time.Second, Most: 20 * time.Second}, []record.HookCall{turn(1)})
 	assert.Less(t, time.Since(start), 5*time.Second, "closed: it did not wait the 10 s window")
 	assert.Empty(t, tr.Incomplete)
 
@@ -267,7 +270,7 @@ func TestAClosedTreeSettlesAfterAGrace(t *testing.T) {
 	code, _ = post(t, r2, "application/x-protobuf", body)
 	require.Equal(t, 200, code)
 	start = time.Now()
-	tr = r2.Settle(id2, 300*time.Millisecond, 20*time.Second, []record.HookCall{turn(1), turn(2)})
+	tr = r2.Settle(id2, record.TraceWait{Quiet: 300 * time.Millisecond, Most: 20 * time.Second}, []record.HookCall{turn(1), turn(2)})
 	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond, "open: it waited the window")
 	assert.Contains(t, tr.Incomplete, "execute turn 2 exported no span")
 }

@@ -63,7 +63,9 @@ type Receiver struct {
 	// whole; requests every export request that came, taken or not, and arrived when the
 	// latest came, for Quiet.
 	stray, refused, requests int
-	arrived                  arrivals
+	// taken counts the spans taken into an attempt, in time or late.
+	taken   int
+	arrived arrivals
 }
 
 // ReadTimeout bounds how long one request may take to arrive, body included: a client
@@ -123,6 +125,14 @@ func (r *Receiver) Quiet(quiet, most time.Duration) bool {
 	})
 }
 
+// Taken is how many spans were taken into an attempt (in time or late): 0 with requests
+// says no attempt had any span of its own.
+func (r *Receiver) Taken() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.taken
+}
+
 // Stray is how many spans named no attempt's trace.
 func (r *Receiver) Stray() int {
 	r.mu.Lock()
@@ -166,21 +176,21 @@ func (r *Receiver) Traceparent(trace string, call record.HookCall) (traceparent,
 	return traceparent, token
 }
 
-// Settle waits until no span of the attempt has arrived for quiet (or most has passed),
-// and returns its trace, saying why it is not complete, if it is not (expect are the hook
+// Settle waits until the attempt's spans have settled by w (or w.Most has passed), and
+// returns its trace, saying why it is not complete, if it is not (expect are the hook
 // calls that each must have a span under them). Spans that arrive later are late.
-func (r *Receiver) Settle(trace string, quiet, most time.Duration, expect []record.HookCall) record.Trace {
+func (r *Receiver) Settle(trace string, w record.TraceWait, expect []record.HookCall) record.Trace {
 	s := r.sink(trace)
 	if s == nil {
 		return record.Trace{TraceID: trace, Spans: []record.Span{}, Incomplete: "the attempt's trace was never opened"}
 	}
-	settled := s.quiet(quiet, most, expect)
+	settled := s.quiet(w, expect)
 	r.mu.Lock()
 	refused := r.refused - s.refusedAtOpen
 	r.mu.Unlock()
 	t := s.record(expect, refused)
 	if !settled {
-		t.Incomplete = joinWhy(t.Incomplete, fmt.Sprintf("spans were still arriving after %s", most))
+		t.Incomplete = joinWhy(t.Incomplete, fmt.Sprintf("spans were still arriving after %s", w.Most))
 	}
 	return t
 }
@@ -350,7 +360,7 @@ func (r *Receiver) take(td ptrace.Traces, header string) (rejected int) {
 				sp := spans.At(k)
 				r.mu.Lock()
 				s := r.sinks[[16]byte(sp.TraceID())]
-				signer := r.signer(header, sp.TraceState().AsRaw())
+				signer, propagated := r.signer(header, sp.TraceState().AsRaw())
 				if s == nil {
 					r.stray++
 				}
@@ -358,9 +368,13 @@ func (r *Receiver) take(td ptrace.Traces, header string) (rejected int) {
 				if !r.signed(s, signer) {
 					continue
 				}
-				if !s.add(sp, service, now) {
+				if !s.add(sp, service, propagated, now) {
 					rejected++
+					continue
 				}
+				r.mu.Lock()
+				r.taken++
+				r.mu.Unlock()
 			}
 		}
 	}

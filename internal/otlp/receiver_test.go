@@ -92,7 +92,7 @@ func TestReceiver(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 1, r.Stray())
 
-	tr := r.Settle(id, time.Millisecond, time.Second, []record.HookCall{turn(1), turn(2)})
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, []record.HookCall{turn(1), turn(2)})
 	assert.Equal(t, "execute turn 2 exported no span", tr.Incomplete)
 	require.Len(t, tr.Spans, 1)
 	assert.Equal(t, "execute turn 1", tr.Spans[0].Under)
@@ -123,7 +123,7 @@ func TestReceiver(t *testing.T) {
 		assert.Equal(t, c.want, resp.StatusCode, "%s %s", c.method, c.path)
 		assert.NotEmpty(t, strings.TrimSpace(string(msg)), "%s %s: a refusal says why", c.method, c.path)
 	}
-	refused := r.Settle(open, time.Millisecond, time.Second, nil)
+	refused := r.Settle(open, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	assert.Empty(t, refused.Spans)
 	assert.Equal(t, 2, refused.Refused, "the bad protobuf and the body over the bound")
 	assert.Contains(t, refused.Incomplete, "2 export request(s) were refused while the attempt was open")
@@ -147,7 +147,7 @@ func TestSpansOverTheBoundAreDropped(t *testing.T) {
 	resp, err := http.Post(r.Endpoint()+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
 	require.NoError(t, err)
 	resp.Body.Close()
-	tr := r.Settle(id, time.Millisecond, time.Second, nil)
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	assert.Len(t, tr.Spans, MaxSpans)
 	assert.Equal(t, 5, tr.Dropped)
 	assert.Contains(t, tr.Incomplete, "5 span(s) were dropped over the bounds")

@@ -54,7 +54,7 @@ func TestNoSpanFallsBetweenTheTraceAndTheLateCount(t *testing.T) {
 		})
 	}
 	<-started
-	tr := r.Settle(id, time.Millisecond, time.Second, nil)
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	wg.Wait()
 	late := 0
 	if l := r.Late(); len(l) == 1 {
@@ -77,7 +77,7 @@ func TestRedactionComesBeforeTheClip(t *testing.T) {
 	code, _ := post(t, r, "application/x-protobuf", span(trace, parent, 1, map[string]string{"http.request.body": value}),
 		record.TraceTokenHeader, tokenOf(trace))
 	require.Equal(t, 200, code)
-	tr := r.Settle(id, time.Millisecond, time.Second, nil)
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	require.Len(t, tr.Spans, 1)
 	got := tr.Spans[0].Attributes["http.request.body"].(string)
 	assert.False(t, strings.Contains(got, secret[:10]), "no part of the secret is kept: %q", got[len(got)-40:])
@@ -91,15 +91,53 @@ func TestRedactionComesBeforeTheClip(t *testing.T) {
 func TestAStaleTokenIsALoss(t *testing.T) {
 	r, first, _ := opened(t)
 	staleToken := tokenOf(r.sink(first).trace)
-	r.Settle(first, time.Millisecond, time.Second, nil)
+	r.Settle(first, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	second := r.Attempt("SC-1", 2, nil)
 	parent := parentOf(t, r, second, turn(1))
 	trace := r.sink(second).trace
 	code, _ := post(t, r, "application/x-protobuf", span(trace, parent, 1, map[string]string{"gen_ai.tool.name": "issue_refund"}),
 		record.TraceTokenHeader, staleToken)
 	require.Equal(t, 200, code)
-	tr := r.Settle(second, time.Millisecond, time.Second, nil)
+	tr := r.Settle(second, record.TraceWait{Quiet: time.Millisecond, Most: time.Second}, nil)
 	assert.Empty(t, tr.Spans)
 	assert.Equal(t, 1, tr.CrossTalk)
 	assert.Contains(t, tr.Incomplete, "another attempt's token")
+}
+
+// With a service that may export to the fixed address on its own schedule (Services), a
+// tree made whole by the hook's own spans does not settle the trace: the service's spans
+// are children of spans that already arrived, and nothing shows they are still to come.
+// Once a span of the service's came (taken by its tracestate) and the tree is whole, it
+// settles without waiting out the schedule.
+func TestAServiceKeepsTheTraceOpenUntilItsSpansCome(t *testing.T) {
+	hookRoot := func(r *Receiver, id string, parent [8]byte) {
+		trace := r.sink(id).trace
+		code, _ := post(t, r, "application/x-protobuf", span(trace, parent, 1, nil), record.TraceTokenHeader, tokenOf(trace))
+		require.Equal(t, 200, code)
+	}
+	r, id, parent := opened(t)
+	hookRoot(r, id, parent)
+	tr := r.Settle(id, record.TraceWait{Quiet: time.Millisecond, Services: time.Minute, Most: 300 * time.Millisecond}, []record.HookCall{turn(1)})
+	assert.Contains(t, tr.Incomplete, "spans were still arriving after 300ms", "the hook's closed tree did not settle it")
+	require.Len(t, tr.Spans, 1)
+	assert.False(t, tr.Spans[0].Propagated, "the hook's own span came with the header's token")
+
+	r2, id2, parent2 := opened(t)
+	hookRoot(r2, id2, parent2)
+	settled := make(chan record.Trace, 1)
+	go func() {
+		settled <- r2.Settle(id2, record.TraceWait{Quiet: time.Millisecond, Services: time.Minute, Most: 2 * time.Minute}, []record.HookCall{turn(1)})
+	}()
+	body, err := request(r2.sink(id2).trace, [8]byte{0xee, 0, 0, 0, 1}, "execute_tool lookup_order").MarshalProto()
+	require.NoError(t, err)
+	code, _ := post(t, r2, "application/x-protobuf", body) // the service's: its tracestate's token
+	require.Equal(t, 200, code)
+	select {
+	case tr = <-settled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the trace did not settle once the service's span came: it waited out the service's schedule")
+	}
+	require.Len(t, tr.Spans, 2, "settled after the service's span, not before")
+	assert.True(t, tr.Spans[1].Propagated)
+	assert.Empty(t, tr.Incomplete)
 }

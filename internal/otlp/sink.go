@@ -45,9 +45,14 @@ type Sink struct {
 	// parents are the harness's own spans of the attempt, by id: the parent each hook call
 	// is given in TRACEPARENT.
 	parents map[[8]byte]record.HookCall
-	// settled is set once the trace is recorded: what arrives after is late.
-	settled bool
-	late    record.LateSpans
+	// propagated counts the spans taken by their tracestate's token: sent by a process
+	// without the hook's environment (a service).
+	propagated int
+	// settled is set once the trace is recorded: what arrives after is late, kept whole
+	// in late.Kept up to the bounds (lateBytes).
+	settled   bool
+	late      record.LateSpans
+	lateBytes int
 	// tokens are the hook calls' tokens (token.go); unsigned, crossTalk and foreign count
 	// the spans not taken for them.
 	tokens                       map[string]bool
@@ -74,10 +79,11 @@ func (s *Sink) Traceparent(call record.HookCall) (traceparent, token string) {
 }
 
 // add keeps one span, bounded and redacted, once: a span that arrives again (a retrying
-// exporter) is counted, not kept twice. It reports whether the span was kept.
-func (s *Sink) add(sp ptrace.Span, service string, now time.Time) bool {
+// exporter) is counted, not kept twice. propagated says it was signed by its tracestate
+// (a process without the hook's environment sent it). It reports whether the span was kept.
+func (s *Sink) add(sp ptrace.Span, service string, propagated bool, now time.Time) bool {
 	id := [8]byte(sp.SpanID())
-	out := record.Span{SpanID: hexID(id[:]), Service: s.text(service, nil),
+	out := record.Span{SpanID: hexID(id[:]), Service: s.text(service, nil), Propagated: propagated,
 		Start: sp.StartTimestamp().AsTime().UTC(), End: sp.EndTimestamp().AsTime().UTC()}
 	var clipped bool
 	out.Name = s.text(sp.Name(), &clipped)
@@ -120,8 +126,13 @@ func (s *Sink) add(sp ptrace.Span, service string, now time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.arrived.arrive(now)
+	if pid, ok := idOf(out.ParentSpanID); ok {
+		if call, ok := s.parents[pid]; ok {
+			out.Hook, out.Under = &call, call.String()
+		}
+	}
 	if s.settled {
-		s.lateSpan(out)
+		s.lateSpan(out, size)
 		return true
 	}
 	if s.seen[id] {
@@ -133,18 +144,18 @@ func (s *Sink) add(sp ptrace.Span, service string, now time.Time) bool {
 		return false
 	}
 	s.seen[id] = true
-	if pid, ok := idOf(out.ParentSpanID); ok {
-		if call, ok := s.parents[pid]; ok {
-			out.Hook, out.Under = &call, call.String()
-		}
+	if propagated {
+		s.propagated++
 	}
 	s.bytes += size
 	s.spans = append(s.spans, out)
 	return true
 }
 
-// lateSpan counts a span that arrived after the attempt was settled; s.mu is held.
-func (s *Sink) lateSpan(sp record.Span) {
+// lateSpan counts a span that arrived after the attempt was settled, and keeps it whole
+// within the same bounds as the trace's, so that the attempt can be decided again with it;
+// s.mu is held.
+func (s *Sink) lateSpan(sp record.Span, size int) {
 	id, _ := idOf(sp.SpanID)
 	if s.seen[id] {
 		return // the same span again, already in the record
@@ -157,6 +168,12 @@ func (s *Sink) lateSpan(sp record.Span) {
 	if c, ok := toolName(sp); ok && len(s.late.Tools) < maxLateNames {
 		s.late.Tools = append(s.late.Tools, c)
 	}
+	if len(s.late.Kept) >= MaxSpans || s.lateBytes+size > MaxBytes {
+		s.late.Dropped++
+		return
+	}
+	s.lateBytes += size
+	s.late.Kept = append(s.late.Kept, sp)
 }
 
 // toolName is the tool a span stands for, by the GenAI conventions' attributes.
@@ -244,18 +261,27 @@ func (s *Sink) text(t string, cut *bool) string {
 // flush keeps its tree open, and the full quiet window.
 const settleGrace = time.Millisecond
 
-// quiet waits until no span of the attempt has arrived for quiet, or, once its tree is
+// quiet waits until the attempt's spans have settled, or until w.Most has passed, and says
+// whether they settled. The hooks' own processes have sent everything once the tree is
 // closed (every label of expect has its root, and no span names a parent that has not
-// arrived), for settleGrace; or until most has passed. It says whether it was quiet.
-func (s *Sink) quiet(quiet, most time.Duration, expect []record.HookCall) bool {
-	return waitQuiet(most, func() (time.Time, <-chan struct{}, time.Duration) {
+// arrived): then it waits settleGrace, else until no span has come for w.Quiet. A process
+// that is not the hooks' (w.Services > 0: a service on a fixed address) exports on a
+// schedule of its own, and its spans are children of spans that already arrived, so a
+// closed tree says nothing of them: the trace waits until no span has come for
+// w.Services, unless such a process has already sent spans and the tree is closed.
+func (s *Sink) quiet(w record.TraceWait, expect []record.HookCall) bool {
+	return waitQuiet(w.Most, func() (time.Time, <-chan struct{}, time.Duration) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		last, next := s.arrived.watch()
-		if s.closed(expect) {
-			return last, next, min(quiet, settleGrace)
+		closed := s.closed(expect)
+		switch {
+		case w.Services > 0 && !(closed && s.propagated > 0):
+			return last, next, max(w.Services, w.Quiet)
+		case closed:
+			return last, next, min(w.Quiet, settleGrace)
 		}
-		return last, next, quiet
+		return last, next, w.Quiet
 	})
 }
 
@@ -365,5 +391,6 @@ func (s *Sink) lateSpans() (record.LateSpans, bool) {
 	l := s.late
 	l.ScenarioID, l.Attempt = s.scenario, s.attempt
 	l.Names, l.Tools = append([]string(nil), l.Names...), append([]string(nil), l.Tools...)
+	l.Kept = append([]record.Span(nil), l.Kept...)
 	return l, l.Spans > 0
 }

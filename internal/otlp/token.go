@@ -22,17 +22,20 @@ import (
 // hook could: tokens keep attempts apart, not a hostile process of the same user out.
 
 // signer is the attempt whose token signs a span: the request's header, else the span's
-// tracestate; nil for none. The caller holds r.mu.
-func (r *Receiver) signer(header, tracestate string) *Sink {
+// tracestate; nil for none. propagated says it was the tracestate's: the span was sent by
+// a process that does not have the hook's environment (a service the agent called, which
+// the trace context reached over the wire). The caller holds r.mu.
+func (r *Receiver) signer(header, tracestate string) (s *Sink, propagated bool) {
 	if s := r.tokens[strings.TrimSpace(header)]; s != nil {
-		return s
+		return s, false
 	}
 	for _, member := range strings.Split(tracestate, ",") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(member), "="); ok && k == record.TraceStateKey {
-			return r.tokens[v]
+			s := r.tokens[v]
+			return s, s != nil
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // signed reports whether a span of target's trace, signed by signer, is taken; what is not

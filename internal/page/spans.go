@@ -88,6 +88,9 @@ func node(sp record.Span, children map[string][]record.Span, depth int) SpanNode
 			n.Detail += ": " + c.Error
 		}
 	}
+	if sp.Late {
+		n.Detail = strings.TrimPrefix(n.Detail+"; ", "; ") + "late: arrived after the attempt was first judged"
+	}
 	if depth < 32 {
 		for _, ch := range children[sp.SpanID] {
 			n.Children = append(n.Children, node(ch, children, depth+1))

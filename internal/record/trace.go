@@ -42,6 +42,13 @@ type Span struct {
 	// that call's span; Under is the same call as people read it ("execute turn 2").
 	Hook  *HookCall `json:"hook,omitempty"`
 	Under string    `json:"under,omitempty"`
+	// Propagated is set when the span was taken by the token in its tracestate rather than
+	// the export request's header: a process without the hook's environment sent it (a
+	// service the agent called, which the trace context reached over the wire).
+	Propagated bool `json:"propagated,omitempty"`
+	// Late is set when the span arrived after the attempt was first judged: the attempt
+	// was decided again with it.
+	Late bool `json:"late,omitempty"`
 	// Clipped names the attributes whose text was cut at the receiver's bound, and
 	// DroppedAttributes counts those left out past it: what they held is not in the record.
 	Clipped           []string `json:"clipped,omitempty"`
@@ -78,17 +85,41 @@ type Trace struct {
 	Incomplete string `json:"incomplete,omitempty"`
 }
 
+// TraceWait is how long an attempt's trace waits for its spans before it is settled.
+type TraceWait struct {
+	// Quiet is how long no span may arrive while the hooks' tree is not yet whole.
+	Quiet time.Duration
+	// Services is how long the trace stays open for spans from processes that are not the
+	// hooks' (a service on a fixed address, exporting on its own schedule), counted from
+	// the last span, and cut short once such a process has sent spans and the tree is
+	// whole; 0 when no such process can export to the receiver.
+	Services time.Duration
+	// Most bounds the whole wait.
+	Most time.Duration
+}
+
 // LateSpans are the spans that arrived for an attempt after its trace was settled and its
-// evidence recorded: they are in no verdict. Names are the first few spans' names.
+// evidence recorded. They join its traces.json (each marked late, the trace then
+// incomplete), and an attempt judged in this process is decided again with them: Was and
+// Now are the scenario's status before and after, and Changed names the rows they changed.
+// Names are the first few spans' names.
 type LateSpans struct {
 	ScenarioID string   `json:"scenario_id" yaml:"scenario_id"`
 	Attempt    int      `json:"attempt" yaml:"attempt"`
 	Spans      int      `json:"spans" yaml:"spans"`
 	Names      []string `json:"names" yaml:"names"`
-	// Tools are the tool calls among them, by name: what a calls criterion would have
-	// read. CouldChange names the criteria whose verdict they could have changed.
-	Tools       []string `json:"tools,omitempty" yaml:"tools,omitempty"`
-	CouldChange []string `json:"could_change,omitempty" yaml:"could_change,omitempty"`
+	// Tools are the tool calls among them, by name.
+	Tools []string `json:"tools,omitempty" yaml:"tools,omitempty"`
+	// Dropped counts the late spans over the trace's bounds, not kept.
+	Dropped int      `json:"dropped,omitempty" yaml:"dropped,omitempty"`
+	Was     Status   `json:"was,omitempty" yaml:"was,omitempty"`
+	Now     Status   `json:"now,omitempty" yaml:"now,omitempty"`
+	Changed []string `json:"changed,omitempty" yaml:"changed,omitempty"`
+	// NotDecided says why the attempt was not decided again (it was not judged in this
+	// process, or its records could not be read): the spans are in its trace for the judge.
+	NotDecided string `json:"not_decided,omitempty" yaml:"not_decided,omitempty"`
+	// Kept are the late spans themselves, for the attempt's traces.json.
+	Kept []Span `json:"-" yaml:"-"`
 }
 
 // The names a hook call's trace token travels under (package otlp says how it is used):

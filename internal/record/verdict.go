@@ -46,6 +46,9 @@ type Verdict struct {
 	// Untrusted says why the record is not to be trusted (a stored verdict whose rows
 	// disagreed with what its evidence gives, naming them): no excuse covers it.
 	Untrusted string `yaml:"untrusted,omitempty"`
+	// DecidedAgain says why the verdict was decided again at the run's end: spans of the
+	// attempt's trace that arrived after it was first judged, now in its traces.json.
+	DecidedAgain string `yaml:"decided_again,omitempty"`
 	// Judge is set when a model judge decided the llm_judge rows.
 	Judge *JudgeInfo `yaml:"judge,omitempty"`
 	// HooksSHA256 is the SHA-256 of the hooks.json the verdict was judged from: a verdict

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/counting"
@@ -286,6 +287,9 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 		return sc, nil
 	}
 	sc.Status, sc.Reason = string(v.Status), v.UnverifiableReason
+	if v.DecidedAgain != "" {
+		sc.Reason = strings.TrimPrefix(sc.Reason+"; decided again "+v.DecidedAgain, "; ")
+	}
 	sc.Never = counting.Unexcusable(v)
 	return sc, v
 }

@@ -290,24 +290,28 @@ func TestAGoAgentsProfile(t *testing.T) {
 	assert.Equal(t, "go:shop", p.Hooks[spec.Execute].Invoked())
 }
 
-// How long a run waits at its end for spans still to come: what traces says, else 5 s with
-// a fixed address, else the quiet window; a negative wait is refused at its line.
+// How long an attempt's trace waits for a service, and a run at its end for spans still to
+// come: with a fixed address what traces says, else the SDKs' schedule and a second;
+// without one, no service can export, and the run's end waits what traces says, else the
+// quiet window. A negative wait is refused at its line.
 func TestTracesSettleAtEnd(t *testing.T) {
 	for _, tc := range []struct {
-		yaml  string
-		fixed bool
-		want  time.Duration
+		yaml           string
+		fixed          bool
+		want, services time.Duration
 	}{
-		{"traces: {otlp: '127.0.0.1:4318', settle_ms: 1200}\n", true, 1200 * time.Millisecond},
-		{"traces: {otlp: '127.0.0.1:4318'}\n", true, 5 * time.Second},
-		{"traces: otlp\ntraces_quiet_ms: 300\n", false, 300 * time.Millisecond},
-		{"traces: otlp\n", false, 500 * time.Millisecond},
-		{"traces: {settle_ms: 50}\n", false, 50 * time.Millisecond},
+		{"traces: {otlp: '127.0.0.1:4318', settle_ms: 1200}\n", true, 1200 * time.Millisecond, 1200 * time.Millisecond},
+		{"traces: {otlp: '127.0.0.1:4318'}\n", true, 6 * time.Second, 6 * time.Second},
+		{"traces: otlp\ntraces_quiet_ms: 300\n", true, 6 * time.Second, 6 * time.Second}, // -rook.traces-addr
+		{"traces: otlp\ntraces_quiet_ms: 300\n", false, 300 * time.Millisecond, 0},
+		{"traces: otlp\n", false, 500 * time.Millisecond, 0},
+		{"traces: {settle_ms: 50}\n", false, 50 * time.Millisecond, 0},
 	} {
 		p, err := spec.ParseProfile("p.yaml", t.TempDir(), []byte("id: p\nhooks:\n  execute: {command: [sh, -c, \"true\"]}\n"+tc.yaml))
 		require.NoError(t, err, tc.yaml)
 		assert.True(t, p.Traces, tc.yaml)
 		assert.Equal(t, tc.want, p.SettleAtEnd(tc.fixed), tc.yaml)
+		assert.Equal(t, tc.services, p.SettleForServices(tc.fixed), tc.yaml)
 	}
 	_, err := spec.ParseProfile("p.yaml", t.TempDir(), []byte("id: p\nhooks:\n  execute: {command: [sh, -c, \"true\"]}\ntraces: {otlp: '127.0.0.1:4318', settle_ms: -1}\n"))
 	require.Error(t, err)

@@ -46,18 +46,36 @@ func millis(e *errs, f field, what string) time.Duration {
 	return time.Duration(n) * time.Millisecond
 }
 
-// SettleAtEnd is how long a run waits at its end for spans still to come: what the profile
-// says (traces: {settle_ms: ...}), else, with a fixed address (fixed: the profile's, or a
-// flag's), 5 s, since an agent service started on its own may export there on the
-// OpenTelemetry SDKs' default batch schedule (OTEL_BSP_SCHEDULE_DELAY); without one, only
-// the hooks and what they start know the address, and they are given a 100 ms schedule,
-// so the attempt's quiet window will do.
+// ServiceSchedule is how long an attempt's trace waits by default for a service that
+// exports to the receiver's fixed address: the OpenTelemetry SDKs' default batch schedule
+// (OTEL_BSP_SCHEDULE_DELAY, 5 s), and a second for its export to arrive.
+const ServiceSchedule = 6 * time.Second
+
+// SettleForServices is how long an attempt's trace stays open, after its last span, for
+// a service started on its own that exports to the fixed address (fixed: the profile's,
+// or a flag's) on its own schedule: what the profile says (traces: {settle_ms: ...}),
+// else ServiceSchedule. Without a fixed address only the hooks and what they start know
+// the receiver, and it is 0: their spans have settled when their tree is whole.
+func (p *Profile) SettleForServices(fixed bool) time.Duration {
+	if !fixed {
+		return 0
+	}
+	if p.TracesSettle > 0 {
+		return p.TracesSettle
+	}
+	return ServiceSchedule
+}
+
+// SettleAtEnd is how long a run waits at its end for spans still to come, by the same
+// rule: with a fixed address, a service's schedule (SettleForServices); without one, what
+// the profile says, else the attempt's quiet window, since the hooks are given a 100 ms
+// schedule.
 func (p *Profile) SettleAtEnd(fixed bool) time.Duration {
 	switch {
+	case fixed:
+		return p.SettleForServices(fixed)
 	case p.TracesSettle > 0:
 		return p.TracesSettle
-	case fixed:
-		return 5 * time.Second
 	case p.TracesQuiet > 0:
 		return p.TracesQuiet
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -19,9 +20,11 @@ import (
 // address), with no hook's environment. Each POST /chat takes its trace context from the
 // request's traceparent and tracestate headers (W3C propagation), records an invoke_agent
 // span and a lookup_order tool call under it, exports them before it replies, and answers
-// {"reply": ...}. With TESTAGENT_LAZY=<duration> (and TESTAGENT_BATCH=1, with a schedule
-// longer than that) it answers {"output": ...} at once and exports that long after, as a
-// service on its SDK's batch schedule does.
+// {"reply": ...}. With TESTAGENT_LAZY it answers {"output": ...} at once and exports
+// later, as a service on its SDK's batch schedule does: TESTAGENT_LAZY=batch leaves it to
+// the batch processor's own schedule (TESTAGENT_BATCH=1, OTEL_BSP_SCHEDULE_DELAY or the
+// SDK's default 5 s), TESTAGENT_LAZY=<duration> flushes exactly that long after (with a
+// schedule longer than that). A message that asks for it "slowly" is answered 3 s later.
 // It prints "listening on <addr>" once it accepts connections.
 func serve(addr string) int {
 	ctx := context.Background()
@@ -47,6 +50,13 @@ func serve(addr string) int {
 		lookup.End()
 		agent.End()
 		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(in.Message, "slowly") {
+			time.Sleep(3 * time.Second) // an agent that takes its time
+		}
+		if os.Getenv("TESTAGENT_LAZY") == "batch" {
+			_ = json.NewEncoder(w).Encode(map[string]string{"output": "order ORD-7 has shipped"})
+			return
+		}
 		if lazy, err := time.ParseDuration(os.Getenv("TESTAGENT_LAZY")); err == nil {
 			// As a service whose batch goes out on its exporter's schedule, after the
 			// answer: here exactly lazy later. The answer is a hook's output.

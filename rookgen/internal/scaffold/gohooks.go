@@ -194,7 +194,10 @@ func ask(cfg config, goal, conversation string) (any, []byte) {
 		req.Header.Set(h.Name, value)
 	}
 	// The trace context, so that an agent service that propagates it puts its spans in
-	// this scenario's trace (the token in tracestate lets the run take them).
+	// this scenario's trace (the token in tracestate lets the run take them). The service
+	// exports to the profile's fixed address (traces: {otlp: 127.0.0.1:4318}) on its own
+	// schedule: start it with OTEL_BSP_SCHEDULE_DELAY=100 (the SDKs wait 5 s by default),
+	// or flush after each request, and say the schedule in settle_ms (docs/traces.md).
 	for _, kv := range [][2]string{{"TRACEPARENT", "traceparent"}, {"TRACESTATE", "tracestate"}} {
 		if v := os.Getenv(kv[0]); v != "" {
 			req.Header.Set(kv[1], v)

@@ -44,7 +44,10 @@ const req = CONFIG.request;
 const headers = {};
 for (const h of req.headers) if (!noConversation(h.value)) headers[h.name] = fill(h.value, (x) => x);
 // The trace context, so that an agent service that propagates it puts its spans in this
-// scenario's trace (the token in tracestate lets the run take them).
+// scenario's trace (the token in tracestate lets the run take them). The service exports
+// to the profile's fixed address (traces: {otlp: 127.0.0.1:4318}) on its own schedule:
+// start it with OTEL_BSP_SCHEDULE_DELAY=100 (the SDKs wait 5 s by default), or flush after
+// each request, and say the schedule in settle_ms (docs/traces.md).
 if (process.env.TRACEPARENT) headers.traceparent = process.env.TRACEPARENT;
 if (process.env.TRACESTATE) headers.tracestate = process.env.TRACESTATE;
 const body = req.body ? JSON.stringify(fillJSON(JSON.parse(req.body))) : undefined;
@@ -200,7 +203,10 @@ def main():
         if not no_conversation(h.get("value", "")):
             headers[h["name"]] = fill(h.get("value", ""))
     # The trace context, so that an agent service that propagates it puts its spans in
-    # this scenario's trace (the token in tracestate lets the run take them).
+    # this scenario's trace (the token in tracestate lets the run take them). The service
+    # exports to the profile's fixed address (traces: {otlp: 127.0.0.1:4318}) on its own
+    # schedule: start it with OTEL_BSP_SCHEDULE_DELAY=100 (the SDKs wait 5 s by default),
+    # or flush after each request, and say the schedule in settle_ms (docs/traces.md).
     for var, name in (("TRACEPARENT", "traceparent"), ("TRACESTATE", "tracestate")):
         if os.environ.get(var):
             headers[name] = os.environ[var]

@@ -20,8 +20,11 @@ import (
 // run has ended.
 type Receiver interface {
 	lifecycle.Tracer
-	// Requests is how many export requests came at all.
+	// Requests is how many export requests came at all, Taken how many spans an attempt
+	// took, Stray how many named no attempt's trace.
 	Requests() int
+	Taken() int
+	Stray() int
 	// Quiet waits until no export request has come for quiet (or most has passed).
 	Quiet(quiet, most time.Duration) bool
 	Close() error

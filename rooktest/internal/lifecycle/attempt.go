@@ -70,6 +70,13 @@ type attemptRun struct {
 	trace   string
 	expect  []record.HookCall
 	settled bool
+	// leftTraced says which hook calls with the trace's environment left processes running
+	// (leftWithTrace): what those had not exported is lost.
+	leftTraced []string
+	// again is set when the attempt is decided again at the run's end with spans that came
+	// late (decideAgain), saying so for its verdict: its stored verdict is the one they
+	// change, not one to check.
+	again string
 	// observed is what the judge observed of the attempt, kept for response.json: nothing
 	// is recorded between the two.
 	observed *observe.Observations
@@ -79,16 +86,21 @@ type attemptRun struct {
 }
 
 // attempt runs what the selection asks of attempt n and what its records have not done:
-// it asks Next what comes next after every phase, until it judges or stops.
-func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Logger) *Attempt {
+// it asks Next what comes next after every phase, until it judges or stops. again, when
+// set, judges it again from its records alone (decideAgain), saying why in its verdict.
+func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Logger, again string) *Attempt {
 	dir := attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), n, sc.Repeat)
 	if log != nil && sc.Repeat > 1 {
 		// With repeat, every progress line says which attempt it is about.
 		inner := log
 		log = func(line string) { inner(fmt.Sprintf("attempt %d: %s", n, line)) }
 	}
-	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: record.Hooks{Version: 1}}
-	if r.cfg.Traces != nil {
+	a := &attemptRun{r: r, sc: sc, n: n, dir: dir, log: log, hooks: record.Hooks{Version: 1}, again: again}
+	sel := r.cfg.Selection
+	if again != "" {
+		sel = Selection{spec.Judge: true}
+	}
+	if r.cfg.Traces != nil && again == "" {
 		a.trace = r.cfg.Traces.Attempt(sc.ID, n, r.cfg.Redactor.Text)
 		r.mu.Lock()
 		r.scenarios[sc.ID] = sc
@@ -99,7 +111,7 @@ func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Log
 		res.RecordErr, res.NotRun = err, err.Error()
 		return res
 	}
-	sel, here := r.cfg.Selection, Selection{}
+	here := Selection{}
 	step := Next(a.state(here), sel, r.ID)
 	switch step.Action {
 	case Refuse:
@@ -330,6 +342,7 @@ func (a *attemptRun) phase(ctx context.Context, inv invocation) (*record.PhaseRe
 	a.hooks.InFlight = &record.InFlight{Phase: string(inv.phase), Turn: inv.turn, At: time.Now().UTC()}
 	a.save()
 	rec, out, perr := a.r.invoke(ctx, inv, a.log)
+	a.leftWithTrace(inv, rec)
 	a.hooks.InFlight = nil
 	a.lastEnd = time.Now()
 	a.ranNow = true

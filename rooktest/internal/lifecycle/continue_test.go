@@ -96,7 +96,7 @@ func TestContinueRunsOnlyWhatIsLeft(t *testing.T) {
 	o = r.Scenario(context.Background(), sc, f.logs.add)
 	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Len(t, f.calls(t), 6)
-	_, err := r.Finish(time.Now())
+	_, err := r.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 }
 
@@ -169,7 +169,7 @@ func TestHaltAfterThreeTransportFailures(t *testing.T) {
 	halted, why := r.Halted()
 	assert.True(t, halted)
 	assert.Contains(t, why, "connection refused")
-	_, err := r.Finish(time.Now())
+	_, err := r.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	run := readYAML(t, filepath.Join(r.Dir, "run.yaml"))
 	assert.Equal(t, true, run["halted"])
@@ -210,7 +210,7 @@ func TestResumeCarriesUnchangedWork(t *testing.T) {
 	require.NoError(t, err)
 	f.run.Scenario(context.Background(), one, f.logs.add)
 	f.run.Scenario(context.Background(), two, f.logs.add)
-	_, err = f.run.Finish(time.Now())
+	_, err = f.run.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	before := len(f.calls(t))
 
@@ -232,7 +232,7 @@ func TestResumeCarriesUnchangedWork(t *testing.T) {
 	assert.False(t, ok, "an edited scenario runs again")
 	r.Scenario(context.Background(), edited, f.logs.add)
 	assert.Len(t, f.calls(t), before+4, "only the edited scenario ran")
-	rep, err := r.Finish(time.Now())
+	rep, err := r.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Totals.CarriedForward)
 	assert.Equal(t, 2, rep.Totals.Executed)
@@ -304,7 +304,7 @@ func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	perr := first.Prepare(context.Background(), f.logs.add)
 	require.NotNil(t, perr)
 	require.NoError(t, os.WriteFile(filepath.Join(first.PrepareStateDir, "token"), []byte("stale"), 0o644))
-	_, err := first.Finish(time.Now())
+	_, err := first.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 
 	// Second process selects everything but prepare: prepare runs again first anyway.
@@ -315,7 +315,7 @@ func TestContinueRunsAFailedPrepareAgainFirst(t *testing.T) {
 	require.True(t, o.Judged())
 	assert.Equal(t, record.Pass, o.Verdict.Status)
 	assert.Equal(t, []string{"prepare", "prepare", "open", "execute#1", "close", "collect"}, phases(f.calls(t)))
-	rep, err := r.Finish(time.Now())
+	rep, err := r.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, "ok", rep.Prepare.Status)
 	assert.Equal(t, 2, rep.Prepare.Attempts)
@@ -342,7 +342,7 @@ func TestCarryKeepsAttemptsAndIsWholeOrNothing(t *testing.T) {
 	f := newRun(t, nil, "")
 	rep := parseScenario(t, "goal: g\nrepeat: 2\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: g}}\n")
 	f.run.Scenario(context.Background(), rep, f.logs.add)
-	_, err := f.run.Finish(time.Now())
+	_, err := f.run.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	prior, err := lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", f.run.ID)
 	require.NoError(t, err)

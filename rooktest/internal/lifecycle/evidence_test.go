@@ -100,7 +100,7 @@ func TestReportClusters(t *testing.T) {
 		require.NoError(t, err)
 		f.run.Scenario(context.Background(), sc, f.logs.add)
 	}
-	rep, err := f.run.Finish(time.Now())
+	rep, err := f.run.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	require.Len(t, rep.Clusters, 3)
 	// A compromised scenario leads, though the plan has it last.
@@ -129,7 +129,7 @@ func TestPanicFailsOnlyItsScenario(t *testing.T) {
 	assert.Contains(t, o.Err.Error(), "runtime/debug.Stack", "the stack is in the error")
 	assert.False(t, o.Judged())
 	assert.FileExists(t, filepath.Join(o.Dir, "hooks.json"), "what was recorded stays")
-	_, err := f.run.Finish(time.Now())
+	_, err := f.run.Finish(context.Background(), time.Now())
 	assert.NoError(t, err)
 }
 

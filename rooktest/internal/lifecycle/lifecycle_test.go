@@ -303,7 +303,7 @@ func TestRecordsAreWholeAndRedacted(t *testing.T) {
 	require.NotNil(t, o.Verdict, "judged")
 	require.Len(t, o.Verdict.ForbiddenHits, 1, "the reply names the key: a forbidden hit")
 	assert.Contains(t, o.Verdict.ForbiddenHits[0].Quote, "the key is [redacted:FAKE_SECRET]", "the hit quotes the reply as recorded, redacted")
-	_, err := f.run.Finish(time.Now())
+	_, err := f.run.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	assert.NotContains(t, f.logs.all(), secret, "hook output is redacted as it comes in, before anything logs it")
 	assert.Contains(t, f.logs.all(), "token is [redacted:FAKE_SECRET]")

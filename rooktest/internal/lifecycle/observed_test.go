@@ -145,7 +145,7 @@ func TestAForgedVerdictIsNotCounted(t *testing.T) {
 	require.Nil(t, o.Verdict, "judge did not run")
 	require.FileExists(t, filepath.Join(o.Dir, "verdict.yaml"), "the hook wrote one")
 
-	rep, err := f.run.Finish(time.Now())
+	rep, err := f.run.Finish(context.Background(), time.Now())
 	require.ErrorIs(t, err, store.ErrUntrusted, "a forged verdict is a problem of the run")
 	assert.Equal(t, 0, rep.Totals.Passed)
 	assert.Equal(t, 1, rep.Totals.Unjudged)

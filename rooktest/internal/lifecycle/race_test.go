@@ -33,7 +33,7 @@ func TestCarryWhileRecording(t *testing.T) {
 	for _, sc := range scenarios {
 		f.run.Scenario(context.Background(), sc, f.logs.add)
 	}
-	_, err := f.run.Finish(time.Now())
+	_, err := f.run.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 
 	prior, err := lifecycle.LoadPrior(f.cfg.RecordsRoot, "agent", f.run.ID)
@@ -56,7 +56,7 @@ func TestCarryWhileRecording(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	rep, err := r.Finish(time.Now())
+	rep, err := r.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, 8, rep.Totals.CarriedForward)
 }

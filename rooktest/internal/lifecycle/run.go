@@ -78,6 +78,10 @@ type Config struct {
 	// attempt's trace is taken as whole (500 ms when zero).
 	Traces      Tracer
 	TracesQuiet time.Duration
+	// TracesServices is how long an attempt's trace stays open for a process that is not
+	// the hooks' (a service exporting to the receiver's fixed address on its own schedule):
+	// record.TraceWait's Services; 0 when the receiver has no fixed address.
+	TracesServices time.Duration
 	// Probe asks an MCP server the profile approves for a tool's answer, read-only (an
 	// mcp_probe criterion's); nil when the suite has no way to.
 	Probe Prober
@@ -99,9 +103,9 @@ type Tracer interface {
 	// Traceparent is one hook call's TRACEPARENT in the trace, and the call's token,
 	// without which no span is taken into the attempt.
 	Traceparent(trace string, call record.HookCall) (traceparent, token string)
-	// Settle waits for the trace to go quiet and returns it, saying what it lost; spans
-	// that arrive after are late.
-	Settle(trace string, quiet, most time.Duration, expect []record.HookCall) record.Trace
+	// Settle waits for the trace's spans to settle and returns it, saying what it lost;
+	// spans that arrive after are late.
+	Settle(trace string, w record.TraceWait, expect []record.HookCall) record.Trace
 	// Late lists the attempts whose spans arrived after their trace was settled.
 	Late() []record.LateSpans
 }

@@ -78,7 +78,7 @@ func (r *Run) Scenario(ctx context.Context, sc *scenario.Scenario, log Logger) (
 				continue
 			}
 		}
-		o.Attempts = append(o.Attempts, r.attempt(ctx, sc, n, log))
+		o.Attempts = append(o.Attempts, r.attempt(ctx, sc, n, log, ""))
 	}
 	r.aggregate(o)
 	return o

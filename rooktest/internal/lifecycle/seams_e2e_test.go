@@ -188,14 +188,14 @@ func receiver(t *testing.T) *otlp.Receiver {
 const noRefund = "goal: refund order 7\nacceptance_criteria:\n  - {id: NO-REFUND, statement: s, check: not_called, params: {name: issue_refund}}\n"
 
 // Seam 1: the agent's own span arrives in time and its tool's span after the quiet
-// window. The trace looked whole when it was judged; the late span is counted and named
-// in run.yaml with the criterion it could have changed.
+// window. The trace looked whole when it was judged; the late span is counted, named in
+// run.yaml, and decides the attempt again: the refund it shows fails NO-REFUND.
 func TestSeamLateToolSpan(t *testing.T) {
 	recv := receiver(t)
 	svc := startService(t, recv.Endpoint(), service{split: true, work: refund})
 	f, _, _ := judgedWith(t, recv, svc.url, noRefund)
 	svc.flush(t)
-	_, err := f.run.Finish(time.Now())
+	_, err := f.run.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(f.run.Dir, "run.yaml"))
 	require.NoError(t, err)
@@ -203,7 +203,7 @@ func TestSeamLateToolSpan(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(b, &run))
 	require.Contains(t, run, "late_spans", string(b))
 	assert.Contains(t, string(b), "issue_refund")
-	assert.Contains(t, string(b), "NO-REFUND (not_called)")
+	assert.Contains(t, string(b), "NO-REFUND (not_called): Pass → Fail")
 }
 
 // Seam 2: the exporter gzips its requests (read), and a request the receiver refuses (over

@@ -46,7 +46,7 @@ func TestSecretsNeverReachRecordsOrLog(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, r.Prepare(context.Background(), f.logs.add))
 	o := r.Scenario(context.Background(), sc, f.logs.add)
-	_, err = r.Finish(time.Now())
+	_, err = r.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 
 	var texts []string
@@ -86,7 +86,7 @@ func TestSecretEqualToRecordVocabulary(t *testing.T) {
 	require.NoError(t, err)
 	o := r.Scenario(context.Background(), sc, f.logs.add)
 	require.Equal(t, "Pass", string(o.Verdict.Status))
-	_, err = r.Finish(time.Now())
+	_, err = r.Finish(context.Background(), time.Now())
 	require.NoError(t, err)
 	run := readYAML(t, filepath.Join(r.Dir, "run.yaml"))
 	assert.Equal(t, r.ID, run["id"], "the run id keeps its year")

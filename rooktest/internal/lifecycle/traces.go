@@ -66,20 +66,26 @@ func (a *attemptRun) setsOwn(name string) bool {
 }
 
 // settleTrace waits, once this process has run the attempt's hooks with traces on, until
-// no span has arrived for the quiet period, and keeps the trace in evidence/traces.json,
-// saying whether it is whole; a trace an earlier process kept (the attempt's first
-// phases) is kept with it. It runs when the process runs no more of the attempt's hooks,
-// whether it judges it or not, so that a run split across processes loses no span.
+// the attempt's spans have settled (record.TraceWait: the hooks' tree whole, or quiet; and
+// a service on a fixed address given its schedule), and keeps the trace in
+// evidence/traces.json, saying whether it is whole; a trace an earlier process kept (the
+// attempt's first phases) is kept with it. It runs when the process runs no more of the
+// attempt's hooks, whether it judges it or not, so that a run split across processes loses
+// no span.
 func (a *attemptRun) settleTrace() {
 	if a.trace == "" || !a.ranNow || a.settled {
 		return
 	}
 	a.settled = true
-	quiet := a.r.cfg.TracesQuiet
-	if quiet <= 0 {
-		quiet = 500 * time.Millisecond
+	w := record.TraceWait{Quiet: a.r.cfg.TracesQuiet, Services: a.r.cfg.TracesServices}
+	if w.Quiet <= 0 {
+		w.Quiet = 500 * time.Millisecond
 	}
-	t := a.r.cfg.Traces.Settle(a.trace, quiet, tracesMost, a.expect)
+	w.Most = max(tracesMost, 2*w.Services)
+	t := a.r.cfg.Traces.Settle(a.trace, w, a.expect)
+	for _, l := range a.leftTraced {
+		t.Incomplete = joinWhy(t.Incomplete, l)
+	}
 	path := filepath.Join(a.dir, "evidence", tracesFile)
 	if earlier, err := readTrace(path); err == nil {
 		t = mergeTraces(earlier, t)
@@ -92,4 +98,23 @@ func (a *attemptRun) settleTrace() {
 		}
 		a.log(msg)
 	}
+}
+
+// leftWithTrace notes, for the trace, the processes a hook call with the trace's
+// environment left running: the supervisor ended them when the hook exited, before an
+// exporter on its batch schedule could send what they recorded, so the trace may lack
+// their spans.
+func (a *attemptRun) leftWithTrace(inv invocation, rec *record.PhaseRecord) {
+	if len(inv.trace) == 0 || len(rec.LeftRunning) == 0 {
+		return
+	}
+	a.leftTraced = append(a.leftTraced, fmt.Sprintf("%s left %d process(es) running with the trace's environment (%s), ended when it exited, before their spans could be exported",
+		inv.call(), len(rec.LeftRunning), rec.LeftRunning[0]))
+}
+
+func joinWhy(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -1,12 +1,17 @@
 package lifecycle_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +19,7 @@ import (
 	"github.com/rookgo/rookgo/internal/otlp"
 	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 const tracedCriteria = `goal: where is order 7, and charge the card
@@ -113,6 +119,22 @@ func TestAnIncompleteTraceShowsNoAbsence(t *testing.T) {
 	assert.Equal(t, record.UnableToVerify, rows["TOKENS"].Status, "an incomplete trace would undercount usage")
 }
 
+// A tool server the agent's hook leaves running, holding a refund span for its exporter's
+// batch schedule (3 s), is ended with the hook by the supervisor, before it could export:
+// the tree the agent's own spans make looks whole, yet the trace lost what that process
+// held, so not_called is Unable to Verify, naming the process, and never Pass.
+func TestAProcessLeftRunningWithTheTraceLosesItsSpans(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the supervisor that ends what a hook leaves runs on Linux")
+	}
+	rows, tr := traced(t, map[string]string{"TESTAGENT_TOOLSERVER": "1"}, "hooks:\n  execute: {command: ["+strconv.Quote(otlptest.Agent(t))+"]}\n")
+	assert.Len(t, tr.Spans, 4, "the agent's own spans came")
+	assert.Contains(t, tr.Incomplete, "execute turn 1 left 1 process(es) running with the trace's environment (pid ")
+	assert.Equal(t, record.UnableToVerify, rows["NO-REFUND"].Status, rows["NO-REFUND"].Achieved)
+	assert.Contains(t, rows["NO-REFUND"].Achieved, "ended when it exited, before their spans could be exported")
+	assert.Equal(t, record.Pass, rows["LOOKED"].Status, "a call seen is seen")
+}
+
 // The same spans from a Node agent instrumented with the OpenTelemetry JS SDK from npm,
 // exported as OTLP JSON, decide the same criteria.
 func TestSpansFromTheJSSDKAreEvidence(t *testing.T) {
@@ -132,6 +154,42 @@ func TestSpansFromTheJSSDKAreEvidence(t *testing.T) {
 		"CHARGE-FAILED": record.Pass, "TOKENS": record.Pass} {
 		assert.Equal(t, want, rows[id].Status, "%s: %s", id, rows[id].Achieved)
 	}
+}
+
+// A Node service instrumented with the OpenTelemetry JS SDK from npm, started on its own
+// and exporting to the receiver's fixed address on the SDK's default batch schedule (5 s),
+// after it answered: the attempt's trace stays open for the service's schedule, so the
+// lookup it made is in the verdict, and not_called fails on it.
+func TestAJSServiceOnItsDefaultScheduleIsWaitedFor(t *testing.T) {
+	modules := os.Getenv("ROOK_OTEL_JS")
+	if modules == "" {
+		if os.Getenv("ROOK_REQUIRE_OTEL_JS") != "" {
+			t.Fatal("ROOK_REQUIRE_OTEL_JS is set but ROOK_OTEL_JS names no folder with the OpenTelemetry JS SDK")
+		}
+		t.Skip("set ROOK_OTEL_JS to a folder where npm installed @opentelemetry/api, sdk-trace-base, exporter-trace-otlp-http and core (.ci/run does)")
+	}
+	t.Parallel()
+	recv, err := otlp.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = recv.Close() })
+	svc := exec.Command("node", filepath.Join("testdata", "otel-service.mjs"))
+	svc.Env = append(os.Environ(), "OTEL_JS_MODULES="+modules, "OTEL_EXPORTER_OTLP_ENDPOINT="+recv.Endpoint())
+	out, err := svc.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, svc.Start())
+	t.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n') // it says when it listens
+	require.NoError(t, err)
+	port := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+
+	f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "post:http://127.0.0.1:" + port + "/chat"}, "hooks:\n  execute: {command: [BIN]}\n")
+	f.cfg.Traces, f.cfg.TracesQuiet, f.cfg.TracesServices = recv, 100*time.Millisecond, spec.ServiceSchedule
+	f.restart(t, nil)
+	o := f.run.Scenario(context.Background(), parseScenario(t, "goal: where is order 7\nacceptance_criteria:\n  - {id: NO-LOOKUP, statement: s, check: not_called, params: {name: lookup_order}}\n"), f.logs.add)
+	require.NotNil(t, o.Verdict, "%v", o.Attempts[0].Failures)
+	row := o.Verdict.Criteria[0]
+	assert.Equal(t, record.Fail, row.Status, row.Achieved)
+	assert.Contains(t, row.Evidence, "from the agent's trace")
 }
 
 // A hook is given a short batch schedule for its OpenTelemetry SDK (OTEL_BSP_SCHEDULE_DELAY,

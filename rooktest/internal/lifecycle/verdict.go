@@ -22,7 +22,7 @@ import (
 func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	dc := a.r.cfg.Decide
 	var stored *record.Verdict
-	if !a.ranNow {
+	if !a.ranNow && a.again == "" {
 		// ReadVerdict refuses a verdict that does not match the hooks.json beside it.
 		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" {
 			stored = v
@@ -52,6 +52,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	if out.Response != nil {
 		a.record(red.Bytes(filepath.Join(a.dir, "evidence", "judge-response.json"), out.Response))
 	}
+	out.Verdict.DecidedAgain = a.again
 	res.Verdict = &out.Verdict
 	a.record(red.WriteVerdict(a.dir, &out.Verdict))
 }
