@@ -63,7 +63,8 @@ junit:
 ## one run (about 5 minutes; needs node and sh)
 bench:
 	$(GO) test -run '^$$' -bench HookCall -benchtime 30x ./rooktest/internal/lifecycle
-	$(GO) test -run '^$$' -bench Traces -benchtime 4x ./rooktest/internal/lifecycle
+	$(GO) test -run '^$$' -bench '^BenchmarkTraces$$' -benchtime 4x ./rooktest/internal/lifecycle
+	$(GO) test -run '^$$' -bench TracesFromAService -benchtime 2x ./rooktest/internal/lifecycle
 	$(GO) test -run '^$$' -bench ExportDelay -benchtime 3x ./internal/otlp
 	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench AgentKinds -benchtime 5x ./rookgen

@@ -111,7 +111,7 @@ func run(noRoot bool) int {
 // callService is an instrumented agent's hook in front of a service: under TRACEPARENT it
 // records an invoke_agent span, POSTs the turn's text to the service's /chat with the trace
 // context (traceparent, and the tracestate that carries the call's token), exports its own
-// span before it replies, and prints the service's answer. Its own spans make a tree that
+// span before it replies, and prints the service's answer (its reply as the output). Its own spans make a tree that
 // looks whole whatever the service has yet to export.
 func callService(addr string) int {
 	ctx := context.Background()
@@ -140,7 +140,16 @@ func callService(addr string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	fmt.Println(string(bytes.TrimSpace(answer)))
+	var out map[string]any
+	if err := json.Unmarshal(answer, &out); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if _, ok := out["output"]; !ok {
+		out["output"] = out["reply"] // the service's own shape, as the hook contract reads it
+	}
+	line, _ := json.Marshal(out)
+	fmt.Println(string(line))
 	return 0
 }
 

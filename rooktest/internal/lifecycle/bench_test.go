@@ -187,3 +187,80 @@ func BenchmarkTraces(b *testing.B) {
 	b.ReportMetric(extra, "extra-ms/scenario")
 	b.ReportMetric(float64(off/n)/float64(time.Millisecond)/scenarios, "off-ms/scenario")
 }
+
+// BenchmarkTracesFromAService runs 10 scenarios whose hook calls an agent service started
+// on its own (otlptest's agent as a service) that exports to the receiver's fixed address,
+// with settle_ms at its default: once with a service that flushes before it answers, once
+// with one that exports on a 1 s batch schedule, alternating, and reports what waiting for
+// the latter's spans costs a scenario.
+func BenchmarkTracesFromAService(b *testing.B) {
+	const scenarios = 10
+	agent := otlptest.Agent(b)
+	recv, err := otlp.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer recv.Close()
+	service := func(env ...string) string {
+		svc := exec.Command(agent)
+		svc.Env = append(append(os.Environ(), "TESTAGENT_SERVE=127.0.0.1:0", "OTEL_EXPORTER_OTLP_ENDPOINT="+recv.Endpoint()), env...)
+		out, err := svc.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := svc.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait() })
+		line := make([]byte, 64)
+		n, err := out.Read(line) // "listening on <addr>"
+		if err != nil {
+			b.Fatal(err)
+		}
+		return strings.TrimSpace(strings.TrimPrefix(string(line[:n]), "listening on "))
+	}
+	flushes, batches := service(), service("TESTAGENT_LAZY=batch", "TESTAGENT_BATCH=1", "OTEL_BSP_SCHEDULE_DELAY=1000")
+	dir := b.TempDir()
+	suiteOf := make([]*scenario.Scenario, scenarios)
+	for i := range suiteOf {
+		id := fmt.Sprintf("SC-%02d", i+1)
+		if suiteOf[i], err = scenario.Parse(id+".yaml", []byte("id: "+id+"\ngoal: hello\nacceptance_criteria:\n  - {statement: s, check: called, params: {name: lookup_order}}\n")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	suite := func(addr string) time.Duration {
+		p, err := spec.ParseProfile(filepath.Join(dir, "bench.yaml"), dir, []byte(fmt.Sprintf("id: bench\nhooks:\n  execute: {command: [%q]}\nhook_env: {TESTAGENT_CALL: %q}\n", agent, addr)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := lifecycle.New(lifecycle.Config{Workspace: dir, Agent: "bench", Profile: p, RecordsRoot: b.TempDir(), Env: os.Environ(),
+			Redactor: store.NewRedactor(nil), Concurrency: 1, Traces: recv, TracesQuiet: 100 * time.Millisecond, TracesServices: spec.ServiceSchedule}, time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		start := time.Now()
+		for _, sc := range suiteOf {
+			if o := r.Scenario(context.Background(), sc, nil); o.Verdict == nil || o.Verdict.Status != record.Pass {
+				b.Fatalf("the scenario did not pass: %+v", o)
+			}
+		}
+		return time.Since(start)
+	}
+	var flushed, batched time.Duration
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			flushed += suite(flushes)
+			batched += suite(batches)
+		} else {
+			batched += suite(batches)
+			flushed += suite(flushes)
+		}
+	}
+	per := func(d time.Duration) float64 {
+		return float64(d) / float64(time.Millisecond) / float64(b.N) / scenarios
+	}
+	b.ReportMetric(per(flushed), "flushes-ms/scenario")
+	b.ReportMetric(per(batched), "batch-1s-ms/scenario")
+	b.ReportMetric(float64(batched)/float64(flushed), "batch/flushes")
+}
