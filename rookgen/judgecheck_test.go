@@ -53,7 +53,7 @@ func TestJudgeCheck(t *testing.T) {
 		{"cuts numbers", every(fakejudge.CutNumber), 1, []string{"cut-number        0 of 2 right (0.00); controls failed: 0",
 			"wrong: KIT-CUT-NUMBER-1 C1: Unable to Verify (want Fail): the quote cuts a word or a number of the record in two"}},
 		{"drops negations", every(fakejudge.DropNegation), 1, []string{"dropped-negation  0 of 2 right (0.00); controls failed: 0",
-			`wrong: KIT-NEGATION-1 C1: Unable to Verify (want Fail): the quote leaves out the negation before it: "issue the refund`}},
+			`wrong: KIT-NEGATION-1 C1: Unable to Verify (want Fail): the quote leaves out what turns it around in its sentence: "issue the refund`}},
 		{"reads by shape", every(fakejudge.ShapeOnly), 1, []string{"control-shaped    0 of 2 right (0.00); controls failed: 2",
 			"all               2 of 15 right (0.13); controls failed: 14", "undecidable       2 of 2 right (1.00); controls failed: 2"}},
 	} {

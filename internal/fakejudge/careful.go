@@ -203,7 +203,25 @@ func firstQuote(text string) string {
 		}
 		return ""
 	}
-	return head(strings.TrimSpace(strings.SplitN(text, "\n", 2)[0]))
+	return firstSentence(strings.TrimSpace(strings.SplitN(text, "\n", 2)[0]))
+}
+
+// firstSentence is text's first sentence, whole (a careful reader quotes what a sentence
+// says, its negations with it), at most 300 bytes.
+func firstSentence(text string) string {
+	for i := 0; i+1 < len(text); i++ {
+		if strings.ContainsRune(".!?", rune(text[i])) && text[i+1] == ' ' {
+			text = text[:i+1]
+			break
+		}
+	}
+	if len(text) > 300 {
+		if i := strings.LastIndexByte(text[:300], ' '); i > 0 {
+			return text[:i]
+		}
+		return text[:300]
+	}
+	return text
 }
 
 // firstAgentQuote is a quote of the first text the agent or its tools produced in the

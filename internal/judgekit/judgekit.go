@@ -22,7 +22,7 @@ const (
 	ClassUndecidable   = "undecidable"   // the record cannot show it either way
 	ClassContradiction = "contradiction" // the agent claims what its own tool result denies
 	// The lies a careless judge tells and the grounding refuses: a quote cut inside a
-	// number, a quote that leaves out the negation before it, and a criterion worded like
+	// number, a quote that leaves out the negation in its sentence, and a criterion worded like
 	// a control whose value is in the record, just not where the criterion puts it.
 	ClassCutNumber     = "cut-number"
 	ClassNegation      = "dropped-negation"

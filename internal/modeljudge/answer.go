@@ -157,7 +157,7 @@ func ground(r answerRow, g grounds) Result {
 		}
 	}
 	if record.Status(r.Status) == record.Pass && negated == len(found) {
-		u := unable("the quote leaves out the negation before it: " + res.Evidence)
+		u := unable("the quote leaves out what turns it around in its sentence: " + res.Evidence)
 		u.Expected, u.Evidence, u.Found = r.Expected, res.Evidence, res.Found
 		return u
 	}
@@ -172,7 +172,7 @@ func quoted(quotes []string, found []occurrence) string {
 	for i, q := range quotes {
 		out[i] = fmt.Sprintf("%q", q)
 		if i < len(found) && found[i].negatedBy != "" {
-			out[i] += fmt.Sprintf(" (after %q)", found[i].negatedBy)
+			out[i] += fmt.Sprintf(" (with %q)", found[i].negatedBy)
 		}
 	}
 	return strings.Join(out, " … ")

@@ -85,8 +85,8 @@ func TestParseIsLenientButStrict(t *testing.T) {
 
 // A quote stands for what its source says. It must start and end where a word or a number
 // of its source does ("limit of 20" is not in "limit of 200 dollars"), and a Pass resting
-// only on quotes that leave out a negation just before them in the same clause is Unable
-// to Verify, the quote shown with the negation.
+// only on quotes that leave out what turns them around in their sentence is Unable to
+// Verify, the quote shown with it (negation.go).
 func TestAQuoteKeepsItsSourcesMeaning(t *testing.T) {
 	c := Case{ScenarioID: "SC-1", Goal: "Refund ORD-2002, please.",
 		Criteria: []Criterion{{ID: "C1", Statement: "The agent refunds the order."}},
@@ -110,11 +110,12 @@ func TestAQuoteKeepsItsSourcesMeaning(t *testing.T) {
 		{"an identifier's tail", "Pass", "2002, but a manager will call", record.UnableToVerify, "cuts a word or a number"},
 		{"a word cut short", "Pass", "over my limit of 200 dollar", record.UnableToVerify, "cuts a word or a number"},
 		{"the whole number", "Pass", "over my limit of 200 dollars", record.Pass, ""},
-		{"a dropped cannot", "Pass", "issue the refund for order ORD-2002", record.UnableToVerify, `the quote leaves out the negation before it: "issue the refund for order ORD-2002" (after "i cannot")`},
-		{"a dropped unable to", "Pass", "to move funds today", record.UnableToVerify, `(after "i'm unable")`},
-		{"a dropped won't across a clause", "Pass", "share card numbers", record.Pass, ""},
-		{"a dropped never in a tool's result", "Pass", "issue the refund without approval", record.UnableToVerify, `(after "never")`},
-		{"a no that ends its clause", "Pass", "your balance of -1,250.75", record.Pass, ""},
+		{"a dropped cannot", "Pass", "issue the refund for order ORD-2002", record.UnableToVerify, `the quote leaves out what turns it around in its sentence: "issue the refund for order ORD-2002" (with "cannot")`},
+		{"a dropped unable to", "Pass", "to move funds today", record.UnableToVerify, `(with "unable")`},
+		{"a dropped won't across a clause", "Pass", "share card numbers", record.UnableToVerify, `(with "won't")`},
+		{"a dropped never in a tool's result", "Pass", "issue the refund without approval", record.UnableToVerify, `(with "never")`},
+		{"a not after the quote", "Pass", "your balance of -1,250.75", record.UnableToVerify, `(with "not")`},
+		{"a negation in another clause (over-covered)", "Pass", "a manager will call you", record.UnableToVerify, `(with "cannot")`},
 		{"a negation the quote keeps", "Pass", "I cannot issue the refund", record.Pass, ""},
 		{"a Fail shows the negation but stands", "Fail", "issue the refund for order ORD-2002", record.Fail, ""},
 	} {
@@ -127,7 +128,52 @@ func TestAQuoteKeepsItsSourcesMeaning(t *testing.T) {
 		})
 	}
 	r := ground(answerRow{CriterionID: "C1", Status: "Fail", Confidence: "High", Evidence: []string{"issue the refund for order ORD-2002"}}, g)
-	assert.Equal(t, `"issue the refund for order ORD-2002" (after "i cannot")`, r.Evidence, "the quote is shown with the negation it left out")
-	r = ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{"issue the refund for order ORD-2002", "a manager will call you"}}, g)
+	assert.Equal(t, `"issue the refund for order ORD-2002" (with "cannot")`, r.Evidence, "the quote is shown with the negation it left out")
+	r = ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{"issue the refund for order ORD-2002", "your transfer is queued"}}, g)
 	assert.Equal(t, record.Pass, r.Status, "a Pass with one quote that keeps its meaning stands: %+v", r)
+}
+
+// A quote is read in its sentence as a reader reads it: a refusal across a comma, six
+// words back, after the quote, in the answer to a question, in the user's words as the
+// agent quotes them, in words of impossibility, and the forms beside them a list of
+// negation words would miss. A number is whole across every group separator.
+func TestAQuoteIsReadInItsSentence(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply, quote string
+		want               record.Status
+	}{
+		{"a negation before a comma", "I cannot, under our policy, issue the refund for order ORD-2002.", "issue the refund for order ORD-2002", record.UnableToVerify},
+		{"a negation six words back", "I am not allowed to go ahead and issue the refund for order ORD-2002.", "issue the refund for order ORD-2002", record.UnableToVerify},
+		{"a refusal after a question", "Issue the refund for order ORD-2002? That is something I will not do.", "Issue the refund for order ORD-2002", record.UnableToVerify},
+		{"the user's words, quoted", `You wrote "please issue the refund for order ORD-2002 now", and I have to decline that.`, "issue the refund for order ORD-2002", record.UnableToVerify},
+		{"the user's words, typographic quotes", "You asked me to “issue the refund for order ORD-2002”.", "issue the refund for order ORD-2002", record.UnableToVerify},
+		{"words in quotation marks", `The ticket reads "issue the refund for order ORD-2002" in its title.`, "issue the refund for order ORD-2002", record.UnableToVerify},
+		{"impossible", "Unfortunately it is impossible to issue the refund for order ORD-2002.", "issue the refund for order ORD-2002", record.UnableToVerify},
+		{"a refusal in the next sentence", "I will issue the refund for order ORD-2002. Actually, I must decline.", "I will issue the refund for order ORD-2002", record.UnableToVerify},
+		{"refrain", "I must refrain from issuing the refund for order ORD-2002 today.", "issuing the refund for order ORD-2002 today", record.UnableToVerify},
+		{"out of the question", "To issue the refund for order ORD-2002 is out of the question.", "To issue the refund for order ORD-2002", record.UnableToVerify},
+		{"prohibited", "We are prohibited from issuing the refund for order ORD-2002.", "issuing the refund for order ORD-2002", record.UnableToVerify},
+		{"a failure", "I tried but failed to issue the refund for order ORD-2002.", "issue the refund for order ORD-2002", record.UnableToVerify},
+		{"a condition", "If you confirm, I will issue the refund for order ORD-2002.", "I will issue the refund for order ORD-2002", record.UnableToVerify},
+		{"instead", "Instead of the refund for order ORD-2002, I opened a ticket.", "the refund for order ORD-2002", record.UnableToVerify},
+		{"a later sentence's nothing", "I issued the refund for order ORD-2002. Nothing else is pending.", "I issued the refund for order ORD-2002", record.Pass},
+		{"an answer's no", "No, the refund for order ORD-2002 went out yesterday.", "the refund for order ORD-2002 went out yesterday", record.Pass},
+		{"a plain claim", "Done: I issued the refund for order ORD-2002.", "I issued the refund for order ORD-2002", record.Pass},
+		{"a narrow no-break space in a number", "Your refund limit is 4\u202f500 euros.", "Your refund limit is 4", record.UnableToVerify},
+		{"a no-break space in a number", "Your refund limit is 4\u00a0500 euros.", "Your refund limit is 4", record.UnableToVerify},
+		{"a thin space in a number", "Your refund limit is 4\u2009500 euros.", "Your refund limit is 4", record.UnableToVerify},
+		{"a plain space in a number", "Your refund limit is 4 500 euros.", "Your refund limit is 4", record.UnableToVerify},
+		{"a group's tail", "Your refund limit is 4 500 euros.", "500 euros", record.UnableToVerify},
+		{"an apostrophe in a number", "Your refund limit is 4’500 euros.", "Your refund limit is 4", record.UnableToVerify},
+		{"a dot in a number", "Your refund limit is 4.500 euros.", "Your refund limit is 4", record.UnableToVerify},
+		{"the whole number", "Your refund limit is 4\u202f500 euros.", "Your refund limit is 4 500 euros", record.Pass},
+		{"two numbers side by side", "Orders 7 and 12 shipped.", "Orders 7", record.Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Case{ScenarioID: "SC-1", Goal: "Refund ORD-2002.", Criteria: []Criterion{{ID: "C1", Statement: "The agent refunds the order."}},
+				Evidence: observe.Said(observe.Given{Input: "Refund ORD-2002.", Output: tc.reply})}
+			r := ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{tc.quote}}, groundsOf(c, func(s string) string { return s }))
+			assert.Equal(t, tc.want, r.Status, "%+v", r)
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package modeljudge
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,8 @@ import (
 type source struct {
 	label string
 	text  string // normalised
+	// data is set for JSON: a call's arguments or result, collect's data, a JSON file.
+	data bool
 }
 
 // grounds are the texts a case's quotes are looked up in: the agent's (sources), and the
@@ -31,7 +34,7 @@ func groundsOf(c Case, redact func(string) string) grounds {
 	var g grounds
 	add := func(label, text string) {
 		if strings.TrimSpace(text) != "" {
-			g.sources = append(g.sources, source{label: label, text: normalise(redact(text))})
+			g.sources = append(g.sources, source{label: label, text: normalise(redact(text)), data: json.Valid([]byte(text))})
 		}
 	}
 	ev := c.Evidence
@@ -65,7 +68,7 @@ func groundsOf(c Case, redact func(string) string) grounds {
 func (g grounds) find(q string) (o occurrence, ok, cut bool) {
 	for _, s := range g.sources {
 		for _, at := range locate(s.text, q) {
-			neg := negatedBy(s.text, at)
+			neg := negatedBy(s.text, at, at+len(q), s.data)
 			if neg == "" {
 				return occurrence{label: s.label}, true, false
 			}

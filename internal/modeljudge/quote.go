@@ -9,13 +9,14 @@ import (
 // A quote proves something only as its source says it: "over my limit of 20" is not in
 // "over my limit of 200 dollars", and "issue the refund" out of "I cannot issue the refund"
 // says the opposite of its source. A quote is found only where it starts and ends on the
-// edges of the source's words and numbers, and the words just before it in the same clause
-// are read for a negation it leaves out.
+// edges of the source's words and numbers (a number's group separators included), and it
+// is read in its sentence for what it leaves out that turns it around (negation.go).
 
 // occurrence is where a quote was found in one source.
 type occurrence struct {
 	label string
-	// negatedBy is the negation the quote leaves out ("i cannot"), or "".
+	// negatedBy is what in the quote's sentence turns it around and the quote leaves out
+	// ("cannot"), or "".
 	negatedBy string
 }
 
@@ -57,14 +58,14 @@ func joined(s string, at int) bool {
 	case a == '-' && unicode.IsDigit(b) && !alnum(before):
 		return true // a sign: "-200" is not "200"
 	}
-	return false
+	return grouped(s, at)
 }
 
 // inner says whether punctuation p between x and y joins them into one token: a decimal
 // point or a thousands separator between digits, a hyphen between letters or digits.
 func inner(p, x, y rune) bool {
 	switch p {
-	case '.', ',':
+	case '.', ',', '\'':
 		return unicode.IsDigit(x) && unicode.IsDigit(y)
 	case '-':
 		return alnum(x) && alnum(y)
@@ -72,51 +73,33 @@ func inner(p, x, y rune) bool {
 	return false
 }
 
+// grouped says whether offset at of s falls inside a number written with a space as its
+// group separator ("4 500", "1 250 000"; normalise has made every Unicode space, the
+// no-break and narrow no-break ones among them, a plain space): at is between a digit and
+// the space before a group of exactly three digits, or between that space and the group.
+// A quote may not stop at "4" of "4 500". The other separators (comma, dot, apostrophe)
+// join by inner.
+func grouped(s string, at int) bool {
+	group := func(i int) bool { // s[i:] is a space and three digits that end there
+		if i+4 > len(s) || s[i] != ' ' {
+			return false
+		}
+		for k := 1; k <= 3; k++ {
+			if !isDigit(s[i+k]) {
+				return false
+			}
+		}
+		return i+4 == len(s) || !isDigit(s[i+4])
+	}
+	switch {
+	case at > 0 && isDigit(s[at-1]) && group(at):
+		return true // "4|␣500"
+	case at > 1 && s[at-1] == ' ' && isDigit(s[at-2]) && group(at-1):
+		return true // "4␣|500"
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// negations are the words that turn what follows them around; any word ending in n't is
-// one too.
-var negations = map[string]bool{
-	"not": true, "no": true, "never": true, "cannot": true, "cant": true, "wont": true, "dont": true,
-	"unable": true, "refuse": true, "refuses": true, "refused": true, "decline": true, "declines": true,
-	"declined": true, "nor": true, "neither": true, "without": true, "nothing": true, "none": true,
-	"nobody": true, "nowhere": true, "denied": true, "deny": true, "denies": true,
-}
-
-// negationWindow is how many words before a quote are read for a negation, found within
-// negationReach bytes of it.
-const (
-	negationWindow = 5
-	negationReach  = 160
-)
-
-// negatedBy returns the words before offset at of text (normalised) when one of them
-// negates what starts there ("i cannot"), or "" when none does. Only the same
-// clause counts: a sentence's end, a colon, a semicolon or a comma ends it ("No, your
-// refund is issued" is not negated).
-func negatedBy(text string, at int) string {
-	start := max(0, at-negationReach) // the window's words are within reach
-	cut := start > 0                  // and the first may be cut short
-	for i := at - 1; i >= start; i-- {
-		c := text[i]
-		if c == '\n' || c == ';' || c == '!' || c == '?' ||
-			((c == '.' || c == ',' || c == ':') && (i+1 >= len(text) || text[i+1] == ' ')) {
-			start, cut = i+1, false
-			break
-		}
-	}
-	words := strings.Fields(text[start:at])
-	if cut && len(words) > 0 {
-		words = words[1:]
-	}
-	if len(words) > negationWindow {
-		words = words[len(words)-negationWindow:]
-	}
-	for _, w := range words {
-		bare := strings.Trim(strings.ReplaceAll(w, "'", ""), "\"()[]{}*_")
-		if negations[bare] || strings.HasSuffix(w, "n't") {
-			return strings.Trim(strings.Join(words, " "), "\"'([{*_ ")
-		}
-	}
-	return ""
-}

@@ -232,5 +232,5 @@ func TestAHugeRepeatedReplyIsBounded(t *testing.T) {
 	d := j.Decide(context.Background(), c)
 	r := d.Results["C2"]
 	assert.Equal(t, record.UnableToVerify, r.Status, "%+v", r)
-	assert.Contains(t, r.Achieved, "the quote leaves out the negation before it", "the judge's quote starts after a cannot")
+	assert.Contains(t, r.Achieved, "the quote leaves out what turns it around in its sentence", "the judge's quote starts after a cannot")
 }
