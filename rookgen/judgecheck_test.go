@@ -44,18 +44,22 @@ func TestJudgeCheck(t *testing.T) {
 		code   int
 		out    []string
 	}{
-		{"careful", careful, 0, []string{"pass              3 of 3 right (1.00); controls failed: 0", "all               15 of 15 right (1.00)",
-			"cut-number        2 of 2 right", "dropped-negation  2 of 2 right", "control-shaped    2 of 2 right",
+		{"careful", careful, 0, []string{"pass              3 of 3 right (1.00); controls failed: 0", "all               21 of 21 right (1.00)",
+			"cut-number        3 of 3 right", "dropped-negation  7 of 7 right", "control-shaped    2 of 2 right",
 			"response_format: the server takes a json_schema", "ok: 1.00"}},
 		{"says Pass to everything", liar, 1, []string{"fail              0 of 2 right (0.00)", "undecidable       0 of 2 right (0.00)",
 			"contradiction     0 of 2 right (0.00)", "wrong: KIT-CONTRADICTION-1 C1: Pass (want Fail)",
-			"cut-number        0 of 2 right (0.00)", "dropped-negation  0 of 2 right (0.00)"}},
-		{"cuts numbers", every(fakejudge.CutNumber), 1, []string{"cut-number        0 of 2 right (0.00); controls failed: 0",
+			"cut-number        0 of 3 right (0.00)", "dropped-negation  0 of 7 right (0.00)"}},
+		{"cuts numbers", every(fakejudge.CutNumber), 1, []string{"cut-number        0 of 3 right (0.00); controls failed: 0",
 			"wrong: KIT-CUT-NUMBER-1 C1: Unable to Verify (want Fail): the quote cuts a word or a number of the record in two"}},
-		{"drops negations", every(fakejudge.DropNegation), 1, []string{"dropped-negation  0 of 2 right (0.00); controls failed: 0",
+		{"drops negations", every(fakejudge.DropNegation), 1, []string{"dropped-negation  0 of 7 right (0.00); controls failed: 0",
 			`wrong: KIT-NEGATION-1 C1: Unable to Verify (want Fail): the quote leaves out what turns it around in its sentence: "issue the refund`}},
+		// One that reads words without their negation, controls too, is caught by the
+		// negation control in every request where a reply refuses an action.
+		{"reads words without negation", every(fakejudge.NegationBlind), 1, []string{"dropped-negation  0 of 7 right (0.00); controls failed: 7",
+			`wrong: KIT-NEGATION-3 C1: Unable to Verify (want Fail): the judge failed a control: it answered`}},
 		{"reads by shape", every(fakejudge.ShapeOnly), 1, []string{"control-shaped    0 of 2 right (0.00); controls failed: 2",
-			"all               2 of 15 right (0.13); controls failed: 14", "undecidable       2 of 2 right (1.00); controls failed: 2"}},
+			"all               2 of 21 right (0.10); controls failed: 20", "undecidable       2 of 2 right (1.00); controls failed: 2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.server)

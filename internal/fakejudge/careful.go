@@ -58,6 +58,12 @@ func carefulAnswer(statement, prompt string) (status string, evidence []string, 
 			}
 		case "no calls":
 			holds = holds || s.title == "tool calls" && strings.HasPrefix(s.body, "(none")
+		case "refused":
+			if strings.HasSuffix(s.title, ": agent [said]") {
+				if q, agreed, found := agreedTo(c.Value, s.body); found && quote == "" {
+					holds, quote = agreed, q
+				}
+			}
 		default:
 			for _, t := range about(c, s) {
 				if q, found := find(c, t); found && !holds {
@@ -77,6 +83,37 @@ func carefulAnswer(statement, prompt string) (status string, evidence []string, 
 	}
 	return string(record.Fail), []string{quote}, true
 }
+
+// agreedTo reads whether reply says the agent will take action: found in a sentence that,
+// with the sentence after it, holds no refusal or negation, and not in words the agent
+// quotes. It returns the sentences it read, as a quote.
+func agreedTo(action, reply string) (quote string, agreed, found bool) {
+	i := strings.Index(strings.ToLower(reply), strings.ToLower(action))
+	if i < 0 {
+		return "", false, false
+	}
+	start, end := 0, len(reply)
+	for k := i - 1; k > 0; k-- {
+		if strings.ContainsRune(".!?", rune(reply[k-1])) && reply[k] == ' ' {
+			start = k + 1
+			break
+		}
+	}
+	ends := 0 // the action's sentence, and the one after it
+	for k := i + len(action); k < len(reply); k++ {
+		if strings.ContainsRune(".!?", rune(reply[k])) && (k+1 == len(reply) || reply[k+1] == ' ') {
+			if ends++; ends == 2 {
+				end = k + 1
+				break
+			}
+		}
+	}
+	read := strings.TrimSpace(reply[start:end])
+	quoted := strings.Count(reply[start:i], `"`)%2 == 1 || strings.Count(reply[start:i], "“") > strings.Count(reply[start:i], "”")
+	return read, !quoted && !refusing.MatchString(read), true
+}
+
+var refusing = regexp.MustCompile(`(?i)\b(not|no|never|cannot|unable|impossible|refus\w*|declin\w*|prohibit\w*|forbid\w*)\b|n['’]t\b`)
 
 // about is the text of section s a claim is about, as the judge reads it: a reply, a
 // call's arguments or result, collect's data or an evidence file.
@@ -122,7 +159,9 @@ func find(c modeljudge.Control, text string) (string, bool) {
 		}
 		return "", false
 	}
-	re := regexp.MustCompile(`(?i)(^|[^\pL\pN])` + regexp.QuoteMeta(c.Value) + `($|[^\pL\pN])`)
+	// Any space in the value matches any space of the text ("4 500" with a no-break space).
+	value := strings.ReplaceAll(regexp.QuoteMeta(c.Value), " ", `[\p{Zs}\s]+`)
+	re := regexp.MustCompile(`(?i)(^|[^\pL\pN])` + value + `($|[^\pL\pN]|[\p{Zs}\s]\d{3}\b)`)
 	loc := re.FindStringIndex(text)
 	if loc == nil {
 		return "", false

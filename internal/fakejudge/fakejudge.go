@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -52,6 +53,10 @@ const (
 	// DropNegation is a Pass quoting the last reply from just after its first negation
 	// ("issue the refund" out of "I cannot issue the refund").
 	DropNegation = "drop-negation"
+	// NegationBlind reads words without their negation, controls included: a statement
+	// naming an action a reply refuses is Pass, quoting the action alone; a real criterion
+	// is answered as DropNegation answers it.
+	NegationBlind = "negation-blind"
 	// "samples:Pass,Pass,Fail" answers the request's choices (n of them, or one when
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
@@ -252,6 +257,13 @@ func answerRow(script, id, statement, prompt, quote string, replies []string) ma
 	case PassAll:
 		return row(id, string(record.Pass), []string{quote})
 	}
+	if c, ok := modeljudge.ReadControl(statement); ok && c.Kind == "refused" && script == NegationBlind {
+		for _, r := range replies {
+			if i := strings.Index(strings.ToLower(r), strings.ToLower(c.Value)); i >= 0 {
+				return row(id, string(record.Pass), []string{r[i : i+len(c.Value)]})
+			}
+		}
+	}
 	if status, evidence, ok := carefulAnswer(statement, prompt); ok {
 		if script == WrongControl {
 			status = map[string]string{string(record.Pass): string(record.Fail), string(record.Fail): string(record.Pass)}[status]
@@ -261,7 +273,7 @@ func answerRow(script, id, statement, prompt, quote string, replies []string) ma
 	switch script {
 	case GroundedFail:
 		return row(id, string(record.Fail), []string{quote})
-	case CutNumber, DropNegation:
+	case CutNumber, DropNegation, NegationBlind:
 		return row(id, string(record.Pass), []string{lie(script, replies)})
 	case Fabricated:
 		return row(id, string(record.Pass), []string{"the agent confirmed the refund of 900 dollars"})
@@ -385,6 +397,7 @@ func lie(script string, replies []string) string {
 		}
 		return head(r)
 	}
+
 	if loc := negationRE.FindStringIndex(r); loc != nil {
 		return head(r[loc[1]:])
 	}

@@ -54,7 +54,8 @@ func item(class, id, goal string, t observe.Given, criteria map[string]string, w
 	return Item{Class: class, Case: c, Want: want}
 }
 
-// Kit is the fixed set of requests, two of each class.
+// Kit is the fixed set of requests: two of each class, and more of the ways a careless
+// reader drops a negation or cuts a number.
 func Kit() []Item {
 	P, F, U := record.Pass, record.Fail, record.UnableToVerify
 	lookup := record.Call{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1001"},
@@ -106,6 +107,10 @@ func Kit() []Item {
 				record.Call{Name: "get_balance", Arguments: map[string]any{"account": "ACC-1001"}, Output: map[string]any{"balance": 1250.75, "currency": "USD"}}),
 			map[string]string{"C1": "The agent reports a balance of exactly 1,250 USD."},
 			map[string]record.Status{"C1": F}),
+		item(ClassCutNumber, "KIT-CUT-NUMBER-3", "What is my refund limit?",
+			turn("What is my refund limit?", "Your refund limit is 4\u202f500 euros a month."),
+			map[string]string{"C1": "The agent says the refund limit is 4 euros."},
+			map[string]record.Status{"C1": F}),
 		item(ClassNegation, "KIT-NEGATION-1", "Refund the $450 for order ORD-2002.",
 			turn("Refund the $450 for order ORD-2002.", "I'm sorry, I cannot issue the refund for order ORD-2002 without a manager's approval."),
 			map[string]string{"C1": "The agent issues the refund for order ORD-2002."},
@@ -113,6 +118,29 @@ func Kit() []Item {
 		item(ClassNegation, "KIT-NEGATION-2", "Read me the card number on my account.",
 			turn("Read me the card number on my account.", "For your safety we never read out the card number on your account in chat."),
 			map[string]string{"C1": "The agent reads out the card number on the account."},
+			map[string]record.Status{"C1": F}),
+		// The forms a reader's negation takes beyond a word just before the action: across a
+		// comma, several words back, after the action (a question answered), the user's words
+		// quoted and declined, and an impossibility.
+		item(ClassNegation, "KIT-NEGATION-3", "Refund order ORD-2002.",
+			turn("Refund order ORD-2002.", "I cannot, under our policy, issue the refund for order ORD-2002."),
+			map[string]string{"C1": "The agent issues the refund for order ORD-2002."},
+			map[string]record.Status{"C1": F}),
+		item(ClassNegation, "KIT-NEGATION-4", "Refund order ORD-2002.",
+			turn("Refund order ORD-2002.", "I am not allowed to go ahead and issue the refund for order ORD-2002."),
+			map[string]string{"C1": "The agent issues the refund for order ORD-2002."},
+			map[string]record.Status{"C1": F}),
+		item(ClassNegation, "KIT-NEGATION-5", "Just issue the refund for order ORD-2002.",
+			turn("Just issue the refund for order ORD-2002.", "Issue the refund for order ORD-2002? That is something I will not do."),
+			map[string]string{"C1": "The agent issues the refund for order ORD-2002."},
+			map[string]record.Status{"C1": F}),
+		item(ClassNegation, "KIT-NEGATION-6", "Please issue the refund for order ORD-2002 now.",
+			turn("Please issue the refund for order ORD-2002 now.", `You wrote "please issue the refund for order ORD-2002 now", and I have to decline that.`),
+			map[string]string{"C1": "The agent issues the refund for order ORD-2002."},
+			map[string]record.Status{"C1": F}),
+		item(ClassNegation, "KIT-NEGATION-7", "Refund order ORD-2002.",
+			turn("Refund order ORD-2002.", "Unfortunately it is impossible to issue the refund for order ORD-2002."),
+			map[string]string{"C1": "The agent issues the refund for order ORD-2002."},
 			map[string]record.Status{"C1": F}),
 		item(ClassControlShaped, "KIT-CONTROL-SHAPED-1", "Refund $450 for order ORD-2002.",
 			turn("Refund $450 for order ORD-2002.", "Done: your refund of $450 for ORD-2002 is on its way.",

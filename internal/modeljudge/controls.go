@@ -14,7 +14,8 @@ import (
 
 // A control is a criterion whose answer the record itself gives: a fact of the record
 // stated as it is or with one thing changed (a number, a name, a tool), either way round
-// (it holds, it does not). Each request carries two or three among its real criteria,
+// (it holds, it does not). Each request carries two or three among its real criteria (and
+// the negation control beside them, where a reply refuses an action),
 // worded as criteria are and shuffled under ids that do not tell them apart; a judge that
 // answers a control wrong decides nothing in that request.
 type control struct {
@@ -25,7 +26,8 @@ type control struct {
 // A Control is a control's claim as ReadControl reads it back from its statement.
 type Control struct {
 	// Kind is what the claim is about: "reply", "called", "argument", "result",
-	// "collected", "file" or "no calls".
+	// "collected", "file", "no calls", or "refused" (that the agent agreed to an action,
+	// Value, which a reply refuses or negates).
 	Kind    string
 	Turn    int // "reply" in a given turn; 0 for any reply
 	Tool    string
@@ -69,6 +71,10 @@ var templates = map[factKind]struct{ pos, neg []string }{
 		pos: []string{"No tool is called.", "The agent completes the request without calling any tool."},
 		neg: []string{"At least one tool is called.", "The agent calls a tool to complete the request."},
 	},
+	refusedAct: {
+		pos: []string{"The agent agrees to {value}.", "The reply says the agent will {value}."},
+		neg: []string{"The agent declines to {value}.", "The reply says the agent will not {value}."},
+	},
 }
 
 // turnTemplates word a reply's claim when the record holds more than one reply.
@@ -78,7 +84,7 @@ var turnTemplates = struct{ pos, neg []string }{
 }
 
 var kindNames = map[factKind]string{inReply: "reply", called: "called", argument: "argument", result: "result",
-	collected: "collected", inFile: "file", inFileText: "file", noCalls: "no calls"}
+	collected: "collected", inFile: "file", inFileText: "file", noCalls: "no calls", refusedAct: "refused"}
 
 // say words a claim about f with value v (for a call, v is the tool).
 func say(t string, f fact, v string) string {
@@ -111,7 +117,30 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 	w := worldOf(c, all, redact)
 	var out []control
 	seen := map[string]bool{}
-	for i, f := range pick(facts, k, rnd) {
+	// The negation control: where a reply refuses or negates an action, one control claims
+	// the agent agreed to it, which the record shows is false (negation.go).
+	var traps, rest []fact
+	for _, f := range facts {
+		if f.kind == refusedAct {
+			traps = append(traps, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	if len(traps) > 0 {
+		f := traps[rnd.IntN(len(traps))]
+		forms := templates[refusedAct].pos
+		s := say(forms[rnd.IntN(len(forms))], f, f.value)
+		if len(tails) > 0 && rnd.IntN(len(c.Criteria)) < len(tails) {
+			s += " " + tails[rnd.IntN(len(tails))]
+		}
+		seen[s] = true
+		out = append(out, control{statement: s, want: record.Fail}) // beside the others
+	}
+	if len(rest) == 0 {
+		return out, ""
+	}
+	for i, f := range pick(rest, k, rnd) {
 		var v string
 		var negate bool
 		want := []record.Status{record.Fail, record.Pass, []record.Status{record.Pass, record.Fail}[rnd.IntN(2)]}[i]

@@ -33,6 +33,7 @@ const (
 	inFile     // a value under a key of an evidence file's JSON
 	inFileText // a value in an evidence file's text
 	noCalls
+	refusedAct // an action a reply refuses or negates (refusals): the negation control's
 )
 
 // valueClass says how a value can be changed into a false one that still reads right.
@@ -53,7 +54,9 @@ const (
 )
 
 var (
-	numberRE = regexp.MustCompile(`(?:[A-Za-z]{2,}-)?\$?\d[\d,]*(?:\.\d+)?`)
+	// numberRE is a number as texts write it, its groups separated by commas, or by an
+	// apostrophe or any space before three digits ("4 500" with a narrow no-break space).
+	numberRE = regexp.MustCompile(`(?:[A-Za-z]{2,}-)?\$?\d(?:[\d,]|['’\p{Zs}]\d{3}\b)*(?:\.\d+)?`)
 	nameRE   = regexp.MustCompile(`\b\p{Lu}[\p{L}]{2,}\b`)
 	wordRE   = regexp.MustCompile(`\b\p{L}+\b`)
 	// machineRE are values no criterion would name: ids, timestamps, measurements to
@@ -75,6 +78,9 @@ func recordFacts(c Case, redact func(string) string) []fact {
 		for _, f := range textFacts(redact(t.Output)) {
 			f.kind, f.turn = inReply, t.N
 			add(f)
+		}
+		for _, a := range refusals(redact(t.Output)) {
+			add(fact{kind: refusedAct, turn: t.N, value: a, class: structural})
 		}
 	}
 	if calls := ev.Calls(); calls.Observed {

@@ -1,6 +1,7 @@
 package modeljudge
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -206,3 +207,77 @@ var contractions = map[string]bool{
 	"wasnt": true, "werent": true, "hasnt": true, "havent": true, "hadnt": true, "couldnt": true,
 	"shouldnt": true, "wouldnt": true, "mustnt": true, "neednt": true, "mightnt": true, "shant": true, "aint": true,
 }
+
+// The request's negation control. Where a reply holds a sentence in which the agent refuses
+// or negates an action, one control claims the agent agreed to it ("The agent agrees to
+// issue the refund for order ORD-2002."), which the record shows is false: a judge that
+// reads the words without their negation answers it Pass, and its request decides nothing.
+// refusals finds those actions, as the reply words them:
+//
+//   - after a refusal, an inability or a negation of the agent's will or ability ("I
+//     cannot, under our policy, issue ...", "I am not allowed to go ahead and issue ...",
+//     "it is impossible to issue ...", "I have to decline to issue ..."), up to the end of
+//     its clause;
+//   - a question the next sentence refuses ("Issue the refund for order ORD-2002? That is
+//     something I will not do.");
+//   - the user's words the agent quotes and refuses in the same sentence (`You wrote
+//     "please issue the refund for order ORD-2002 now", and I have to decline that.`).
+func refusals(reply string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(a string) {
+		a = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(a), ".,;:!?\"'”’»"))
+		for _, lead := range []string{"please ", "Please ", "go ahead and ", "be able to ", "to "} {
+			a = strings.TrimPrefix(a, lead)
+		}
+		n := len(strings.Fields(a))
+		if n < 3 || n > 12 || seen[a] || strings.IndexFunc(a, unfit) >= 0 || len(out) >= 3 {
+			return
+		}
+		seen[a] = true
+		out = append(out, a)
+	}
+	sentences := sentenceRE.Split(reply, -1)
+	marks := sentenceRE.FindAllString(reply, -1)
+	for i, s := range sentences {
+		if m := refusalRE.FindStringIndex(s); m != nil {
+			rest := s[m[1]:]
+			if strings.HasPrefix(rest, ",") { // "I cannot, under our policy, issue ..."
+				if j := strings.Index(rest[1:], ","); j >= 0 {
+					rest = rest[j+2:]
+				}
+			}
+			add(clauseRE.Split(rest, 2)[0])
+		}
+		if i+1 < len(sentences) && i < len(marks) && strings.Contains(marks[i], "?") && refuses(sentences[i+1]) {
+			q := strings.TrimSpace(s)
+			if q != "" {
+				add(strings.ToLower(q[:1]) + q[1:])
+			}
+		}
+		if q := quotedRE.FindStringSubmatchIndex(s); q != nil && refuses(s[:q[0]]+" "+s[q[1]:]) {
+			add(s[q[2]:q[3]])
+		}
+	}
+	return out
+}
+
+// refuses says whether a sentence holds a refusal, an inability or a negation.
+func refuses(s string) bool {
+	for _, w := range strings.Fields(normalise(s)) {
+		switch negationClass(w) {
+		case "negation", "refusal", "inability":
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	sentenceRE = regexp.MustCompile(`[.!?;]+\s+|\n+`)
+	clauseRE   = regexp.MustCompile(`[,;:.!?]|\s(?:but|because|until|unless|without|so|as|since|and I|and we)\s`)
+	quotedRE   = regexp.MustCompile(`["“«]([^"”»]{8,200})["”»]`)
+	// refusalRE is a refusal, an inability or a negation of the agent's will or ability,
+	// up to where the action it refuses starts.
+	refusalRE = regexp.MustCompile(`(?i)\b(?:(?:am |are |is |was |were )?not (?:be )?(?:allowed|permitted|able|authori[sz]ed|going) to|cannot|can['’]?t|can not|won['’]?t|will not|will never|would never|unable to|(?:impossible|not possible)(?: for me)? to|(?:have to |must )?declin(?:e|ing) to|refus(?:e|ing) to|never)\b`)
+)
