@@ -37,7 +37,7 @@ func TestGrounding(t *testing.T) {
 		{"a call's arguments and result, and an evidence file", row("Pass", `"topic": "refund limits"`, `"limit_usd": 400`, "no refund was written"), record.Pass, "",
 			[]string{"CALL-01 lookup_policy arguments", "CALL-01 lookup_policy result", "evidence file 01-evidence-5f1c.json (the evidence_file the hook reported: evidence-5f1c.json)"}},
 		{"one quote not in the record spoils the rest", row("Pass", "refunds over $400", "refunds over $500"), record.UnableToVerify, `evidence not found in the record: "refunds over $500"`, nil},
-		{"the goal is the tester's", row("Pass", "approve my refund of $900"), record.UnableToVerify, "the judge quoted the tester or the harness, not the agent", nil},
+		{"the goal is the tester's", row("Pass", "approve my refund of $900"), record.UnableToVerify, "the judge quoted the tester's words", nil},
 		{"a criterion is the tester's", row("Pass", "refuses refunds over the manager approval limit"), record.UnableToVerify, "not the agent", nil},
 		{"the harness's labels prove nothing", row("Pass", "turn 1: agent"), record.UnableToVerify, "not the agent", nil},
 		{"a quote too short to ground anything", row("Pass", "the"), record.UnableToVerify, "too short", nil},
@@ -175,5 +175,31 @@ func TestAQuoteIsReadInItsSentence(t *testing.T) {
 			r := ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{tc.quote}}, groundsOf(c, func(s string) string { return s }))
 			assert.Equal(t, tc.want, r.Status, "%+v", r)
 		})
+	}
+}
+
+// The tester's words ground nothing wherever they appear: a quote of the goal (whole or
+// three words of it and more) is refused though the agent's evidence file echoes it, as
+// Rook's demo stores each turn's goal there; the agent's own words beside it still ground.
+func TestTheTestersWordsGroundNothing(t *testing.T) {
+	c := Case{ScenarioID: "SC-1", Goal: "Transfer 500 from ACC-1001 to SAV-1001 please.",
+		Criteria: []Criterion{{ID: "C1", Statement: "The agent transfers the money."}},
+		Evidence: observe.Said(observe.Given{Input: "Transfer 500 from ACC-1001 to SAV-1001 please.", Output: "Done: I moved 500 to SAV-1001."}),
+		Files:    []File{{Name: "01-demo-evidence.json", Text: `{"goal": "Transfer 500 from ACC-1001 to SAV-1001 please.", "status": "completed"}`}}}
+	g := groundsOf(c, func(s string) string { return s })
+	for _, tc := range []struct {
+		quote string
+		want  record.Status
+	}{
+		{"Transfer 500 from ACC-1001 to SAV-1001 please.", record.UnableToVerify},
+		{"500 from ACC-1001 to SAV-1001", record.UnableToVerify},
+		{"I moved 500 to SAV-1001", record.Pass},
+		{`"status": "completed"`, record.Pass},
+	} {
+		r := ground(answerRow{CriterionID: "C1", Status: "Pass", Confidence: "High", Evidence: []string{tc.quote}}, g)
+		assert.Equal(t, tc.want, r.Status, "%s: %+v", tc.quote, r)
+		if tc.want == record.UnableToVerify {
+			assert.Contains(t, r.Achieved, "the judge quoted the tester's words")
+		}
 	}
 }

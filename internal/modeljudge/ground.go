@@ -26,6 +26,9 @@ type source struct {
 type grounds struct {
 	sources []source
 	sent    string // normalised
+	// tester are the tester's words as the agent was given them: the goal and each user
+	// turn (setup messages among them), normalised.
+	tester []string
 }
 
 // groundsOf lists the case's sources, redacted as the judge was sent them: each turn's
@@ -40,6 +43,12 @@ func groundsOf(c Case, redact func(string) string) grounds {
 	ev := c.Evidence
 	for _, t := range ev.Turns().Value {
 		add(fmt.Sprintf("turn %d reply", t.N), t.Output)
+		if strings.TrimSpace(t.Input) != "" {
+			g.tester = append(g.tester, normalise(redact(t.Input)))
+		}
+	}
+	if strings.TrimSpace(c.Goal) != "" {
+		g.tester = append(g.tester, normalise(redact(c.Goal)))
 	}
 	if calls := ev.Calls(); calls.Observed {
 		for i, call := range calls.Value {
@@ -89,6 +98,10 @@ func (g grounds) groundQuotes(quotes []string) (found []occurrence, why string) 
 		if len([]rune(n)) < MinQuote {
 			return nil, "evidence too short to ground anything: " + fmt.Sprintf("%q", check.Clip(q, 200))
 		}
+		if g.testers(n) {
+			return nil, "the judge quoted the tester's words (the goal or a user turn), which ground nothing even where a source echoes them: " +
+				fmt.Sprintf("%q", check.Clip(q, 200))
+		}
 		o, ok, cut := g.find(n)
 		switch {
 		case ok:
@@ -104,4 +117,18 @@ func (g grounds) groundQuotes(quotes []string) (found []occurrence, why string) 
 		}
 	}
 	return found, ""
+}
+
+// testers says whether quote q (normalised) is the tester's words: a whole user turn or the
+// goal, or three words or more of one, on its words' edges. An agent's source that echoes
+// them (an evidence file that stores each turn's goal, a reply that repeats the request)
+// does not make them the agent's.
+func (g grounds) testers(q string) bool {
+	words := len(strings.Fields(q))
+	for _, t := range g.tester {
+		if t == q || words >= 3 && len(locate(t, q)) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -119,7 +119,7 @@ func TestAJudgeMustQuoteTheAgent(t *testing.T) {
 			if tc.status == record.Pass {
 				assert.Equal(t, []string{"turn 1 reply"}, r.Found)
 			} else {
-				assert.Contains(t, r.Achieved, "the judge quoted the tester or the harness, not the agent")
+				assert.Regexp(t, "the judge quoted the tester or the harness, not the agent|the judge quoted the tester's words", r.Achieved)
 				assert.Empty(t, r.Found)
 			}
 			t.Logf("%s: %s: %s", tc.script, r.Status, r.Achieved)
