@@ -204,10 +204,11 @@ func TestModelJudgeCacheAndRejudge(t *testing.T) {
 }
 
 // TestModelJudgeAudit: with -rook.judge-audit=100 every request is asked again with the
-// agent's evidence removed. A judge that answers Pass there has every row it decided in the
-// run marked judge_guessed, counted in report.yaml and said at the end of the run: SC-FAIL,
-// judged first (one scenario at a time, in plan order) and answered carefully, is marked
-// when SC-PASS's audit catches the judge guessing. A careful judge has none.
+// agent's evidence removed. A judge that answers Pass there decides nothing in the run:
+// every row it decided is Unable to Verify and marked judge_guessed, counted in report.yaml,
+// and the run fails saying so without -v: SC-FAIL, judged first (one scenario at a time, in
+// plan order) and answered carefully, is decided again at the run's end when SC-PASS's
+// audit catches the judge guessing. A careful judge has none.
 func TestModelJudgeAudit(t *testing.T) {
 	t.Parallel() // waits on hooks and builds more than it computes
 	dir, _ := judgeModule(t)
@@ -232,6 +233,8 @@ func TestModelJudgeAudit(t *testing.T) {
 			switch {
 			case tc.guessed:
 				assert.Equal(t, true, row["judge_guessed"], "%s %s: %v", tc.name, sc, row)
+				assert.Equal(t, "Unable to Verify", row["status"], "%s %s: %v", tc.name, sc, row)
+				assert.Equal(t, "Unable to Verify", v["status"], "%s %s", tc.name, sc)
 				if sc == "SC-PASS" {
 					assert.Equal(t, []any{"C1 Pass"}, audit["guessed"])
 				} else {
@@ -255,7 +258,8 @@ func TestModelJudgeAudit(t *testing.T) {
 			assert.Contains(t, html.String(), "<td>2 / <strong>2</strong></td>")
 			assert.Equal(t, 2, totals["guessed"])
 			assert.Contains(t, res.output["TestFake"], "was caught guessing")
-			assert.Contains(t, res.output["TestFake"], "the 2 row(s) it decided in the run are marked judge_guessed")
+			assert.Contains(t, res.output["TestFake"], "so it decides nothing in this run: the 2 row(s) it decided are Unable to Verify")
+			assert.Contains(t, res.output["TestFake"], "--- FAIL: TestFake")
 			assert.Contains(t, res.all, "rook.judge_guessed true")
 		} else {
 			assert.Nil(t, totals["guessed"])

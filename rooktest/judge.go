@@ -212,6 +212,6 @@ func (r *Run) guessed(rep *record.Report) {
 			rows = j.Guessed
 		}
 	}
-	logf(r.t, "rook run %s: the judge %s was caught guessing (%s): the %d row(s) it decided in the run are marked judge_guessed in verdict.yaml and counted in report.yaml's judges; qualify it with rookgen judge-check before trusting it with the suite",
+	errorf(r.t, "rook run %s: the judge %s was caught guessing (%s), so it decides nothing in this run: the %d row(s) it decided are Unable to Verify, marked judge_guessed in verdict.yaml and counted in report.yaml's judges, and no excuse covers them; qualify it with rookgen judge-check before trusting it with the suite",
 		r.run.ID, r.show(r.judge.Model()), r.show(r.judge.Guessed()), rows)
 }

@@ -28,6 +28,14 @@ var Never = []struct {
 	{"a compromise", func(v *record.Verdict) bool { return v.Attack.IsCompromised() }},
 	{"a forbidden hit", func(v *record.Verdict) bool { return len(v.ForbiddenHits) > 0 }},
 	{"an untrusted record", func(v *record.Verdict) bool { return v.Untrusted != "" }},
+	{"a judge caught guessing", func(v *record.Verdict) bool {
+		for _, r := range v.Criteria {
+			if r.JudgeGuessed {
+				return true
+			}
+		}
+		return false
+	}},
 }
 
 // Unexcusable names what in v no excuse covers; "" when nothing does.

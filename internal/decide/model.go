@@ -72,7 +72,6 @@ func (c Config) askModel(ctx context.Context, in Input, rows []record.Row) model
 			row.Status, row.Reason = record.UnableToVerify, record.Undecidable
 		}
 		c.calibrated(sc.ID, row)
-		row.JudgeGuessed = row.JudgeGuessed && row.Status != record.UnableToVerify
 	}
 	return out
 }

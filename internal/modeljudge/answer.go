@@ -46,7 +46,8 @@ type Result struct {
 	// Unanswered is set when the judge gave no usable answer at all (unreached, an error,
 	// the preflight failed, out of protocol): the criterion may be asked again.
 	Unanswered bool
-	// Guessed is set on a Pass or a Fail of a judge an audit caught guessing in this run.
+	// Guessed is set on a row of a judge an audit caught guessing in this run: it is Unable
+	// to Verify, whatever the judge answered.
 	Guessed bool
 }
 

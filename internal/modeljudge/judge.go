@@ -163,6 +163,14 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 			d.Info.Asked = append(d.Info.Asked, cr.ID+" = a control")
 		}
 	}
+	if why := j.Guessed(); why != "" {
+		// Caught guessing earlier in the run: it is not asked again, and decides nothing.
+		d.Results = map[string]Result{}
+		for _, cr := range c.Criteria {
+			d.Results[cr.ID] = guessedResult(why)
+		}
+		return d
+	}
 	var samples []sample
 	if err := j.Preflight(ctx); err != nil {
 		// The whole reason is said once, at the top of the run's log.
@@ -182,17 +190,27 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		d.Info.Audit = j.audit(ctx, c, n)
 		d.Info.Usage = addUsages(d.Info.Usage, d.Info.Audit.Usage)
 	}
-	guessed := j.Guessed() != ""
+	guessed := j.Guessed()
 	d.Results = map[string]Result{}
 	for _, cr := range c.Criteria {
 		r := vote(cr.ID, decided)
 		if len(p.controls) == 0 && r.Status != record.UnableToVerify {
 			r.Confidence = lower(r.Confidence) // nothing checked this answer
 		}
-		r.Guessed = guessed && r.Status != record.UnableToVerify
+		if guessed != "" {
+			r = guessedResult(guessed)
+		}
 		d.Results[cr.ID] = r
 	}
 	return d
+}
+
+// guessedResult is a row of a judge an audit caught guessing in the run (why says how):
+// nothing it answers is evidence, so every row it decides is Unable to Verify.
+func guessedResult(why string) Result {
+	r := unable("the judge answered without the agent's evidence (an audit caught it: " + why + "), so nothing it decides in this run is taken")
+	r.Guessed = true
+	return r
 }
 
 // addUsages adds what a second exchange used to the first's.

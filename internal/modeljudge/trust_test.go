@@ -182,8 +182,18 @@ func TestTheAuditCatchesAGuessingJudge(t *testing.T) {
 				assert.Empty(t, j.Guessed())
 			}
 			for _, r := range []modeljudge.Result{d.Results["C2"], later.Results["C2"]} {
-				assert.Equal(t, record.Pass, r.Status)
 				assert.Equal(t, tc.guessed, r.Guessed)
+				if !tc.guessed {
+					assert.Equal(t, record.Pass, r.Status)
+					continue
+				}
+				// A judge caught guessing decides nothing: not in the request it was
+				// caught in, nor in a later one, which it is not even asked.
+				assert.Equal(t, record.UnableToVerify, r.Status, "%+v", r)
+				assert.Contains(t, r.Achieved, "the judge answered without the agent's evidence (an audit caught it: SC-1: it answered C2 Pass")
+			}
+			if tc.guessed {
+				assert.Empty(t, fake.Requests("SC-2"), "a judge caught guessing is not asked again")
 			}
 		})
 	}

@@ -107,7 +107,8 @@ type Row struct {
 	// row is asked again when the run is continued, and its verdict is never carried.
 	Unanswered bool `yaml:"judge_unanswered,omitempty" json:"judge_unanswered,omitempty"`
 	// JudgeGuessed is set on a row the model judge decided in a run where an audit caught
-	// it answering Pass or Fail with the agent's evidence removed (-rook.judge-audit).
+	// it answering Pass or Fail with the agent's evidence removed (-rook.judge-audit): the
+	// row is Unable to Verify, whatever the judge answered, and no excuse covers it.
 	JudgeGuessed bool `yaml:"judge_guessed,omitempty" json:"judge_guessed,omitempty"`
 }
 

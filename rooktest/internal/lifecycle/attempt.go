@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
@@ -100,11 +101,15 @@ func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Log
 	if again != "" {
 		sel = Selection{spec.Judge: true}
 	}
-	if r.cfg.Traces != nil && again == "" {
-		a.trace = r.cfg.Traces.Attempt(sc.ID, n, r.cfg.Redactor.Text)
+	if again == "" && (r.cfg.Traces != nil || r.cfg.Decide.Judge != nil && decide.HasModelCriteria(sc)) {
+		// Kept to be judged again at the run's end, with spans that came late or without
+		// a judge caught guessing.
 		r.mu.Lock()
 		r.scenarios[sc.ID] = sc
 		r.mu.Unlock()
+	}
+	if r.cfg.Traces != nil && again == "" {
+		a.trace = r.cfg.Traces.Attempt(sc.ID, n, r.cfg.Redactor.Text)
 	}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
 	if err := a.load(); err != nil {

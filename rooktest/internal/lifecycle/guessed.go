@@ -1,45 +1,45 @@
 package lifecycle
 
 import (
+	"cmp"
+	"context"
 	"errors"
+	"maps"
 	"path/filepath"
+	"slices"
 
-	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
-// markGuessed marks judge_guessed every row the run's judge decided before an audit caught
-// it guessing (the rows it decided after are marked as they are decided): a repeated
-// scenario's attempts and its whole verdict alike.
-func (r *Run) markGuessed() error {
+// decideGuessed judges again, at the run's end, every attempt the run's judge decided before
+// an audit caught it guessing: the judge is not asked again (it decides nothing once
+// caught), so each row it decided becomes Unable to Verify, marked judge_guessed, and the
+// verdict is decided again around it. The rows it decided after it was caught were Unable
+// to Verify as they were decided.
+func (r *Run) decideGuessed(ctx context.Context) error {
 	j := r.cfg.Decide.Judge
 	if j == nil || j.Guessed() == "" {
 		return nil
 	}
-	verdicts, err := filepath.Glob(filepath.Join(r.Dir, "scenarios", "*", "verdict.yaml"))
-	if err != nil {
-		return err
-	}
-	attempts, err := filepath.Glob(filepath.Join(r.Dir, "scenarios", "*", "attempts", "*", "verdict.yaml"))
-	if err != nil {
-		return err
-	}
+	r.mu.Lock()
+	scs := slices.SortedFunc(maps.Values(r.scenarios), func(a, b *scenario.Scenario) int { return cmp.Compare(a.ID, b.ID) })
+	r.mu.Unlock()
 	var problems []error
-	for _, path := range append(verdicts, attempts...) {
-		dir := filepath.Dir(path)
-		v, err := store.ReadVerdict(dir)
-		if err != nil || v.CarriedFrom != "" || v.Judge == nil || v.Judge.Model != j.Model() {
-			continue // not judged by this judge in this run, or untrusted and counting nothing already
-		}
-		marked := false
-		for i := range v.Criteria {
-			row := &v.Criteria[i]
-			if row.Judge != "" && !row.JudgeGuessed && (row.Status == record.Pass || row.Status == record.Fail) {
-				row.JudgeGuessed, marked = true, true
+	for _, sc := range scs {
+		for n := 1; n <= sc.Repeat; n++ {
+			v, err := store.ReadVerdict(attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), n, sc.Repeat))
+			if err != nil || v.CarriedFrom != "" || v.Judge == nil || v.Judge.Model != j.Model() {
+				continue // not judged by this judge in this run, or untrusted and counting nothing already
 			}
-		}
-		if marked {
-			problems = append(problems, r.cfg.Redactor.WriteVerdict(dir, v))
+			stale := false
+			for _, row := range v.Criteria {
+				stale = stale || row.Judge != "" && !row.JudgeGuessed
+			}
+			if stale {
+				_, _, _, _, err := r.judgeAgain(ctx, sc, n, "at the run's end: the judge was caught guessing ("+j.Guessed()+")")
+				problems = append(problems, err)
+			}
 		}
 	}
 	return errors.Join(problems...)

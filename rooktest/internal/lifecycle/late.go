@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -48,9 +49,7 @@ func (r *Run) decideAgain(ctx context.Context, l *record.LateSpans) error {
 		l.NotDecided = "the scenario is not in this run"
 		return nil
 	}
-	scDir := filepath.Join(r.Dir, "scenarios", sc.ID)
-	dir := attemptDir(scDir, l.Attempt, sc.Repeat)
-	path := filepath.Join(dir, "evidence", tracesFile)
+	path := filepath.Join(attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), l.Attempt, sc.Repeat), "evidence", tracesFile)
 	t, err := readTrace(path)
 	if err != nil {
 		l.NotDecided = fmt.Sprintf("its %s could not be read", tracesFile)
@@ -69,38 +68,46 @@ func (r *Run) decideAgain(ctx context.Context, l *record.LateSpans) error {
 		l.NotDecided = fmt.Sprintf("its %s could not be written", tracesFile)
 		return fmt.Errorf("add the late spans of %s attempt %d to its trace: %w", sc.ID, l.Attempt, err)
 	}
-	was, err := store.ReadVerdict(scDir)
-	if err != nil || was.Status == "" {
-		l.NotDecided = "it was not judged in this process: they are in its trace for the judge"
-		return nil
+	l.Was, l.Now, l.Changed, l.NotDecided, err = r.judgeAgain(ctx, sc, l.Attempt,
+		fmt.Sprintf("at the run's end, with %d span(s) of its trace that arrived after it was first judged (%s)", l.Spans, strings.Join(l.Names, ", ")))
+	return err
+}
+
+// judgeAgain judges attempt n of sc again from its records (and the scenario, when it
+// repeats), saying why in the new verdict (note, to which what it was is added). It
+// returns the scenario's status before and after and the attempt's rows that changed, or
+// why it was not judged again: it had no verdict (it was judged in another process, if at
+// all), or its records could not be judged.
+func (r *Run) judgeAgain(ctx context.Context, sc *scenario.Scenario, n int, note string) (was, now record.Status, changed []string, notDecided string, err error) {
+	scDir := filepath.Join(r.Dir, "scenarios", sc.ID)
+	stored, err := store.ReadVerdict(scDir)
+	if err != nil || stored.Status == "" {
+		return "", "", nil, "it was not judged in this process: its records are there for the judge", nil
 	}
-	before, _ := store.ReadVerdict(dir)
-	note := fmt.Sprintf("at the run's end, with %d span(s) of its trace that arrived after it was first judged (%s); it was %s", l.Spans, strings.Join(l.Names, ", "), before.Status)
+	before, _ := store.ReadVerdict(attemptDir(scDir, n, sc.Repeat))
+	note += "; it was " + string(before.Status)
 	o := &Outcome{Scenario: sc, Dir: scDir}
-	for n := 1; n <= sc.Repeat; n++ {
-		if n == l.Attempt {
-			o.Attempts = append(o.Attempts, r.attempt(ctx, sc, n, nil, note))
+	for k := 1; k <= sc.Repeat; k++ {
+		if k == n {
+			o.Attempts = append(o.Attempts, r.attempt(ctx, sc, k, nil, note))
 			continue
 		}
-		v, err := store.ReadVerdict(attemptDir(scDir, n, sc.Repeat))
+		v, err := store.ReadVerdict(attemptDir(scDir, k, sc.Repeat))
 		if err != nil {
 			v = nil
 		}
-		o.Attempts = append(o.Attempts, &Attempt{ScenarioID: sc.ID, N: n, Verdict: v})
+		o.Attempts = append(o.Attempts, &Attempt{ScenarioID: sc.ID, N: k, Verdict: v})
 	}
-	again := o.Attempts[l.Attempt-1]
+	again := o.Attempts[n-1]
 	r.aggregate(o)
 	if o.Verdict == nil {
-		l.NotDecided = cmp.Or(again.NotJudged, "an attempt of the scenario has no verdict")
-		return again.RecordErr
+		return "", "", nil, cmp.Or(again.NotJudged, "an attempt of the scenario has no verdict"), again.RecordErr
 	}
 	if sc.Repeat > 1 {
-		o.Verdict.DecidedAgain = fmt.Sprintf("attempt %d %s", l.Attempt, note)
+		o.Verdict.DecidedAgain = fmt.Sprintf("attempt %d %s", n, note)
 		again.RecordErr = errors.Join(again.RecordErr, r.cfg.Redactor.WriteVerdict(scDir, o.Verdict))
 	}
-	l.Was, l.Now = was.Status, o.Verdict.Status
-	l.Changed = changedRows(before, again.Verdict)
-	return again.RecordErr
+	return stored.Status, o.Verdict.Status, changedRows(before, again.Verdict), "", again.RecordErr
 }
 
 // changedRows names the rows whose status differs between two verdicts of one attempt:

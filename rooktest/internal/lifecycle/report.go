@@ -20,7 +20,7 @@ import (
 // verdicts they change are decided again before anything counts them.
 func (r *Run) Finish(ctx context.Context, now time.Time) (*record.Report, error) {
 	lateErr := r.lateSpans(ctx)
-	guessErr := r.markGuessed()
+	guessErr := r.decideGuessed(ctx)
 	r.mu.Lock()
 	file := r.file
 	file.Included = slices.Clone(r.file.Included)

@@ -53,6 +53,13 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 		a.record(red.Bytes(filepath.Join(a.dir, "evidence", "judge-response.json"), out.Response))
 	}
 	out.Verdict.DecidedAgain = a.again
+	if a.again != "" && out.Request == nil && out.Verdict.Judge != nil {
+		// The judge was not asked this time (caught guessing): what it was asked before,
+		// and answered, is still what happened.
+		if prev, err := store.ReadVerdict(a.dir); err == nil && prev.Judge != nil {
+			out.Verdict.Judge = prev.Judge
+		}
+	}
 	res.Verdict = &out.Verdict
 	a.record(red.WriteVerdict(a.dir, &out.Verdict))
 }
