@@ -25,7 +25,8 @@ type Report struct {
 	LateSpans []LateSpans `yaml:"late_spans,omitempty"`
 }
 
-// JudgeTotals is what one model judge did over a run's verdicts: the scenarios it judged
+// JudgeTotals is what one model judge did over a run's verdicts: the attempts it judged (each
+// attempt of a repeated scenario one)
 // (from its cache or asked), the controls asked and failed, and the tokens its answers said
 // they used (counted where they said).
 type JudgeTotals struct {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 			// one's line in its cluster, not its verdict.
 			cl.add(dir, &v)
 		}
-		rep.AddJudge(&v)
+		addJudges(rep, dir, &v)
 		latencies = append(latencies, v.LatencyMs)
 		rep.Metrics.TurnsTotal += v.Turns
 		rep.Metrics.CriteriaDecided += v.PassCount + v.FailCount
@@ -76,6 +77,20 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)
 	rep.Clusters = cl.list()
 	return rep, errors.Join(problems...)
+}
+
+// addJudges counts what the judge did for a scenario: each attempt's exchange when it
+// repeats (its verdict shows one attempt's), else its one verdict's.
+func addJudges(rep *record.Report, dir string, v *record.Verdict) {
+	if len(v.Attempts) == 0 {
+		rep.AddJudge(v)
+		return
+	}
+	for _, a := range v.Attempts {
+		if av, err := store.ReadVerdict(filepath.Join(dir, "attempts", strconv.Itoa(a.Attempt))); err == nil {
+			rep.AddJudge(av)
+		}
+	}
 }
 
 // percentile is the nearest-rank percentile of xs.

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,4 +49,37 @@ func TestSummarizeCountsOnlyTrustedVerdicts(t *testing.T) {
 	assert.Equal(t, int64(2), rep.Metrics.TokensOut)
 	require.Len(t, rep.Clusters, 1)
 	assert.Equal(t, "failed", rep.Clusters[0].Kind)
+}
+
+// The judge's totals count every attempt's exchange: a repeated scenario's three attempts
+// are three requests judged, with three attempts' controls, not the one its verdict shows.
+func TestJudgeTotalsCountEveryAttempt(t *testing.T) {
+	dir := t.TempDir()
+	red := store.NewRedactor(nil)
+	judged := func(controls int) *record.JudgeInfo {
+		return &record.JudgeInfo{Model: "m", Controls: controls, Usage: record.Tokens(100, 10)}
+	}
+	write := func(sdir string, v record.Verdict) {
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+		v.HooksSHA256 = store.HooksDigest(sdir, &v)
+		require.NoError(t, red.YAML(filepath.Join(sdir, "verdict.yaml"), v))
+	}
+	run := record.Run{ID: "R", Included: []record.Entry{{ScenarioID: "SC-1"}, {ScenarioID: "SC-2"}}}
+	write(filepath.Join(dir, "scenarios", "SC-1"), record.Verdict{ScenarioID: "SC-1", Status: record.Pass, Criteria: []record.Row{}, Judge: judged(2)})
+	sc2 := filepath.Join(dir, "scenarios", "SC-2")
+	var attempts []record.AttemptStatus
+	for n := 1; n <= 3; n++ {
+		write(filepath.Join(sc2, "attempts", fmt.Sprint(n)), record.Verdict{ScenarioID: "SC-2", Status: record.Pass, Criteria: []record.Row{}, Judge: judged(3)})
+		attempts = append(attempts, record.AttemptStatus{Attempt: n, Status: record.Pass})
+	}
+	v := record.Verdict{ScenarioID: "SC-2", Status: record.Pass, Criteria: []record.Row{}, Judge: judged(3), Attempts: attempts}
+	v.HooksSHA256 = store.HooksDigest(sc2, &v)
+	require.NoError(t, red.YAML(filepath.Join(sc2, "verdict.yaml"), v))
+
+	rep, err := Summarize(dir, run, record.PrepareSummary{Status: "not_defined"}, time.Second, time.Now())
+	require.NoError(t, err)
+	require.Len(t, rep.Judges, 1)
+	assert.Equal(t, 4, rep.Judges[0].Judged, "one request for SC-1, three for SC-2's attempts")
+	assert.Equal(t, 11, rep.Judges[0].Controls)
+	assert.Equal(t, int64(400), rep.Judges[0].TokensIn)
 }
