@@ -25,10 +25,9 @@ type Report struct {
 	LateSpans []LateSpans `yaml:"late_spans,omitempty"`
 }
 
-// JudgeTotals is what one model judge did over a run's verdicts: the attempts it judged (each
-// attempt of a repeated scenario one)
-// (from its cache or asked), the controls asked and failed, and the tokens its answers said
-// they used (counted where they said).
+// JudgeTotals is what one model judge did over a run's verdicts: the attempts it judged
+// (from its cache or asked; each attempt of a repeated scenario one), the controls asked and
+// failed, and the tokens its answers said they used (counted where they said).
 type JudgeTotals struct {
 	Model          string `yaml:"model" json:"model"`
 	Judged         int    `yaml:"judged" json:"judged"`
