@@ -59,7 +59,7 @@ func TestJudgeCheck(t *testing.T) {
 		{"reads words without negation", every(fakejudge.NegationBlind), 1, []string{"dropped-negation  0 of 7 right (0.00); controls failed: 7",
 			`wrong: KIT-NEGATION-3 C1: Unable to Verify (want Fail): the judge failed a control: it answered`}},
 		{"reads by shape", every(fakejudge.ShapeOnly), 1, []string{"control-shaped    0 of 2 right (0.00); controls failed: 2",
-			"all               2 of 21 right (0.10); controls failed: 20", "undecidable       2 of 2 right (1.00); controls failed: 2"}},
+			"all               3 of 21 right (0.14); controls failed: 19", "undecidable       2 of 2 right (1.00); controls failed: 2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.server)

@@ -53,7 +53,7 @@ func carefulAnswer(statement, prompt string) (status string, evidence []string, 
 	for _, s := range sections(prompt) {
 		switch c.Kind {
 		case "called":
-			if strings.Contains(s.title, ": "+c.Tool+" [") {
+			if toolOf(s.title) == c.Tool {
 				holds = true
 			}
 		case "no calls":
@@ -115,6 +115,18 @@ func agreedTo(action, reply string) (quote string, agreed, found bool) {
 
 var refusing = regexp.MustCompile(`(?i)\b(not|no|never|cannot|unable|impossible|refus\w*|declin\w*|prohibit\w*|forbid\w*)\b|n['’]t\b`)
 
+// toolOf is the tool a "tool call N: name [tier]" heading names, as a statement words it
+// (modeljudge.KeyWords); "" for another heading.
+func toolOf(title string) string {
+	m := toolTitleRE.FindStringSubmatch(title)
+	if m == nil {
+		return ""
+	}
+	return modeljudge.KeyWords(m[1])
+}
+
+var toolTitleRE = regexp.MustCompile(`^tool call \d+: ([\w.-]+) \[`)
+
 // about is the text of section s a claim is about, as the judge reads it: a reply, a
 // call's arguments or result, collect's data or an evidence file.
 func about(c modeljudge.Control, s section) []string {
@@ -124,7 +136,7 @@ func about(c modeljudge.Control, s section) []string {
 			return []string{s.body}
 		}
 	case "argument", "result":
-		if !strings.Contains(s.title, ": "+c.Tool+" [") {
+		if toolOf(s.title) != c.Tool {
 			return nil
 		}
 		args, out, _ := strings.Cut(strings.TrimPrefix(s.body, "arguments: "), "\noutput: ")
@@ -149,11 +161,12 @@ func about(c modeljudge.Control, s section) []string {
 func find(c modeljudge.Control, text string) (string, bool) {
 	var v any
 	if c.Key != "" && json.Unmarshal([]byte(text), &v) == nil {
-		if !hasPair(v, c.Key, c.Value, 0) {
+		key, ok := hasPair(v, c.Key, c.Value, 0)
+		if !ok {
 			return "", false
 		}
 		for _, el := range elements(text) {
-			if strings.Contains(el, c.Key) && strings.Contains(el, c.Value) {
+			if strings.Contains(el, key) && strings.Contains(el, c.Value) {
 				return el, true
 			}
 		}
@@ -185,24 +198,26 @@ func find(c modeljudge.Control, text string) (string, bool) {
 	return strings.TrimSpace(text), true
 }
 
-func hasPair(v any, key, value string, depth int) bool {
+// hasPair finds, under v, a key that words (modeljudge.KeyWords) say as key, holding value;
+// it returns the key as the JSON writes it.
+func hasPair(v any, key, value string, depth int) (string, bool) {
 	if depth > 8 {
-		return false
+		return "", false
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if k == key && scalar(e) == value {
-				return true
+			if modeljudge.KeyWords(k) == key && scalar(e) == value {
+				return k, true
 			}
-			if hasPair(e, key, value, depth+1) {
-				return true
+			if raw, ok := hasPair(e, key, value, depth+1); ok {
+				return raw, true
 			}
 		}
 	case []any:
 		for _, e := range x {
-			if hasPair(e, key, value, depth+1) {
-				return true
+			if raw, ok := hasPair(e, key, value, depth+1); ok {
+				return raw, true
 			}
 		}
 	case string:
@@ -211,7 +226,7 @@ func hasPair(v any, key, value string, depth int) bool {
 			return hasPair(inner, key, value, depth+1)
 		}
 	}
-	return false
+	return "", false
 }
 
 func scalar(v any) string {
@@ -280,6 +295,9 @@ func firstAgentQuote(prompt string) string {
 // digit, a snake_case name, or a capitalised word after the first.
 var literalRE = regexp.MustCompile(`\$?[\pL-]*\d[\pL\pN,.$-]*[\pN\pL]|\b\pL+_[\pL_]+\b|[^.] (\p{Lu}\pL+)`)
 
+// toolWordsRE finds a tool a statement names in words: "the search transactions tool".
+var toolWordsRE = regexp.MustCompile(`\bthe ((?:[a-z]+ )*?[a-z]+) tool\b`)
+
 // shapeAnswer answers a statement by its shape: see ShapeOnly.
 func shapeAnswer(statement, prompt, quote string) (string, []string) {
 	var values []string
@@ -289,6 +307,9 @@ func shapeAnswer(statement, prompt, quote string) (string, []string) {
 			v = m[1]
 		}
 		values = append(values, v)
+	}
+	for _, m := range toolWordsRE.FindAllStringSubmatch(statement, -1) {
+		values = append(values, strings.ReplaceAll(m[1], " ", "_")) // "the get account tool": get_account
 	}
 	if len(values) == 0 {
 		return string(record.Fail), []string{quote}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 )
@@ -42,7 +41,6 @@ type valueClass int
 const (
 	number     valueClass = iota // 200, $5,000.00, ACC-1001: a digit changes
 	name                         // DHL, Thursday, "shipped": another of the record's names
-	boolean                      // true, false
 	toolName                     // get_account: another verb
 	structural                   // no value
 )
@@ -59,6 +57,9 @@ var (
 	numberRE = regexp.MustCompile(`(?:[A-Za-z]{2,}-)?\$?\d(?:[\d,]|['’\p{Zs}]\d{3}\b)*(?:\.\d+)?`)
 	nameRE   = regexp.MustCompile(`\b\p{Lu}[\p{L}]{2,}\b`)
 	wordRE   = regexp.MustCompile(`\b\p{L}+\b`)
+	// loneWordRE is a JSON string value that is one lowercase word: an enum, a kind, a
+	// status ("tool", "ok"), which criteria say in their own words, not as the value.
+	loneWordRE = regexp.MustCompile(`^\p{Ll}+$`)
 	// machineRE are values no criterion would name: ids, timestamps, measurements to
 	// many places.
 	machineRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|^\d{4}-\d\d-\d\dT|\.\d{5,}|\d{13,}`)
@@ -196,6 +197,8 @@ func jsonFacts(v any, redact func(string) string) []fact {
 			class := name
 			if numberRE.FindString(s) == s {
 				class = number
+			} else if loneWordRE.MatchString(s) {
+				return // "tool", "ok": a lone JSON word no criterion names
 			}
 			out = append(out, fact{key: key, value: s, class: class})
 		case float64, json.Number, int, int64:
@@ -203,9 +206,7 @@ func jsonFacts(v any, redact func(string) string) []fact {
 				out = append(out, fact{key: key, value: v, class: number})
 			}
 		case bool:
-			if key != "" {
-				out = append(out, fact{key: key, value: strconv.FormatBool(x), class: boolean})
-			}
+			// true and false are JSON's words, which no criterion names: not a control's.
 		}
 	}
 	walk("", v, 0)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,13 +133,18 @@ func TestEveryRequestCarriesControls(t *testing.T) {
 				for _, rc := range cases {
 					all[rc.c.ScenarioID] = script
 				}
-				j, _ := newJudge(t, all, nil)
+				j, fake := newJudge(t, all, nil)
 				caught := 0
 				for _, rc := range cases {
 					if d := j.Decide(context.Background(), rc.c); d.Info.ControlsFailed > 0 {
 						caught++
 					} else {
 						t.Logf("%s not caught on %s: %v", script, rc.c.ScenarioID, d.Info.Asked)
+						if os.Getenv("ROOK_SHOW_STATEMENTS") != "" {
+							for _, r := range fake.Requests(rc.c.ScenarioID) {
+								t.Log(r.Prompt[strings.Index(r.Prompt, "Criteria"):][:600])
+							}
+						}
 					}
 				}
 				t.Logf("%s: caught on %d of %d requests", script, caught, len(cases))
@@ -146,6 +153,19 @@ func TestEveryRequestCarriesControls(t *testing.T) {
 		})
 	}
 }
+
+// controlShaped are the kit's criteria worded like controls on purpose.
+var controlShaped = func() map[string]bool {
+	out := map[string]bool{}
+	for _, it := range judgekit.Kit() {
+		if it.Class == judgekit.ClassControlShaped {
+			for _, c := range it.Case.Criteria {
+				out[c.Statement] = true
+			}
+		}
+	}
+	return out
+}()
 
 // shapeScorers tell a control from a criterion by its wording alone, as a model that has
 // learnt what controls look like would.
@@ -193,10 +213,15 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 			}
 		}
 	}
-	// The example suite's criteria, all of them, in the project's own style.
+	// The example suite's criteria, all of them, in the project's own style, and every
+	// scenario Rook's samples hold.
 	files, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "helpdesk", "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
+	samples, err := filepath.Glob(filepath.Join("..", "spec", "testdata", "rook-samples", "*", ".testmuai", "rook", "projects", "*", "agents", "*", "scenarios", "SC-*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, samples)
+	files = append(files, samples...)
 	for _, f := range files {
 		sc, err := scenario.Load(f)
 		require.NoError(t, err)
@@ -205,6 +230,13 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, controls)
+	// No real criterion reads as a control, but the kit's control-shaped ones, which are
+	// worded so on purpose: the scripted careful judge would answer it from the record.
+	for _, c := range criteria {
+		if _, ok := modeljudge.ReadControl(c); ok && !controlShaped[c] {
+			t.Errorf("a real criterion reads as a control: %q", c)
+		}
+	}
 	names := make([]string, 0, len(shapeScorers))
 	for n := range shapeScorers {
 		names = append(names, n)
@@ -228,4 +260,87 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 		assert.Less(t, acc, 0.75, "%s tells controls from criteria", n)
 	}
 	t.Logf("%d controls, %d criteria", len(controls), len(criteria))
+	// A learned scorer, not one feature: naive Bayes over the words and word pairs,
+	// trained and scored by 5-fold cross-validation.
+	if os.Getenv("ROOK_SHOW_STATEMENTS") != "" {
+		for _, c := range controls {
+			t.Logf("control: %s", c)
+		}
+		for _, c := range criteria {
+			t.Logf("criterion: %s", c)
+		}
+	}
+	acc := naiveBayesCV(controls, criteria, 5)
+	t.Logf("naive Bayes on words and word pairs, 5-fold: balanced accuracy %.3f", acc)
+	// The goal is under 0.7. Where it stands is in docs/judge.md; this holds the ground
+	// gained (0.81 before controls were worded as criteria are, and named keys and tools in
+	// words) against wording that would give controls away further.
+	assert.Less(t, acc, 0.85, "a bag-of-words classifier tells controls from criteria")
+}
+
+// tokens are a statement's lowercase words and adjacent word pairs.
+func tokens(s string) []string {
+	words := regexp.MustCompile(`[\pL\pN_'-]+`).FindAllString(strings.ToLower(s), -1)
+	out := append([]string(nil), words...)
+	for i := 1; i < len(words); i++ {
+		out = append(out, words[i-1]+" "+words[i])
+	}
+	return out
+}
+
+// naiveBayesCV is the balanced accuracy (the mean of each class's recall) of a multinomial
+// naive Bayes classifier with add-one smoothing telling a (controls) from b (criteria), each
+// statement scored by a model trained on the folds it is not in.
+func naiveBayesCV(a, b []string, folds int) float64 {
+	type item struct {
+		toks  []string
+		class int
+	}
+	var items []item
+	for _, s := range a {
+		items = append(items, item{tokens(s), 0})
+	}
+	for _, s := range b {
+		items = append(items, item{tokens(s), 1})
+	}
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+	var right, total [2]float64
+	for f := range folds {
+		var counts [2]map[string]float64
+		var words, docs [2]float64
+		counts[0], counts[1] = map[string]float64{}, map[string]float64{}
+		vocab := map[string]bool{}
+		for i, it := range items {
+			if i%folds == f {
+				continue
+			}
+			docs[it.class]++
+			for _, w := range it.toks {
+				counts[it.class][w]++
+				words[it.class]++
+				vocab[w] = true
+			}
+		}
+		for i, it := range items {
+			if i%folds != f {
+				continue
+			}
+			var score [2]float64
+			for c := range 2 {
+				score[c] = math.Log(docs[c] / (docs[0] + docs[1]))
+				for _, w := range it.toks {
+					score[c] += math.Log((counts[c][w] + 1) / (words[c] + float64(len(vocab))))
+				}
+			}
+			guess := 0
+			if score[1] > score[0] {
+				guess = 1
+			}
+			total[it.class]++
+			if guess == it.class {
+				right[it.class]++
+			}
+		}
+	}
+	return (right[0]/total[0] + right[1]/total[1]) / 2
 }
