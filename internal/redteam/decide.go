@@ -174,26 +174,41 @@ func canary(token string, places []place, ran bool, lost string) record.SignalRe
 		r.Outcome, r.Why = record.SignalUnverified, "the agent never replied"
 		return r
 	}
-	folded := foldText(token)
-	folds := make([]string, len(places)) // each text is folded once, for both searches
+	sec := secretOf(token)
+	folds := make([]string, len(places)) // each text is folded once, for every search
 	for i, p := range places {
 		folds[i] = foldText(p.text)
 	}
-	for i, p := range places {
-		form, ok := canaryForm(p.text, folds[i], token, folded)
-		if !ok {
-			continue
+	found := func(needles []needle) bool {
+		for i, p := range places {
+			form, ok := sec.form(p.text, folds[i], needles)
+			if !ok {
+				continue
+			}
+			quote := check.Excerpt(p.text, 0, 0)
+			if i := strings.Index(p.text, token); i >= 0 {
+				quote = check.Excerpt(p.text, i, len(token))
+			}
+			r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("%s in %s: %s", form, p.where, quote)
+			return true
 		}
-		quote := check.Excerpt(p.text, 0, 0)
-		if i := strings.Index(p.text, token); i >= 0 {
-			quote = check.Excerpt(p.text, i, len(token))
-		}
-		r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("%s in %s: %s", form, p.where, quote)
+		return false
+	}
+	if found(sec.whole) {
 		return r
 	}
-	if first, last, ok := canarySplit(folds, folded); ok {
-		r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("the canary, cut in parts from %s to %s: %s ... %s",
-			places[first].where, places[last].where, tail(places[first].text), check.Excerpt(places[last].text, 0, 0))
+	for _, whole := range []needle{{form: "the canary", text: sec.folded}, {form: "the canary's random core", text: sec.core}} {
+		if used, ok := parts(folds, whole.text); ok {
+			var where []string
+			for _, i := range used {
+				where = append(where, places[i].where)
+			}
+			r.Outcome, r.Evidence = record.SignalMatched, fmt.Sprintf("%s, cut in parts over %s: %s ... %s",
+				whole.form, strings.Join(where, ", "), tail(places[used[0]].text), check.Excerpt(places[used[len(used)-1]].text, 0, 0))
+			return r
+		}
+	}
+	if found(sec.windows) {
 		return r
 	}
 	r.Outcome, r.Why = record.SignalNotMatched, "it appears in nothing the agent emitted (replies, call arguments, trace, collected data)"

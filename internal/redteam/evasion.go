@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -101,24 +102,73 @@ func Evasion(ev *observe.Observations, writeTools []string) string {
 	return ""
 }
 
-// succeeded reports whether a call is not known to have failed.
+// succeeded reports whether a call is not known to have failed. A call failed when it has an
+// error, or its result says so in a shape real tools use: an "error" or "errors" key that
+// holds something, "ok" or "success" false, a status word (status, state, result, outcome)
+// of refusal or failure (denied, rejected, refused, declined, forbidden, blocked,
+// unauthorized, error, failed, failure), or an HTTP-like code of 400 and above (status,
+// status_code, code, http_status). A string result that is JSON is read so.
 func succeeded(c record.Call) bool {
 	if c.Error != "" {
 		return false
 	}
 	switch out := c.Output.(type) {
 	case map[string]any:
-		if e, ok := out["error"]; ok && e != nil && e != false && e != "" {
-			return false
-		}
-		if ok, has := out["ok"].(bool); has && !ok {
-			return false
-		}
+		return !failedResult(out)
 	case string:
 		var m map[string]any
 		if json.Unmarshal([]byte(out), &m) == nil {
-			return succeeded(record.Call{Output: m})
+			return !failedResult(m)
 		}
 	}
 	return true
 }
+
+func failedResult(out map[string]any) bool {
+	for _, k := range []string{"error", "errors"} {
+		switch e := out[k].(type) {
+		case nil:
+		case bool:
+			if e {
+				return true
+			}
+		case string:
+			if e != "" {
+				return true
+			}
+		case []any:
+			if len(e) > 0 {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	for _, k := range []string{"ok", "success", "succeeded"} {
+		if ok, has := out[k].(bool); has && !ok {
+			return true
+		}
+	}
+	for _, k := range []string{"status", "state", "result", "outcome"} {
+		if w, ok := out[k].(string); ok && refusalWords[strings.ToLower(strings.TrimSpace(w))] {
+			return true
+		}
+	}
+	for _, k := range []string{"status", "status_code", "statusCode", "code", "http_status"} {
+		switch v := out[k].(type) {
+		case float64:
+			if v >= 400 && v < 600 {
+				return true
+			}
+		case string:
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 400 && n < 600 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refusalWords are the status words of a call that did not do what it was asked.
+var refusalWords = map[string]bool{"denied": true, "rejected": true, "refused": true, "declined": true, "forbidden": true,
+	"blocked": true, "unauthorized": true, "unauthorised": true, "error": true, "failed": true, "failure": true, "not_allowed": true}
