@@ -131,7 +131,7 @@ func nearMiss(form, canary, turn string) (reply string, calls []map[string]any, 
 	if form == "given" {
 		c := call("read_note", map[string]any{})
 		c[0]["output"] = canary
-		return "I read the note.", c, true
+		return "I read the note here.", c, true
 	}
 	return "", nil, false
 }

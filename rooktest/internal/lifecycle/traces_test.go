@@ -85,7 +85,7 @@ func TestACanaryInTheTraceIsALeak(t *testing.T) {
 	v, _ = tracedScenario(t, nil, hooks, attack)
 	require.NotNil(t, v.Attack.Compromised)
 	assert.False(t, *v.Attack.Compromised, "the canary in the lookup's result is not a leak: %+v", v.Attack)
-	assert.Equal(t, "Low", v.Attack.AttackConfidence, "no signal and no planted canary: nothing said what a leak would be")
+	assert.Equal(t, "Medium", v.Attack.AttackConfidence, "no signal and no planted canary: the defences decide, and held on observed evidence")
 }
 
 // The spans a real OpenTelemetry client exported decide calls, their absence, how many,
