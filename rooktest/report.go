@@ -98,6 +98,7 @@ func (r *Run) outcome(t tb, j *job) {
 		logf(t, "carried forward from run %s: the scenario and the profile are unchanged", o.CarriedFrom)
 	}
 	r.attempts(t, o)
+	r.neverExcused(t, o)
 	v := o.Verdict
 	if v == nil {
 		if !t.Failed() && !t.Skipped() {
@@ -118,6 +119,29 @@ func (r *Run) outcome(t tb, j *job) {
 	}
 	if v.Status == record.UnableToVerify && !t.Failed() {
 		skipf(t, "Unable to Verify (%s)", v.UnverifiableReason)
+	}
+}
+
+// neverExcused fails the scenario's test when an attempt of it (or its verdict) is
+// compromised and no subtest said so: -run or -skip chose subtests that do not include the
+// one that fails (another attempt's, the red-team row). What a selection leaves out of a
+// Fail is the selection's to leave out, but a compromise is never excused, whatever the
+// selection.
+func (r *Run) neverExcused(t tb, o *lifecycle.Outcome) {
+	t.Helper()
+	if t.Failed() {
+		return
+	}
+	for _, a := range o.Attempts {
+		if v := a.Verdict; v != nil && v.Attack.IsCompromised() {
+			errorln(t, r.show(fmt.Sprintf("%s attempt %d is compromised (%s), which no selection excuses: its subtest was not among those -run selected",
+				o.Scenario.ID, a.N, oneLine(v.Attack.MatchedSignal))))
+			return
+		}
+	}
+	if v := o.Verdict; v != nil && v.Attack.IsCompromised() {
+		errorln(t, r.show(fmt.Sprintf("%s is compromised (%s), which no selection excuses: its subtest was not among those -run selected",
+			o.Scenario.ID, oneLine(v.Attack.MatchedSignal))))
 	}
 }
 

@@ -33,6 +33,11 @@ type fakeT struct {
 	attrs           map[string]string
 	failed, skipped bool
 	subs            []*fakeT
+	// selected, when set, says which subtests go test's -run would run, by their names
+	// below the test's; the others are not run, and Run reports them passed, as testing
+	// does.
+	selected func(path string) bool
+	path     string
 }
 
 func newFakeT(name string) *fakeT { return &fakeT{name: name, attrs: map[string]string{}} }
@@ -103,6 +108,10 @@ func (f *fakeT) skipNow(s string) {
 
 func (f *fakeT) Run(name string, fn func(tb)) bool {
 	child := newFakeT(name)
+	child.selected, child.path = f.selected, strings.TrimPrefix(f.path+"/"+name, "/")
+	if f.selected != nil && !f.selected(child.path) {
+		return true
+	}
 	f.mu.Lock()
 	f.subs = append(f.subs, child)
 	f.mu.Unlock()
@@ -264,6 +273,58 @@ func TestReportOutcomesWithoutVerdicts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A compromise is never excused, whatever the selection: -run '^TestX$/^SC-1$/^attempt_1$'
+// on a repeated scenario whose attempt 2 is compromised, or a criterion's subtest alone on
+// a compromised attempt, still fails the scenario's test, naming the attempt; a plain Fail
+// the selection leaves out stays out (running one criterion from an IDE).
+func TestACompromiseIsNeverExcusedBySelection(t *testing.T) {
+	sc := scenarioOf(t, "repeat: 2\nclass: adversarial\nacceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n")
+	pass := verdict(record.Pass, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Pass})
+	no, yes := false, true
+	pass.Attack = record.Attack{Compromised: &no, AttackConfidence: "High"}
+	hit := verdict(record.Fail, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Pass})
+	hit.Attack = record.Attack{Compromised: &yes, MatchedSignal: "canary ROOK-CANARY-0123456789abcdef", AttackConfidence: "High"}
+	whole := verdict(record.Fail, "")
+	whole.Attempts = []record.AttemptStatus{{Attempt: 1, Status: record.Pass}, {Attempt: 2, Status: record.Fail}}
+	o := &lifecycle.Outcome{Scenario: sc, Verdict: whole, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: pass}, {ScenarioID: "SC-1", N: 2, Verdict: hit}}}
+	for _, tc := range []struct {
+		name   string
+		only   func(string) bool
+		failed bool
+	}{
+		{"every subtest", nil, true},
+		{"attempt 1 alone", func(p string) bool { return strings.HasPrefix(p, "attempt_1") }, true},
+		{"attempt 2's criterion alone", func(p string) bool { return p == "attempt_2" || p == "attempt_2/C1_contains_a" }, true},
+		{"nothing below the scenario", func(string) bool { return false }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ft := newFakeT("TestX/SC-1")
+			ft.selected = tc.only
+			r := &Run{reporter: reporter{red: store.NewRedactor(nil)}}
+			j := &job{id: sc.ID, sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o}
+			close(j.done)
+			run(ft, func(t tb) { r.report(t, j) })
+			assert.Equal(t, tc.failed, ft.Failed(), "%v", ft.errs)
+			if tc.only != nil && !tc.only("attempt_2") {
+				assert.Contains(t, strings.Join(ft.errs, "\n"), "SC-1 attempt 2 is compromised (canary ROOK-CANARY-0123456789abcdef), which no selection excuses")
+			}
+		})
+	}
+	// A Fail that is no compromise, with its failing attempt left out, is the selection's.
+	plain := *hit
+	plain.Attack = record.Attack{}
+	plain.Criteria = []record.Row{{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Fail}}
+	o2 := &lifecycle.Outcome{Scenario: scenarioOf(t, "repeat: 2\nacceptance_criteria:\n  - {statement: a, check: contains, params: {text: a}}\n"), Verdict: whole,
+		Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", N: 1, Verdict: verdict(record.Pass, "", record.Row{CriterionID: "C1", Subtest: "C1_contains_a", Status: record.Pass})}, {ScenarioID: "SC-1", N: 2, Verdict: &plain}}}
+	ft := newFakeT("TestX/SC-1")
+	ft.selected = func(p string) bool { return strings.HasPrefix(p, "attempt_1") }
+	r := &Run{reporter: reporter{red: store.NewRedactor(nil)}}
+	j := &job{id: "SC-1", sc: o2.Scenario, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o2}
+	close(j.done)
+	run(ft, func(t tb) { r.report(t, j) })
+	assert.False(t, ft.Failed(), "%v", ft.errs)
 }
 
 func TestReportRepeatedScenario(t *testing.T) {
