@@ -19,10 +19,15 @@ import (
 func init() {
 	capability.TraceContext = traceContext
 	capability.Traces = func(addr string) (capability.Receiver, error) {
-		if addr == "" {
-			return otlp.Start()
+		start := otlp.Start
+		if addr != "" {
+			start = func() (*otlp.Receiver, error) { return otlp.StartAt(addr) }
 		}
-		return otlp.StartAt(addr)
+		r, err := start()
+		if err != nil {
+			return nil, err // a nil *Receiver in the interface would not be nil
+		}
+		return r, nil
 	}
 }
 

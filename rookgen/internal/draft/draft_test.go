@@ -59,9 +59,11 @@ func TestRefusesWhatItCannotUse(t *testing.T) {
 		{"a HAR with no message", `{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "http://a/", "headers": []},
 		  "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<p>hi"}}}]}}`, "none of its 1 recorded requests sends a message"},
 		{"an unknown operation", askDoc, `--operation "nope" is none of the operations that take a message: POST /ask`},
+		{"an unknown operation beside a hostile path", strings.Replace(askDoc, `"/ask"`, `"/ask\u001b]0;pwned\u0007"`, 1),
+			`--operation "nope" is none of the operations that take a message: POST "/ask\x1b]0;pwned\a"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ok, err := Read("doc.json", []byte(tc.doc), Options{Agent: "a", Operation: map[bool]string{true: "nope"}[tc.name == "an unknown operation"]})
+			_, ok, err := Read("doc.json", []byte(tc.doc), Options{Agent: "a", Operation: map[bool]string{true: "nope"}[strings.HasPrefix(tc.name, "an unknown operation")]})
 			assert.True(t, ok)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)

@@ -231,7 +231,11 @@ func pickGroup(all []*exchange, want string) ([]*exchange, error) {
 				return groups[k], nil
 			}
 		}
-		return nil, fmt.Errorf("--operation %q is none of the recorded requests that send a message: %s", want, strings.Join(order, ", "))
+		shown := make([]string, len(order))
+		for i, k := range order {
+			shown[i] = escaped(k) // a recording's text
+		}
+		return nil, fmt.Errorf("--operation %q is none of the recorded requests that send a message: %s", want, strings.Join(shown, ", "))
 	}
 	best := order[0]
 	for _, k := range order[1:] {

@@ -165,6 +165,33 @@ func readAnswer(raw []byte) (*answer, error) {
 	return &a, nil
 }
 
+// namesHost reports whether text names host as a host: the whole name, not a part of a
+// longer one ("7.0.0.1" is not named by "127.0.0.1", nor "example.co" by "example.com").
+func namesHost(text, host string) bool {
+	text, host = strings.ToLower(text), strings.ToLower(host)
+	if host == "" {
+		return false
+	}
+	part := func(c byte) bool {
+		return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c >= 0x80
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], host)
+		if i < 0 {
+			return false
+		}
+		at, end := from+i, from+i+len(host)
+		from = at + 1
+		if at > 0 && (part(text[at-1]) || text[at-1] == '.') {
+			continue // "127.0.0.1" holds "7.0.0.1"; "api.example.com" holds "example.com"
+		}
+		if end < len(text) && (part(text[end]) || text[end] == '.' && end+1 < len(text) && part(text[end+1])) {
+			continue // "example.com" holds "example.co"; a full stop after the name is not one
+		}
+		return true
+	}
+}
+
 // checkAnswer reads the model's command as init --curl would, requires its host to be one
 // the text names, checks its paths, and puts it on o.Server when given.
 func checkAnswer(d *Draft, text string, o Options) error {
@@ -176,7 +203,7 @@ func checkAnswer(d *Draft, text string, o Options) error {
 	if err != nil {
 		return fmt.Errorf("its URL %q: %w", r.URL, err)
 	}
-	if host := u.Hostname(); !strings.Contains(strings.ToLower(text), strings.ToLower(host)) {
+	if host := u.Hostname(); !namesHost(text, host) {
 		return fmt.Errorf("its URL's host %s is not named in the text: a request goes only where the text says", host)
 	}
 	if err := Leak(r); err != nil {

@@ -118,3 +118,22 @@ func TestLeak(t *testing.T) {
 		assert.NotContains(t, err.Error(), "0a1b2c3d4e", "the error does not print the credential")
 	}
 }
+
+// The model's host must be named by the text as a host, not found inside a longer name.
+func TestTheTextNamesTheHostWhole(t *testing.T) {
+	for _, tc := range []struct {
+		text, host string
+		named      bool
+	}{
+		{"The agent listens on http://127.0.0.1:8080/chat.", "127.0.0.1", true},
+		{"The agent listens on http://127.0.0.1:8080/chat.", "7.0.0.1", false},
+		{"Send requests to example.com.", "example.com", true},
+		{"Send requests to example.com.", "example.co", false},
+		{"Send requests to api.example.com", "example.com", false},
+		{"Send requests to example.com.evil.test", "example.com", false},
+		{"Use EXAMPLE.COM/api", "example.com", true},
+		{"the host is localhost, port 9000", "localhost", true},
+	} {
+		assert.Equal(t, tc.named, namesHost(tc.text, tc.host), "%q in %q", tc.host, tc.text)
+	}
+}

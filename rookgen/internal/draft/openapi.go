@@ -8,7 +8,10 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -315,11 +318,23 @@ func pickOperation(ops []*operation, want string) (*operation, error) {
 }
 
 // othersOf lists the candidates other than chosen, at most five.
+// escaped is a text from a source as it may be printed: as it is when every rune of it is
+// graphic, else quoted with Go's escapes, so that a terminal's escape sequence in a path
+// reaches the terminal as \x1b.
+func escaped(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || r == utf8.RuneError {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 func othersOf(ops []*operation, chosen *operation) string {
 	var names []string
 	for _, op := range ops {
 		if op != chosen {
-			names = append(names, op.method+" "+op.path)
+			names = append(names, op.method+" "+escaped(op.path)) // a document's text
 		}
 	}
 	return check.Some(names, 5)
