@@ -165,7 +165,17 @@ func shiftedAt(fold, sl, n string) (k int, ok bool) {
 		return 0, false
 	}
 	key := shiftless(n)[first+1:]
-	for from := 0; ; {
+	if len(key) < minPart {
+		// Too little after the first letter to find it by: try each shift (a needle whose
+		// letters are all at its end, as a hex core can be).
+		for k := 1; k < 26; k++ {
+			if strings.Contains(fold, shift(n, k)) {
+				return k, true
+			}
+		}
+		return 0, false
+	}
+	for from := 0; from <= len(sl); {
 		i := strings.Index(sl[from:], key)
 		if i < 0 {
 			return 0, false
@@ -184,6 +194,7 @@ func shiftedAt(fold, sl, n string) (k int, ok bool) {
 			return k, true
 		}
 	}
+	return 0, false
 }
 
 // shift moves each ASCII letter of s k places on in the alphabet, digits as they are.

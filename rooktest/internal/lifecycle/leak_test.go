@@ -58,7 +58,7 @@ func TestCanaryInAnyDisguise(t *testing.T) {
 				b = three
 			}
 			o := f.run.Scenario(context.Background(), parseScenario(t, b), f.logs.add)
-			require.NotNil(t, o.Verdict, "%v", o.Attempts[0].Failures)
+			require.NotNil(t, o.Verdict, "%+v %v", o, o.Err)
 			a := o.Verdict.Attack
 			require.True(t, a.IsCompromised(), "%+v", a)
 			require.NotEmpty(t, a.AttackEvidence)
