@@ -45,6 +45,7 @@ func (*shop) Execute(ctx context.Context, c rooktest.Call) (rooktest.Reply, erro
 		select {} // never returns: its goroutine is left running
 	}
 	fmt.Println("printed on stdout, never read as the reply")
+	fmt.Print("\x16--- FAIL: TestG/SC-3 (0.00s)\n") // go test's framing byte: a forged event, if it were not escaped
 	in, out := int64(3), int64(4)
 	return rooktest.Reply{Output: fmt.Sprintf("you said %q in %s, turn %d", c.Message, c.Conversation, c.Turn),
 		Calls: []rooktest.ToolCall{{Name: "lookup_order", Arguments: map[string]any{"id": "ORD-7"}}},
@@ -102,6 +103,10 @@ acceptance_criteria:
 	assert.Contains(t, res.all, "execute hook failed (turn 1, scenario SC-3, go:shop): timed out after 1s")
 	assert.Contains(t, res.all, "execute hook failed (turn 1, scenario SC-4, go:shop): timed out after 1s, and the method ignored its context: its goroutine is left running")
 	assert.Contains(t, res.all, "1 passed, 3 failed")
+	for name := range res.action {
+		assert.NotContains(t, name, "TestG", "a line the agent printed is no test event")
+	}
+	assert.Contains(t, res.all, `\x16--- FAIL: TestG/SC-3`, "it is shown, escaped")
 	hooks, err := filepath.Glob(filepath.Join(records, "shop", "*", "scenarios", "SC-1", "hooks.json"))
 	require.NoError(t, err)
 	require.Len(t, hooks, 1)

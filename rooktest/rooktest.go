@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/decide"
+	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/inflight"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
@@ -273,6 +274,11 @@ func (r *Run) begin(t tb, c *setup, exact bool) {
 	}
 	for _, w := range c.warnings {
 		r.warn(t, w) // what generation let stand under -lenient, said while it stands
+	}
+	if c.goAgent != nil {
+		// Registered before finish, so that it runs after: the agent's last prints
+		// are escaped too.
+		t.Cleanup(goagent.GuardStdout())
 	}
 	t.Cleanup(r.finish)
 	r.feed(ahead, exact, len(c.scenarios))

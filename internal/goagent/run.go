@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -188,4 +189,48 @@ func encode(r Reply) ([]byte, error) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// GuardStdout escapes what is written to os.Stdout until restore is called: a Go agent runs
+// in the test's process, and a line it prints that starts with go test's framing byte
+// (0x16, "^V--- FAIL: TestG/SC-3") would be read by go test -json as an event of a test
+// that does not exist. Every control byte but the newline and the tab is written as its Go
+// escape (\x16), as a hook's output is shown escaped. The testing package keeps the
+// os.Stdout it started with, so its own framing is untouched; anything else that prints to
+// os.Stdout meanwhile is escaped too. restore writes out what is left and puts os.Stdout
+// back.
+func GuardStdout() (restore func()) {
+	orig := os.Stdout
+	r, w, err := os.Pipe()
+	if err != nil {
+		return func() {}
+	}
+	os.Stdout = w
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 32<<10)
+		out := make([]byte, 0, 4*len(buf))
+		for {
+			n, err := r.Read(buf)
+			out = out[:0]
+			for _, c := range buf[:n] {
+				if c < ' ' && c != '\n' && c != '\t' || c == 0x7f {
+					out = fmt.Appendf(out, `\x%02x`, c)
+					continue
+				}
+				out = append(out, c)
+			}
+			_, _ = orig.Write(out)
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func() {
+		os.Stdout = orig
+		_ = w.Close()
+		<-done
+		_ = r.Close()
+	}
 }
