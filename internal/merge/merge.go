@@ -126,7 +126,7 @@ func Merge(dirs []string, root string, now time.Time, suite func(agent string) (
 			return "", fmt.Errorf("merge shard %d/%d: %w", s.run.Shard.Index, s.run.Shard.Count, err)
 		}
 	}
-	profile, err := os.ReadFile(filepath.Join(shards[0].dir, "profile.yaml"))
+	profile, err := store.ReadRecord(filepath.Join(shards[0].dir, "profile.yaml"))
 	if err != nil {
 		return "", fmt.Errorf("merge: %w", err)
 	}

@@ -195,4 +195,18 @@ func TestMergeAttacks(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "a file others could not read stays so")
 	})
+	t.Run("a profile.yaml that links out", func(t *testing.T) {
+		root := t.TempDir()
+		secret := filepath.Join(root, "kubeconfig")
+		require.NoError(t, os.WriteFile(secret, []byte("token: s3cr3t-kube-token"), 0o600))
+		dirs := shards(t, root, nil)
+		for _, d := range dirs {
+			_ = os.Remove(filepath.Join(d, "profile.yaml"))
+			require.NoError(t, os.Symlink(secret, filepath.Join(d, "profile.yaml")))
+		}
+		_, err := Merge(dirs, filepath.Join(root, "out"), time.Now(), nil)
+		require.Error(t, err, "no record file is read through a link")
+		assert.Contains(t, err.Error(), "is not a regular file (a link is not followed to read a record)")
+		assert.NoDirExists(t, filepath.Join(root, "out"))
+	})
 }

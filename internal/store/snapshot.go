@@ -1,7 +1,6 @@
 package store
 
 import (
-	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
@@ -22,7 +21,7 @@ type SnapshotHead struct {
 // record).
 func ReadSnapshot(dir string) ([]byte, SnapshotHead, error) {
 	var head SnapshotHead
-	data, err := os.ReadFile(filepath.Join(dir, "snapshot.yaml"))
+	data, err := ReadRecord(filepath.Join(dir, "snapshot.yaml"))
 	if err != nil {
 		return nil, head, err
 	}

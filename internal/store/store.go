@@ -61,7 +61,7 @@ func CheckNewRunID(id string) error {
 // Run reads run.yaml.
 func (s Store) Run() (*record.Run, error) {
 	path := filepath.Join(s.Dir, "run.yaml")
-	data, err := os.ReadFile(path)
+	data, err := ReadRecord(path)
 	if err != nil {
 		return &record.Run{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -133,7 +133,7 @@ func (r *Redactor) WriteVerdict(dir string, v *record.Verdict) error {
 
 // fileDigest is the hex SHA-256 of a file, or "" when it cannot be read.
 func fileDigest(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := ReadRecord(path)
 	if err != nil {
 		return ""
 	}
@@ -145,7 +145,7 @@ func fileDigest(path string) string {
 // folder without one has no phase recorded yet.
 func ReadHooks(dir string) (*record.Hooks, error) {
 	path := filepath.Join(dir, "hooks.json")
-	data, err := os.ReadFile(path)
+	data, err := ReadRecord(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &record.Hooks{Version: 1}, nil
 	}
@@ -169,9 +169,22 @@ func ReadHooks(dir string) (*record.Hooks, error) {
 	return &h, nil
 }
 
+// ReadRecord reads a record file: a regular file, never one through a link (a shard's
+// profile.yaml linked to a kubeconfig would bring its token into the merged records).
+func ReadRecord(path string) ([]byte, error) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a link is not followed to read a record)", path)
+	}
+	return os.ReadFile(path)
+}
+
 // ReadYAML reads a YAML record into v.
 func ReadYAML(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := ReadRecord(path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -200,7 +213,7 @@ func DecodeJSON(data []byte, v any) error {
 // reading a plan of thousands of entries for each run.
 func (s Store) RunHead() (*record.Run, error) {
 	path := filepath.Join(s.Dir, "run.yaml")
-	data, err := os.ReadFile(path)
+	data, err := ReadRecord(path)
 	if err != nil {
 		return &record.Run{}, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -3,15 +3,15 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // readTrace reads an attempt's kept trace.
 func readTrace(path string) (record.Trace, error) {
 	var t record.Trace
-	data, err := os.ReadFile(path)
+	data, err := store.ReadRecord(path)
 	if err != nil {
 		return t, err
 	}
