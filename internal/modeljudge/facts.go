@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A fact is one thing the record shows, that a control can state or deny: a value a reply
@@ -45,11 +46,26 @@ const (
 	structural                   // no value
 )
 
-// maxFacts bounds what one record yields; maxValue is the longest value a control names.
+// maxFacts bounds what one record yields; maxValue is the longest value a control names;
+// maxFactText is how much of one text facts are looked for in (a control about what the
+// prompt's budget left out could not be answered anyway).
 const (
-	maxFacts = 400
-	maxValue = 40
+	maxFacts    = 400
+	maxValue    = 40
+	maxFactText = 64 << 10
 )
+
+// factText is the start of a text that facts are looked for in, cut on a rune's edge.
+func factText(s string) string {
+	if len(s) <= maxFactText {
+		return s
+	}
+	n := maxFactText
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
 
 var (
 	// numberRE is a number as texts write it, its groups separated by commas, or by an
@@ -76,11 +92,12 @@ func recordFacts(c Case, redact func(string) string) []fact {
 	}
 	ev := c.Evidence
 	for _, t := range ev.Turns().Value {
-		for _, f := range textFacts(redact(t.Output)) {
+		reply := factText(redact(t.Output))
+		for _, f := range textFacts(reply) {
 			f.kind, f.turn = inReply, t.N
 			add(f)
 		}
-		for _, a := range refusals(redact(t.Output)) {
+		for _, a := range refusals(reply) {
 			add(fact{kind: refusedAct, turn: t.N, value: a, class: structural})
 		}
 	}
@@ -115,7 +132,7 @@ func recordFacts(c Case, redact func(string) string) []fact {
 			}
 			continue
 		}
-		for _, f := range textFacts(redact(file.Text)) {
+		for _, f := range textFacts(factText(redact(file.Text))) {
 			f.kind = inFileText
 			add(f)
 		}

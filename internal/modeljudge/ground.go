@@ -71,12 +71,20 @@ func groundsOf(c Case, redact func(string) string) grounds {
 	return g
 }
 
+// maxOccurrences bounds how many occurrences of one quote are read in their sentences: a
+// reply of one phrase repeated a million times is hostile input, not a million readings.
+const maxOccurrences = 100
+
 // find looks q (normalised) up in the agent's sources, on word and number edges: the
 // first occurrence no negation precedes, else the first negated one. cut says q is in a
 // source only inside a word or a number.
 func (g grounds) find(q string) (o occurrence, ok, cut bool) {
+	read := 0 // occurrences read in their sentence, over every source
 	for _, s := range g.sources {
 		for _, at := range locate(s.text, q) {
+			if read++; read > maxOccurrences {
+				break // a quote found this often is taken as the ones read already say
+			}
 			neg := negatedBy(s.text, at, at+len(q), s.data)
 			if neg == "" {
 				return occurrence{label: s.label}, true, false
