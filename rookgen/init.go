@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/rookgo/rookgo/internal/workspace"
@@ -141,9 +142,31 @@ func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
 	_ = tw.Flush() // stdout: nothing to do about a failed print
 }
 
+// linked is the first of the folders and the file of rel (under root) that is a link, or
+// "" when none is: what does not exist yet init makes, as a folder or a file of its own.
+func linked(root, rel string) string {
+	cur := root
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		cur = filepath.Join(cur, part)
+		info, err := os.Lstat(cur)
+		if err != nil {
+			return ""
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			return cur
+		}
+	}
+	return ""
+}
+
 // writeNew writes files under root, each new (a file that appeared meanwhile is not
 // overwritten) or appended to, and returns the paths written.
 func writeNew(root string, files []scaffold.File) ([]string, error) {
+	for _, f := range files {
+		if l := linked(root, f.Path); l != "" {
+			return nil, fmt.Errorf("write %s: %s is a link, and init writes nothing through a link (it could lead out of the module): nothing was written", f.Path, l)
+		}
+	}
 	var written []string
 	for _, f := range files {
 		full := filepath.Join(root, filepath.FromSlash(f.Path))

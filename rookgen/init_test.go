@@ -340,3 +340,36 @@ func TestInitHooksFeedAnyCommand(t *testing.T) {
 		})
 	}
 }
+
+// init writes nothing through a link: a profiles/<agent> folder or a .gitignore that links
+// out of the module is refused before anything is written, and what it links to is left
+// as it was.
+func TestInitWritesNothingThroughALink(t *testing.T) {
+	for _, link := range []string{"profiles/bot", ".gitignore"} {
+		t.Run(link, func(t *testing.T) {
+			dir, outside := newModule(t), t.TempDir()
+			target := filepath.Join(outside, "target")
+			if link == ".gitignore" {
+				require.NoError(t, os.WriteFile(target, []byte("precious\n"), 0o644))
+			} else {
+				require.NoError(t, os.MkdirAll(target, 0o755))
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, "profiles"), 0o755))
+			}
+			require.NoError(t, os.Symlink(target, filepath.Join(dir, link)))
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"init", "bot", "--command", "echo", "-root", dir}, &stdout, &stderr)
+			require.Equal(t, 1, code, stdout.String())
+			assert.Contains(t, stderr.String(), "is a link, and init writes nothing through a link")
+			assert.NotContains(t, stdout.String(), "wrote ")
+			if link == ".gitignore" {
+				data, err := os.ReadFile(target)
+				require.NoError(t, err)
+				assert.Equal(t, "precious\n", string(data))
+			} else {
+				entries, err := os.ReadDir(target)
+				require.NoError(t, err)
+				assert.Empty(t, entries)
+			}
+		})
+	}
+}
