@@ -131,13 +131,13 @@ func verifyDrafted(root string, opts scaffold.Options, gen string, stdout, stder
 	target := opts.Agent + "/" + opts.Profile
 	again := gen + " probe " + target
 	fmt.Fprintf(stdout, "\nverifying: %s\n", again)
-	_, rep, err := probeProfile(root, opts.Agent, opts.Profile, stdout)
+	p, rep, err := probeProfile(root, opts.Agent, opts.Profile, stdout)
 	why := ""
 	switch {
 	case err != nil:
 		why = err.Error()
 	case !rep.OK():
-		why = probeFailures(rep)
+		why = secretsOf(p).Text(probeFailures(rep)) // the header and the output never hold a secret the agent echoed
 	}
 	if why == "" {
 		fmt.Fprintf(stdout, "\nverified: the agent answered the probe through profile %s\n", target)

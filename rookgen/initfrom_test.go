@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -371,4 +373,34 @@ func TestInitFromFlagsRefused(t *testing.T) {
 		assert.Contains(t, stderr.String(), tc.want)
 		assert.NoDirExists(t, filepath.Join(dir, "profiles"))
 	}
+}
+
+// A declared secret the agent echoes back in a 401 is redacted before anything is printed
+// or written: init's probe output, its NOT VERIFIED line and the profile's header hold
+// [redacted:BOT_TOKEN], never the token.
+func TestInitRedactsASecretTheAgentEchoes(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("the hook init writes needs node")
+	}
+	const token = "sk-live-4f9a2c7e1b3d5a60b8"
+	srv := loopbackAgent(t, "/chat", func(in chatRequest, r *http.Request) (any, int) {
+		return map[string]any{"error": "invalid credentials: " + r.Header.Get("Authorization")}, http.StatusUnauthorized
+	})
+	t.Setenv("BOT_TOKEN", token)
+	dir := newModule(t)
+	var stdout, stderr bytes.Buffer
+	curl := "curl -X POST " + srv.URL + `/chat -H "Authorization: Bearer $BOT_TOKEN" -d '{"message": "{{goal}}"}'`
+	require.Equal(t, 0, run([]string{"init", "bot", "--curl", curl, "--reply", "$.reply", "-root", dir}, &stdout, &stderr), stderr.String())
+	// What init --from does after it writes the profile: probe it, and mark it NOT VERIFIED.
+	stdout.Reset()
+	stderr.Reset()
+	require.Equal(t, 1, verifyDrafted(dir, scaffold.Options{Agent: "bot", Profile: "local"}, "rookgen", &stdout, &stderr))
+	all := stdout.String() + stderr.String()
+	assert.Contains(t, all, "NOT VERIFIED")
+	assert.NotContains(t, all, token)
+	assert.Contains(t, all, "[redacted:BOT_TOKEN]", "what the agent echoed is shown, its secret redacted")
+	data, err := os.ReadFile(filepath.Join(dir, "profiles", "bot", "local.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "# NOT VERIFIED")
+	assertNoFileHolds(t, dir, token)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/probe"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/workspace"
 )
 
@@ -85,9 +87,17 @@ func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profil
 	if err != nil {
 		return nil, nil, err
 	}
-	printProbe(stdout, p, rep)
+	// What the hooks printed is the agent's: a declared secret it echoes (a token quoted
+	// back in a 401) is shown redacted, as the records would keep it.
+	var out bytes.Buffer
+	printProbe(&out, p, rep)
+	_, _ = io.WriteString(stdout, secretsOf(p).Text(out.String()))
 	return p, rep, nil
 }
+
+// secretsOf redacts the profile's declared secrets out of what probe and init print and
+// write.
+func secretsOf(p *spec.Profile) *store.Redactor { return store.NewRedactor(p.SecretValues(os.Getenv)) }
 
 // regenerate writes the generated files again after a profile changed, naming them on out.
 func regenerate(root string, out io.Writer) error {

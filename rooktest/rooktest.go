@@ -287,7 +287,7 @@ func (r *Run) begin(t tb, c *setup, exact bool) {
 // redactorFor redacts the profile's secrets and the judge's key, warning about a secret
 // too short or too common to redact everywhere.
 func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
-	secrets := map[string]string{}
+	secrets := prof.SecretValues(os.Getenv)
 	var settings []string
 	for _, v := range prof.Env {
 		if why := v.Undeclared(os.Getenv(v.Variable)); why != "" {
@@ -296,14 +296,8 @@ func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
 			settings = append(settings, v.Variable)
 		}
 		if !v.IsSecret() {
-			// A setting (a URL, an engine): the evidence keeps it as the hooks saw it,
-			// unless its value reads as a credential: fail closed where it costs nothing.
-			if val := os.Getenv(v.Variable); v.Secret == nil && spec.ValueLooksSecret(val) {
-				secrets[v.Variable] = val // said above, by Undeclared
-			}
-			continue
+			continue // a setting, redacted only when its value reads as a credential (said above, by Undeclared)
 		}
-		secrets[v.Variable] = os.Getenv(v.Variable)
 		if n := len(secrets[v.Variable]); n < store.MinRedacted {
 			t.Logf("rooktest: warning: secret %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
 		} else if store.CommonText(secrets[v.Variable]) {

@@ -91,3 +91,17 @@ func ValueLooksSecret(v string) bool {
 	}
 	return letters && digits
 }
+
+// SecretValues are the values of the profile's env entries that records and output must
+// not show, by variable: every secret entry's, and a setting's whose value reads as a
+// credential (fail closed where it costs nothing). getenv reads the environment.
+func (p *Profile) SecretValues(getenv func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, v := range p.Env {
+		val := getenv(v.Variable)
+		if v.IsSecret() || v.Secret == nil && ValueLooksSecret(val) {
+			out[v.Variable] = val
+		}
+	}
+	return out
+}
