@@ -36,7 +36,7 @@ func TestCalibrateCommand(t *testing.T) {
 			id := fmt.Sprintf("SC-%02d", i)
 			dir := filepath.Join(records, "bank", "R1", "scenarios", id)
 			require.NoError(t, os.MkdirAll(dir, 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "hooks.json"), []byte("{}"), 0o644))
+			require.NoError(t, store.WriteFile(filepath.Join(dir, "hooks.json"), []byte("{}")))
 			v := &record.Verdict{ScenarioID: id, Status: row.judge, Criteria: []record.Row{
 				{CriterionID: "C1", Check: "llm_judge", Status: row.judge, Confidence: "High", Judge: "m"}}}
 			require.NoError(t, store.NewRedactor(nil).WriteVerdict(dir, v))

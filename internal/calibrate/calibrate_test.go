@@ -96,7 +96,7 @@ func TestPairsFindTheJudgesRows(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "bank", "R1", "scenarios", "SC-1")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "hooks.json"), []byte("{}"), 0o644))
+	require.NoError(t, store.WriteFile(filepath.Join(dir, "hooks.json"), []byte("{}")))
 	v := &record.Verdict{ScenarioID: "SC-1", Status: record.Fail, Criteria: []record.Row{
 		{CriterionID: "C1", Check: "llm_judge", Status: record.Fail, Confidence: "High", Judge: "m"},
 		{CriterionID: "C2", Check: "contains", Status: record.Pass, Confidence: "High"}}}

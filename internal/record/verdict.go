@@ -55,6 +55,9 @@ type Verdict struct {
 	// whose hooks.json has changed since (a retried collect), or that no judge wrote, is
 	// judged again rather than trusted.
 	HooksSHA256 string `yaml:"hooks_sha256,omitempty"`
+	// Sealed says the attempt's records were written with a manifest (manifest.jsonl, package
+	// store): one that is missing was removed.
+	Sealed bool `yaml:"sealed,omitempty"`
 	// CarriedFrom names the run this verdict was carried forward from.
 	CarriedFrom string `yaml:"carried_from,omitempty"`
 }

@@ -103,6 +103,15 @@ func ReadVerdict(dir string) (*record.Verdict, error) {
 	if want := HooksDigest(dir, &v); v.HooksSHA256 == "" || v.HooksSHA256 != want {
 		return &v, fmt.Errorf("%s: %w: its hooks_sha256 does not match the hooks.json it was judged from, so nothing in it is counted", path, ErrUntrusted)
 	}
+	dirs := []string{dir}
+	for _, a := range v.Attempts {
+		dirs = append(dirs, filepath.Join(dir, "attempts", strconv.Itoa(a.Attempt)))
+	}
+	for _, d := range dirs {
+		if err := VerifySealed(d, v.Sealed); err != nil {
+			return &v, fmt.Errorf("%s: %w: %w, so nothing in it is counted", path, ErrUntrusted, err)
+		}
+	}
 	return &v, nil
 }
 
@@ -127,8 +136,10 @@ func HooksDigest(dir string, v *record.Verdict) string {
 // WriteVerdict writes v as dir's verdict.yaml, bound to the records it was judged from:
 // its hooks_sha256 is set to HooksDigest(dir, v), which every ReadVerdict checks.
 func (r *Redactor) WriteVerdict(dir string, v *record.Verdict) error {
-	v.HooksSHA256 = HooksDigest(dir, v)
-	return r.YAML(filepath.Join(dir, "verdict.yaml"), v)
+	path := filepath.Join(dir, "verdict.yaml")
+	_, _, sealed := sealedDir(path) // a run's attempt: its records are in a manifest
+	v.HooksSHA256, v.Sealed = HooksDigest(dir, v), sealed
+	return r.YAML(path, v)
 }
 
 // fileDigest is the hex SHA-256 of a file, or "" when it cannot be read.

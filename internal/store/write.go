@@ -86,6 +86,13 @@ func writeAtomic(path string, write func(*os.File) error) error {
 	// that would make the rename itself durable, which crash safety does not need (a
 	// continued run finds the old record and runs its phase again), at a second sync
 	// per record.
+	if _, _, ok := sealedDir(path); ok {
+		data, err := os.ReadFile(path) // what was written, as a reader will read it
+		if err != nil {
+			return fmt.Errorf("seal %s: %w", path, err)
+		}
+		return sealWritten(path, data)
+	}
 	return nil
 }
 

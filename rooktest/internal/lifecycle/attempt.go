@@ -15,6 +15,7 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // Attempt is one open..collect of a scenario, and its verdict.
@@ -74,6 +75,9 @@ type attemptRun struct {
 	// leftTraced says which hook calls with the trace's environment left processes running
 	// (leftWithTrace): what those had not exported is lost.
 	leftTraced []string
+	// sealBroken says how the records an earlier process wrote were changed since
+	// (store.VerifySealed), "" when they were not.
+	sealBroken string
 	// again is set when the attempt is decided again at the run's end with spans that came
 	// late (decideAgain), saying so for its verdict: its stored verdict is the one they
 	// change, not one to check.
@@ -116,6 +120,13 @@ func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Log
 		res.RecordErr, res.NotRun = err, err.Error()
 		return res
 	}
+	if !a.fresh() {
+		// An earlier process wrote these records: they must be as it wrote them
+		// (store.VerifySealed), or nothing judged from them is a Pass.
+		if err := store.VerifySealed(a.dir, false); err != nil {
+			a.sealBroken = err.Error()
+		}
+	}
 	here := Selection{}
 	step := Next(a.state(here), sel, r.ID)
 	switch step.Action {
@@ -129,6 +140,7 @@ func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Log
 			return res
 		}
 		res.Abandoned = kept
+		a.sealBroken = "" // what was changed is kept aside, and judges nothing
 		if log != nil {
 			log(fmt.Sprintf("%s: earlier records could not be continued; kept aside in %s, starting again from open", sc.ID, kept))
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/store"
 )
 
 // A repeat is flaky when a Pass and a Fail are among its decided attempts: Pass, Unable to
@@ -89,4 +90,57 @@ func TestJudgingAgainRecomputesTheVerdict(t *testing.T) {
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.Fail, o.Verdict.Status)
 	assert.Contains(t, o.Verdict.Untrusted, "C1 was Pass, the evidence gives Fail")
+}
+
+// Records changed behind the run's back are found by their manifest, wherever the records
+// are read again, and nothing judged from them is a Pass: hooks.json edited so that the
+// agent seems to have said what passes, under the stored Fail (judged again); the same
+// edit between the two halves of a split run; and hooks.json and response.json edited
+// together with the verdict removed.
+func TestChangedRecordsJudgeNothing(t *testing.T) {
+	const body = "goal: g\nacceptance_criteria:\n  - {id: C1, statement: s, check: contains, params: {text: hello}}\n"
+	forge := func(t *testing.T, dir string) {
+		t.Helper()
+		for _, f := range []string{"hooks.json", "response.json"} {
+			path := filepath.Join(dir, f)
+			data, err := os.ReadFile(path)
+			if os.IsNotExist(err) {
+				continue
+			}
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(data), `"no"`, `"hello"`)), 0o644))
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		first      string // the phases of the first process
+		removeVerd bool
+	}{
+		{"judged again under the stored Fail", "", false},
+		{"between the halves of a split run", "prepare,open,execute,close", false},
+		{"with the verdict removed", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newRun(t, map[string]string{"FAKEHOOK_EXECUTE": "reply:no"}, "hooks:\n  execute: {command: [BIN]}\n")
+			sc := parseScenario(t, body)
+			if tc.first != "" {
+				f.restart(t, sel(t, tc.first, f.cfg.Profile, false))
+			}
+			o := f.run.Scenario(context.Background(), sc, f.logs.add)
+			forge(t, o.Dir)
+			if tc.removeVerd {
+				require.NoError(t, os.Remove(filepath.Join(o.Dir, "verdict.yaml")))
+			}
+			next := "judge"
+			if tc.first != "" {
+				next = "collect,judge"
+			}
+			o = f.again(t, sel(t, next, f.cfg.Profile, true)).Scenario(context.Background(), sc, f.logs.add)
+			require.NotNil(t, o.Verdict)
+			assert.NotEqual(t, record.Pass, o.Verdict.Status, "a Pass from changed records: %+v", o.Verdict)
+			assert.Contains(t, o.Verdict.Untrusted, "the records were changed after they were written: hooks.json was changed after it was written")
+			_, err := store.ReadVerdict(o.Dir)
+			assert.ErrorIs(t, err, store.ErrUntrusted, "the report reads it untrusted too")
+		})
+	}
 }

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -22,10 +23,22 @@ import (
 func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	dc := a.r.cfg.Decide
 	var stored *record.Verdict
+	sealBroken := a.sealBroken
 	if !a.ranNow && a.again == "" {
-		// ReadVerdict refuses a verdict that does not match the hooks.json beside it.
-		if v, err := store.ReadVerdict(a.dir); err == nil && v.Status != "" {
+		// ReadVerdict refuses a verdict that does not match the hooks.json beside it, or
+		// whose records do not match their manifest (store.VerifySealed): the records
+		// were changed after they were written, and no verdict from them is a Pass.
+		v, err := store.ReadVerdict(a.dir)
+		switch {
+		case err == nil && v.Status != "":
 			stored = v
+		case errors.Is(err, store.ErrUntrusted):
+			if v.Status != "" {
+				stored = v // what it says is compared below, and named where it disagrees
+			}
+			if serr := store.VerifySealed(a.dir, v.Sealed); serr != nil && sealBroken == "" {
+				sealBroken = serr.Error()
+			}
 		}
 	}
 	a.probe(ctx)
@@ -42,8 +55,16 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	if stored != nil {
 		if why := disagree(stored, &out.Verdict); why != "" {
 			out.Verdict.Untrusted = "verdict.yaml as it was stored disagreed with its evidence: " + why
-			counting.Apply(&out.Verdict, in.Excuse) // an untrusted record is never excused
 		}
+	}
+	if sealBroken != "" {
+		out.Verdict.Untrusted = strings.TrimPrefix(out.Verdict.Untrusted+"; ", "; ") + "the records were changed after they were written: " + sealBroken
+		if out.Verdict.Status == record.Pass {
+			out.Verdict.Status, out.Verdict.Failure = record.Fail, "the records are not to be trusted: "+sealBroken
+		}
+	}
+	if out.Verdict.Untrusted != "" {
+		counting.Apply(&out.Verdict, in.Excuse) // an untrusted record is never excused
 	}
 	red := a.r.cfg.Redactor
 	if out.Request != nil {
