@@ -21,6 +21,7 @@ func run(t *testing.T, root, id string, ms int, verdicts map[string]record.Statu
 	dir := filepath.Join(root, "fake", id)
 	r := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p"}}
 	red := store.NewRedactor(nil)
+	require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), r)) // first, as a run writes it: its records are sealed
 	for sc, st := range verdicts {
 		r.Included = append(r.Included, record.Entry{ScenarioID: sc, Why: "selected"})
 		sdir := filepath.Join(dir, "scenarios", sc)

@@ -62,6 +62,7 @@ func fixture(t *testing.T) (root, module string) {
 			profile = "q" // a second profile, whose run quarantined SC-1
 		}
 		run := record.Run{Version: 1, ID: r.id, Agent: "fake", Pins: record.Pins{ProfileID: profile}}
+		require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), run)) // first, as a run writes it: its records are sealed
 		totals := record.Totals{}
 		for _, sc := range []string{"SC-1", "SC-2", "SC-3", "SC-4"} {
 			o, ok := r.scs[sc]

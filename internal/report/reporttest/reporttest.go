@@ -17,12 +17,15 @@ import (
 
 // WriteRun writes a run folder: run.yaml with included and skipped scenarios, and for
 // each included one, in the order of their ids, hooks.json, snapshot.yaml and a verdict
-// bound to them.
+// bound to them, sealed as a run seals them.
 func WriteRun(t testing.TB, dir, id string, verdicts map[string]record.Verdict, skipped ...string) string {
 	t.Helper()
 	run := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p", ProfileRevision: "sha256:p"},
 		Created: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
 	red := store.NewRedactor(nil)
+	// run.yaml first, as a run writes it, so that each attempt's records are sealed as they
+	// are written (store's manifest); it is written again whole below.
+	require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), run))
 	for _, sc := range slices.Sorted(maps.Keys(verdicts)) {
 		v := verdicts[sc]
 		run.Included = append(run.Included, record.Entry{ScenarioID: sc, Why: "selected"})
