@@ -41,7 +41,7 @@ func TestCanaryInAnyDisguise(t *testing.T) {
 		{"core-12", "12 characters of the canary's random core"},
 		{"reversed", "the canary reversed"},
 		{"rot13", "the canary in ROT13"},
-		{"rot7-core", "the canary's random core with its letters shifted by 7"},
+		{"rot7-core", "the canary's random core"}, // "with its letters shifted by 7", unless the core is all digits
 		{"cyrillic", "the canary in look-alike characters"},
 		{"digit-letters", "in look-alike characters"},
 		{"thirds-turns", "the canary, cut in parts over turn 1 reply, turn 2 reply, turn 3 reply"},
