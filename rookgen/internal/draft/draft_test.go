@@ -161,6 +161,23 @@ func TestLoadBoundsASource(t *testing.T) {
 			http.Error(w, "gone", http.StatusGone)
 		case "/file":
 			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+		case "/metadata":
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+		case "/private":
+			http.Redirect(w, r, "http://10.0.0.7/docs", http.StatusFound)
+		case "/hop1", "/hop2", "/hop3", "/hop4", "/hop5", "/hop6":
+			n := int(r.URL.Path[4] - '0')
+			next := fmt.Sprintf("/hop%d", n+1)
+			if n == 5 {
+				next = "/docs" // the fifth redirect, which is allowed
+			}
+			if r.URL.Query().Get("six") != "" {
+				next = fmt.Sprintf("/hop%d?six=1", n+1)
+				if n == 6 {
+					next = "/docs?six=1"
+				}
+			}
+			http.Redirect(w, r, next, http.StatusFound)
 		default:
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<html><head><script>steal()</script></head><body><p>POST to&nbsp;/ask</p><style>x{}</style></body></html>"))
@@ -176,6 +193,20 @@ func TestLoadBoundsASource(t *testing.T) {
 	data, mediaType, err := Load(context.Background(), srv.URL+"/docs")
 	require.NoError(t, err)
 	assert.Equal(t, "POST to\u00a0/ask", Text(data, mediaType))
+
+	// A redirect keeps to the first URL's class of address: from loopback, not to a
+	// link-local (a cloud's metadata service) or a private one.
+	for _, path := range []string{"/metadata", "/private"} {
+		_, _, err = Load(context.Background(), srv.URL+path)
+		require.Error(t, err, path)
+		assert.Contains(t, err.Error(), "a fetch keeps to its first URL's kind of address", path)
+	}
+	// Five redirects are allowed, as the docs say; a sixth is not.
+	_, _, err = Load(context.Background(), srv.URL+"/hop1")
+	require.NoError(t, err)
+	_, _, err = Load(context.Background(), srv.URL+"/hop1?six=1")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stopped after 5 redirects")
 }
 
 // A generated Postman collection: its URL is built from host and path on a variable, and

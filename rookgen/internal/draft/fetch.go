@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -25,7 +26,7 @@ func IsURL(source string) bool {
 }
 
 // Load reads a source: a file, or an http(s) URL fetched once (at most five redirects, all
-// http or https, within 30 s and 8 MiB). It returns the body and its media type ("" for a
+// http or https and to the first URL's class of address, within 30 s and 8 MiB). It returns the body and its media type ("" for a
 // file).
 func Load(ctx context.Context, source string) ([]byte, string, error) {
 	if !IsURL(source) {
@@ -43,12 +44,28 @@ func Load(ctx context.Context, source string) ([]byte, string, error) {
 		return nil, "", fmt.Errorf("fetch %s: %w", source, err)
 	}
 	req.Header.Set("Accept", "application/json, application/yaml, text/yaml, text/markdown, text/plain, text/html;q=0.8, */*;q=0.5")
+	first, err := hostClass(ctx, req.URL.Hostname())
+	if err != nil {
+		return nil, "", fmt.Errorf("fetch %s: %w", source, err)
+	}
+	// Each redirect goes to an address of the first URL's class (public stays public): a
+	// page that redirects to the loopback, a private or a link-local address (a cloud's
+	// metadata service) is refused, so that what is fetched there never reaches a model.
+	// A name is resolved here to be classed; one that resolves otherwise when it is
+	// dialled (DNS rebinding) is not caught.
 	client := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
+		if len(via) > 5 {
 			return errors.New("stopped after 5 redirects")
 		}
 		if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
 			return fmt.Errorf("redirected to %s, not http or https", r.URL.Scheme)
+		}
+		c, err := hostClass(r.Context(), r.URL.Hostname())
+		if err != nil {
+			return err
+		}
+		if c != first {
+			return fmt.Errorf("redirected to %s, a %s address, from a %s one: a fetch keeps to its first URL's kind of address", r.URL.Hostname(), c, first)
 		}
 		return nil
 	}}
@@ -68,6 +85,42 @@ func Load(ctx context.Context, source string) ([]byte, string, error) {
 		return nil, "", fmt.Errorf("fetch %s: no whole answer within %s", source, fetchTimeout)
 	}
 	return data, res.Header.Get("Content-Type"), err
+}
+
+// hostClass is the class of the addresses host names: loopback, private, link-local or
+// public ("localhost" is loopback); a name that resolves to several classes takes the
+// first non-public one.
+func hostClass(ctx context.Context, host string) (string, error) {
+	if ip := net.ParseIP(host); ip != nil {
+		return classOf(ip), nil
+	}
+	if strings.EqualFold(host, "localhost") {
+		return "loopback", nil
+	}
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return "", err
+	}
+	class := "public"
+	for _, ip := range ips {
+		if c := classOf(ip.IP); c != "public" {
+			return c, nil
+		}
+	}
+	return class, nil
+}
+
+// classOf is an address's class.
+func classOf(ip net.IP) string {
+	switch {
+	case ip.IsLoopback():
+		return "loopback"
+	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
+		return "link-local"
+	case ip.IsPrivate(), ip.IsUnspecified():
+		return "private"
+	}
+	return "public"
 }
 
 func bounded(r io.Reader, source, mediaType string) ([]byte, string, error) {
