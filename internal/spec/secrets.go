@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -13,8 +14,15 @@ func (v EnvVar) IsSecret() bool {
 	if v.Secret != nil {
 		return *v.Secret
 	}
-	return LooksSecret(v.Variable)
+	return LooksSecret(v.Variable) || PurposeSecret(v.Purpose)
 }
+
+// purposeWords are the words of an entry's purpose that say it holds a credential ("the
+// agent token", "API key for staging").
+var purposeWords = regexp.MustCompile(`(?i)\b(tokens?|keys?|api[ -]?keys?|passwords?|passwd|passphrases?|passcodes?|secrets?|credentials?|bearer|cookies?|jwt|pat|pins?)\b`)
+
+// PurposeSecret reports whether an env entry's purpose says it holds a credential.
+func PurposeSecret(purpose string) bool { return purposeWords.MatchString(purpose) }
 
 // credentialWords are the name parts that make a variable a credential.
 var credentialWords = map[string]bool{
@@ -58,6 +66,8 @@ func (v EnvVar) Undeclared(value string) string {
 		return ""
 	case LooksSecret(v.Variable):
 		return fmt.Sprintf("%s has no secret: key; its name reads as a credential, so it is treated as a secret: say secret: true (or secret: false if it is not one)", v.Variable)
+	case PurposeSecret(v.Purpose):
+		return fmt.Sprintf("%s has no secret: key; its purpose (%q) names a credential, so it is treated as a secret: say secret: true (or secret: false if it is not one)", v.Variable, v.Purpose)
 	case ValueLooksSecret(value):
 		return fmt.Sprintf("%s has no secret: key; its value reads as a credential, so it is redacted: say secret: true (or secret: false if it is not one)", v.Variable)
 	}
@@ -66,7 +76,9 @@ func (v EnvVar) Undeclared(value string) string {
 
 // Setting reports whether the entry is a setting by default: no secret: key, and a name
 // that does not read as a credential.
-func (v EnvVar) Setting() bool { return v.Secret == nil && !LooksSecret(v.Variable) }
+func (v EnvVar) Setting() bool {
+	return v.Secret == nil && !LooksSecret(v.Variable) && !PurposeSecret(v.Purpose)
+}
 
 // credentialPrefixes begin the values of well-known kinds of credentials.
 var credentialPrefixes = []string{"sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-",

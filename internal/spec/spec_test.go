@@ -318,3 +318,23 @@ func TestTracesSettleAtEnd(t *testing.T) {
 	assert.Contains(t, err.Error(), "p.yaml:4:")
 	assert.Contains(t, err.Error(), "settle_ms must not be negative")
 }
+
+// An env entry whose purpose names a credential is a secret, whatever its variable is
+// called, and says so for rookgen check (a warning, an error under -strict); one whose
+// purpose names none is a setting.
+func TestAPurposeThatNamesACredentialIsASecret(t *testing.T) {
+	for _, tc := range []struct {
+		v      spec.EnvVar
+		secret bool
+	}{
+		{spec.EnvVar{Variable: "SEC_A", Purpose: "the agent token"}, true},
+		{spec.EnvVar{Variable: "SEC_B", Purpose: "API key for staging"}, true},
+		{spec.EnvVar{Variable: "SEC_C", Purpose: "the admin password"}, true},
+		{spec.EnvVar{Variable: "DEMO_BASE_URL", Purpose: "the agent's base URL"}, false},
+		{spec.EnvVar{Variable: "SEC_D", Purpose: "the agent token", Secret: new(false)}, false},
+	} {
+		assert.Equal(t, tc.secret, tc.v.IsSecret(), "%+v", tc.v)
+		assert.Equal(t, !tc.secret && tc.v.Secret == nil, tc.v.Setting(), "%+v", tc.v)
+	}
+	assert.Contains(t, spec.EnvVar{Variable: "SEC_A", Purpose: "the agent token"}.Undeclared("x"), `its purpose ("the agent token") names a credential`)
+}

@@ -102,12 +102,16 @@ func TestCredentialsIn(t *testing.T) {
 func TestLeak(t *testing.T) {
 	for _, tc := range []struct{ curl, want string }{
 		{`curl https://a.example/v1/sk-live-0a1b2c3d4e/chat -d '{"q": "{{goal}}"}'`, "its URL holds sk-l…"},
-		{`curl https://a.example/chat -d '{"q": "{{goal}}", "sid": "xoxb-1234567890-abcdef"}'`, "its body holds xoxb…"},
-		{`curl https://a.example/chat -H 'X-Trace: Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MA==' -d '{"q": "{{goal}}"}'`, "its X-Trace header holds Zm9v…"},
+		// A token under any key, or a token-shaped value under an innocent one, is read from
+		// a variable: nothing of it is left to leak.
+		{`curl https://a.example/chat -d '{"q": "{{goal}}", "sid": "xoxb-1234567890-abcdef"}'`, ""},
+		{`curl https://a.example/chat -d '{"q": "{{goal}}", "note": "xoxb-1234567890-abcdef"}'`, ""},
+		{`curl https://a.example/chat -H 'X-Trace: Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MA==' -d '{"q": "{{goal}}"}'`, ""},
 		{`curl https://a.example/chat -H 'Authorization: Bearer sk-live-0a1b2c3d4e' -d '{"q": "{{goal}}", "api_key": "sk-live-0a1b2c3d4e"}'`, ""},
 	} {
 		r, err := scaffold.ParseCurl("a", tc.curl)
 		require.NoError(t, err)
+		assert.NotContains(t, r.Body, "xoxb-", "a token in the body is a placeholder")
 		err = Leak(r)
 		if tc.want == "" {
 			assert.NoError(t, err, tc.curl)

@@ -51,7 +51,7 @@ var headerCredentialWords = []string{"AUTH", "COOKIE", "SESSION", "PASSCODE"}
 // credentialName reports whether a header, parameter or key name reads as a credential's:
 // as a variable's name would (spec.LooksSecret), or holding one of headerCredentialWords.
 func credentialName(name string) bool {
-	if spec.LooksSecret(name) {
+	if spec.LooksSecret(name) || shortCredentialNames[strings.ToLower(strings.Trim(name, " -_"))] {
 		return true
 	}
 	upper := strings.ToUpper(name)
@@ -62,6 +62,25 @@ func credentialName(name string) bool {
 	}
 	return false
 }
+
+// shortCredentialNames are whole names a credential goes under that are too short, or too
+// common inside other names, to look for as parts (a "code" parameter is one; a
+// "country_code" is not).
+var shortCredentialNames = map[string]bool{"pw": true, "pwd": true, "pin": true, "sid": true, "code": true, "otp": true,
+	"license": true, "licence": true, "license_key": true, "sig": true, "signature": true, "passcode": true, "apikey": true, "key": true}
+
+// credentialValue reports whether a value reads as a credential whatever its name: a
+// well-known token's shape or a long mix of letters and digits (spec.ValueLooksSecret), a
+// UUID, or 16 hex digits and more.
+func credentialValue(v string) bool {
+	v = strings.TrimSpace(v)
+	return !strings.Contains(v, "{{") && (spec.ValueLooksSecret(v) || uuidRE.MatchString(v) || hexTokenRE.MatchString(v))
+}
+
+var (
+	uuidRE     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	hexTokenRE = regexp.MustCompile(`^[0-9a-fA-F]{16,}$`)
+)
 
 // authSchemes are the header value prefixes whose rest is a credential.
 var authSchemes = []string{"Bearer ", "Basic ", "Token ", "Digest "}
@@ -79,7 +98,7 @@ func (r *Request) headerValue(agent, name, value string) string {
 			return value[:len(s)] + r.secret(agent, name, fmt.Sprintf("The %s header's %scredential", name, s), value[len(s):])
 		}
 	}
-	if credentialName(name) || shellVar.MatchString(strings.TrimSpace(value)) {
+	if credentialName(name) || shellVar.MatchString(strings.TrimSpace(value)) || credentialValue(value) {
 		return r.secret(agent, name, fmt.Sprintf("The %s header of requests to the agent", name), value)
 	}
 	return value
@@ -110,7 +129,7 @@ func (r *Request) urlCredentials(agent string) {
 		params := strings.Split(query, "&")
 		for i, p := range params {
 			k, v, _ := strings.Cut(p, "=")
-			if (credentialName(k) || shellVar.MatchString(v)) && !strings.Contains(v, "{{") {
+			if (credentialName(k) || shellVar.MatchString(v) || credentialValue(v)) && !strings.Contains(v, "{{") {
 				params[i] = k + "=" + r.secret(agent, k, fmt.Sprintf("The %s query parameter of requests to the agent", k), v)
 			}
 		}
@@ -137,7 +156,7 @@ func (r *Request) bodyCredentials(agent string) error {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && (credentialName(k) || shellVar.MatchString(s)) && !strings.Contains(s, "{{") {
+				if s, ok := val.(string); ok && (credentialName(k) || shellVar.MatchString(s) || credentialValue(s)) && !strings.Contains(s, "{{") {
 					x[k] = r.secret(agent, k, fmt.Sprintf("The %s of the request body", k), s)
 					found = true
 					continue

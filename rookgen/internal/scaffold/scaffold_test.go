@@ -287,3 +287,27 @@ func TestDocGoJoinsTheExistingPackage(t *testing.T) {
 		assert.Contains(t, doc, tc.want, tc.existing)
 	}
 }
+
+// The credential guard reads names and values as classes: a short name a credential goes
+// under (pw, pin, sid, code, license), and a value shaped like one whatever its name (a
+// UUID, lower-case hex, a long mix of letters and digits) are read from variables, never
+// written into the hook; a name that merely holds a short word ("country_code") and a
+// plain value stay.
+func TestTheCredentialGuardReadsClasses(t *testing.T) {
+	const curl = `curl 'https://a.example/chat?code=a1b2c3&country_code=US&pin=4321' ` +
+		`-H 'X-Device: 550e8400-e29b-41d4-a716-446655440000' -H 'X-Build: 0123456789abcdef0123' -H 'X-Locale: en-GB' ` +
+		`-d '{"q": "{{goal}}", "pw": "hunter2", "license": "ABCD-1234", "sid": "s1", "tier": "gold"}'`
+	r, err := ParseCurl("bot", curl)
+	require.NoError(t, err)
+	all := r.URL + " " + r.Body
+	for _, h := range r.Headers {
+		all += " " + h.Name + ": " + h.Value
+	}
+	for _, secret := range []string{"a1b2c3", "4321", "550e8400", "0123456789abcdef0123", "hunter2", "ABCD-1234", `"s1"`} {
+		assert.NotContains(t, all, secret)
+	}
+	for _, kept := range []string{"country_code=US", "X-Locale: en-GB", `"tier":"gold"`} {
+		assert.Contains(t, strings.ReplaceAll(all, `": "`, `":"`), kept)
+	}
+	assert.GreaterOrEqual(t, len(r.Secrets), 7, "%v", r.Secrets)
+}
