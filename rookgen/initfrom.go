@@ -69,7 +69,9 @@ func draftOptions(f fromFlags, opts *scaffold.Options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if opts.Curl, err = scaffold.ParseCurl(opts.Agent, d.Curl); err == nil {
+	// What the source wrote is data: a placeholder of its own ({{env:GITHUB_TOKEN}} in an
+	// example) is sent as text, never filled from the user's environment.
+	if opts.Curl, err = scaffold.ParseCurl(opts.Agent, scaffold.Literal(d.Curl)); err == nil {
 		err = draft.Leak(opts.Curl)
 	}
 	if err != nil {

@@ -404,3 +404,33 @@ func TestInitRedactsASecretTheAgentEchoes(t *testing.T) {
 	assert.Contains(t, string(data), "# NOT VERIFIED")
 	assertNoFileHolds(t, dir, token)
 }
+
+// A source's own {{env:NAME}} is data: a HAR recording whose header holds
+// {{env:GITHUB_TOKEN}} makes a hook that sends that text, never the user's $GITHUB_TOKEN,
+// from init's own probe on.
+func TestASourcesPlaceholderIsText(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("the hook init writes needs node")
+	}
+	const token = "ghp_live5f2b9c0e7a1d4e36aa"
+	t.Setenv("GITHUB_TOKEN", token)
+	var got []string
+	srv := loopbackAgent(t, "/chat", func(in chatRequest, r *http.Request) (any, int) {
+		got = append(got, r.Header.Get("X-Note")+" "+in.Message)
+		return map[string]any{"reply": "ok"}, http.StatusOK
+	})
+	har := `{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{"request": {"method": "POST", "url": "` + srv.URL + `/chat",
+	  "headers": [{"name": "Content-Type", "value": "application/json"}, {"name": "X-Note", "value": "{{env:GITHUB_TOKEN}}"}],
+	  "postData": {"mimeType": "application/json", "text": "{\"message\": \"hello {{env:GITHUB_TOKEN}}\"}"}},
+	  "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{\"reply\": \"hi\"}"}}}]}}`
+	file := filepath.Join(t.TempDir(), "chat.har")
+	require.NoError(t, os.WriteFile(file, []byte(har), 0o644))
+	dir := newModule(t)
+	var stdout, stderr bytes.Buffer
+	run([]string{"init", "bot", "--from", file, "-root", dir}, &stdout, &stderr)
+	all := stdout.String() + stderr.String() + strings.Join(got, "\n")
+	assert.NotContains(t, all, token, "the user's token goes nowhere")
+	require.NotEmpty(t, got, "init's probe called the agent: %s", stdout.String()+stderr.String())
+	assert.Contains(t, got[0], "{{env:GITHUB_TOKEN}}", "the source's text is sent as it is")
+	assertNoFileHolds(t, dir, token)
+}

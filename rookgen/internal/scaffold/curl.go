@@ -201,6 +201,35 @@ func (r *Request) headerValues() string {
 	return b.String()
 }
 
+// Literal makes what a source wrote data: every "{{" of it but the message's and the
+// conversation's placeholders, which a draft puts in itself, becomes {{lbrace}}, which the
+// hooks send as "{{". A source's {{env:GITHUB_TOKEN}} is then text the request carries, not
+// the variable the hook would fill in and send.
+func Literal(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		if p := GoalPlaceholder; strings.HasPrefix(s, p) {
+			b.WriteString(p)
+			s = s[len(p):]
+			continue
+		}
+		if p := ConversationPlaceholder; strings.HasPrefix(s, p) {
+			b.WriteString(p)
+			s = s[len(p):]
+			continue
+		}
+		b.WriteString("{{lbrace}}")
+		s = s[2:]
+	}
+}
+
 // Uses reports whether the request carries placeholder p.
 func (r *Request) Uses(p string) bool { return strings.Contains(r.URL+r.Body+r.headerValues(), p) }
 

@@ -115,7 +115,7 @@ const maxResponse = 8 << 20
 
 // placeholder is what the request's templates fill in: the message, the conversation id,
 // and {{env:NAME}} for a credential.
-var placeholder = regexp.MustCompile("\\{\\{(goal|conversation|env:[A-Za-z_][A-Za-z0-9_]*)\\}\\}")
+var placeholder = regexp.MustCompile("\\{\\{(goal|conversation|lbrace|env:[A-Za-z_][A-Za-z0-9_]*)\\}\\}")
 
 type config struct {
 	Request struct {
@@ -160,6 +160,8 @@ func ask(cfg config, goal, conversation string) (any, []byte) {
 				return encode(goal)
 			case "conversation":
 				return encode(conversation)
+			case "lbrace":
+				return "{{" // a literal "{{" of the source the request was drafted from
 			default:
 				v := os.Getenv(key[4:])
 				if v == "" {

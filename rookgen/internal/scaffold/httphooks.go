@@ -30,8 +30,10 @@ const conversation = process.env.ROOK_CONVERSATION ?? '';
 // and {{conversation}} in it are text, not patterns).
 // A credential is read from its variable when the request is sent: no file holds it.
 const env = (name) => process.env[name] || fail(name + ' is not set (a credential of the request)');
-const fill = (s, encode) => s.replace(/\{\{(goal|conversation|env:[A-Za-z_][A-Za-z0-9_]*)\}\}/g,
-  (_, key) => encode(key === 'goal' ? goal : key === 'conversation' ? conversation : env(key.slice(4))));
+// {{lbrace}} is a literal "{{" of the source the request was drafted from: its text is sent
+// as it is, never read as a placeholder.
+const fill = (s, encode) => s.replace(/\{\{(goal|conversation|lbrace|env:[A-Za-z_][A-Za-z0-9_]*)\}\}/g,
+  (_, key) => key === 'lbrace' ? '{{' : encode(key === 'goal' ? goal : key === 'conversation' ? conversation : env(key.slice(4))));
 // Before the agent gave a conversation id, a field or header that holds only
 // {{conversation}} is left out rather than sent empty.
 const noConversation = (x) => x === '{{conversation}}' && conversation === '';
@@ -181,7 +183,9 @@ def main():
 
     def fill(s, encode=lambda x: x):
         # One pass: {{conversation}} inside the message is text, not a placeholder.
-        return re.sub(r"\{\{(goal|conversation|env:[A-Za-z_][A-Za-z0-9_]*)\}\}", lambda m: encode(value(m.group(1))), s)
+        # {{lbrace}} is a literal "{{" of the source the request was drafted from.
+        return re.sub(r"\{\{(goal|conversation|lbrace|env:[A-Za-z_][A-Za-z0-9_]*)\}\}",
+                      lambda m: "{{" if m.group(1) == "lbrace" else encode(value(m.group(1))), s)
 
     def fill_json(v):
         if isinstance(v, str):
