@@ -66,6 +66,7 @@ bench:
 	$(GO) test -run '^$$' -bench '^BenchmarkTraces$$' -benchtime 4x ./rooktest/internal/lifecycle
 	$(GO) test -run '^$$' -bench TracesFromAService -benchtime 2x ./rooktest/internal/lifecycle
 	$(GO) test -run '^$$' -bench ExportDelay -benchtime 3x ./internal/otlp
+	$(GO) test -run '^$$' -bench SealedWrites -benchtime 300x ./internal/store
 	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen
 	$(GO) test -run '^$$' -bench AgentKinds -benchtime 5x ./rookgen
 	$(GO) test -run '^$$' -bench 'Concurrency|Scale' -benchtime 1x -timeout 30m ./rookgen
