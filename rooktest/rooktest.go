@@ -220,11 +220,12 @@ func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
 			return cfg, noReceiver(c)
 		}
 		var err error
-		if r.traces, err = capability.Traces(cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr)); err != nil {
+		addr := cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr) // fixed when set: a service may export there
+		if r.traces, err = capability.Traces(addr); err != nil {
 			return cfg, err
 		}
 		cfg.Traces, cfg.TracesQuiet, cfg.TraceContext = r.traces, c.prof.TracesQuiet, capability.TraceContext
-		cfg.TracesServices = c.prof.SettleForServices(cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr) != "")
+		cfg.TracesServices = c.prof.SettleForServices(addr != "")
 		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT, TRACEPARENT and TRACESTATE are given to every hook)")
 	}
 	if capability.Probe != nil {

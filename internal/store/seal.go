@@ -76,21 +76,20 @@ func sealedDir(path string) (dir, rel string, ok bool) {
 	return dir, rel, true
 }
 
-// sealWritten appends the seal of the record just written at path (data its bytes) to its
-// attempt's manifest.
-func sealWritten(path string, data []byte) error {
+// sealWritten appends the seal of the record just written at path (sum, its hex SHA-256)
+// to its attempt's manifest, chained to the manifest's last line.
+func sealWritten(path, sum string) error {
 	dir, rel, ok := sealedDir(path)
 	if !ok {
 		return nil
 	}
 	sealMu.Lock()
 	defer sealMu.Unlock()
-	prev := ""
-	if lines, err := readSeals(dir); err == nil && len(lines) > 0 {
-		prev = lines[len(lines)-1].Chain
+	prev, err := lastChain(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return fmt.Errorf("seal %s: %w", path, err)
 	}
-	sum := sha256.Sum256(data)
-	s := seal{File: rel, SHA256: hex.EncodeToString(sum[:])}
+	s := seal{File: rel, SHA256: sum}
 	s.Chain = chainOf(prev, s.File, s.SHA256)
 	if key := os.Getenv(RecordKeyVar); key != "" {
 		s.MAC = macOf(key, s.Chain)
@@ -108,6 +107,34 @@ func sealWritten(path string, data []byte) error {
 		return fmt.Errorf("seal %s: %w", path, err)
 	}
 	return nil
+}
+
+// lastChain is the chain of a manifest's last line, read from its end (a line is a few
+// hundred bytes); "" for a manifest not written yet.
+func lastChain(path string) (string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = f.Close() }() // read only
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	at := max(0, info.Size()-4096)
+	buf := make([]byte, info.Size()-at)
+	if _, err := f.ReadAt(buf, at); err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	var s seal
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
+		return "", fmt.Errorf("%s's last line does not read: %w", ManifestFile, err)
+	}
+	return s.Chain, nil
 }
 
 func chainOf(prev, file, sum string) string {

@@ -9,6 +9,8 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,8 +28,8 @@ import (
 // written, synced and renamed over path, so a reader (or a crash) sees the old file or the
 // new one, never a part.
 func WriteFile(path string, data []byte) error {
-	return writeAtomic(path, func(f *os.File) error {
-		_, err := f.Write(data)
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
 	})
 }
@@ -38,9 +40,9 @@ var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10
 // WriteFileFrom writes what write writes to path, atomically as WriteFile does, through a
 // buffer: a large record (report.html) is streamed to disk rather than held whole.
 func WriteFileFrom(path string, write func(io.Writer) error) error {
-	return writeAtomic(path, func(f *os.File) error {
+	return writeAtomic(path, func(w io.Writer) error {
 		bw := writers.Get().(*bufio.Writer)
-		bw.Reset(f)
+		bw.Reset(w)
 		defer func() {
 			bw.Reset(nil)
 			writers.Put(bw)
@@ -52,11 +54,15 @@ func WriteFileFrom(path string, write func(io.Writer) error) error {
 	})
 }
 
-func writeAtomic(path string, write func(*os.File) error) error {
+func writeAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// An attempt's record is sealed in its manifest (seal.go): its digest is taken as it
+	// is written, not by reading it back.
+	_, _, sealed := sealedDir(path)
+	sum := sha256.New()
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -66,7 +72,11 @@ func writeAtomic(path string, write func(*os.File) error) error {
 	// not CreateTemp's 0600.
 	werr := f.Chmod(0o644)
 	if werr == nil {
-		werr = write(f)
+		var w io.Writer = f
+		if sealed {
+			w = io.MultiWriter(f, sum)
+		}
+		werr = write(w)
 	}
 	if werr == nil {
 		werr = f.Sync()
@@ -86,12 +96,8 @@ func writeAtomic(path string, write func(*os.File) error) error {
 	// that would make the rename itself durable, which crash safety does not need (a
 	// continued run finds the old record and runs its phase again), at a second sync
 	// per record.
-	if _, _, ok := sealedDir(path); ok {
-		data, err := os.ReadFile(path) // what was written, as a reader will read it
-		if err != nil {
-			return fmt.Errorf("seal %s: %w", path, err)
-		}
-		return sealWritten(path, data)
+	if sealed {
+		return sealWritten(path, hex.EncodeToString(sum.Sum(nil)))
 	}
 	return nil
 }
