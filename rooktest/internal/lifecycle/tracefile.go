@@ -33,11 +33,8 @@ func mergeTraces(a, b record.Trace) record.Trace {
 	out.Unsigned += b.Unsigned
 	out.CrossTalk += b.CrossTalk
 	out.Foreign += b.Foreign
-	switch {
-	case out.Incomplete == "":
-		out.Incomplete = b.Incomplete
-	case b.Incomplete != "":
-		out.Incomplete += "; " + b.Incomplete
+	if b.Incomplete != "" {
+		out.Incomplete = joinWhy(out.Incomplete, b.Incomplete)
 	}
 	return out
 }
