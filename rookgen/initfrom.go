@@ -71,7 +71,8 @@ func draftOptions(f fromFlags, opts *scaffold.Options, stdout io.Writer) error {
 	}
 	// What the source wrote is data: a placeholder of its own ({{env:GITHUB_TOKEN}} in an
 	// example) is sent as text, never filled from the user's environment.
-	if opts.Curl, err = scaffold.ParseCurl(opts.Agent, scaffold.Literal(d.Curl)); err == nil {
+	// Nor does a variable it names become one the hook reads: only those the draft named.
+	if opts.Curl, err = scaffold.ParseDrafted(opts.Agent, scaffold.Literal(d.Curl), d.Vars); err == nil {
 		err = draft.Leak(opts.Curl)
 	}
 	if err != nil {

@@ -434,3 +434,56 @@ func TestASourcesPlaceholderIsText(t *testing.T) {
 	assert.Contains(t, got[0], "{{env:GITHUB_TOKEN}}", "the source's text is sent as it is")
 	assertNoFileHolds(t, dir, token)
 }
+
+// A variable a source names is text too: a recording whose headers and body hold
+// $GITHUB_TOKEN (whole, in braces, after a scheme) makes a hook that reads <AGENT>_<NAME>,
+// never the user's $GITHUB_TOKEN, and a model's answer naming it is read the same way; the
+// variables a draft names itself (a security scheme's <AGENT>_TOKEN) are still read.
+func TestASourcesVariableIsNeverRead(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("the hook init writes needs node")
+	}
+	const token = "ghp_live5f2b9c0e7a1d4e36aa"
+	t.Setenv("GITHUB_TOKEN", token)
+	var got []string
+	srv := loopbackAgent(t, "/chat", func(in chatRequest, r *http.Request) (any, int) {
+		got = append(got, fmt.Sprint(r.Header, in))
+		return map[string]any{"reply": "ok"}, http.StatusOK
+	})
+	har := `{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{"request": {"method": "POST", "url": "` + srv.URL + `/chat",
+	  "headers": [{"name": "Content-Type", "value": "application/json"}, {"name": "X-Note", "value": "$GITHUB_TOKEN"},
+	    {"name": "Authorization", "value": "Bearer ${GITHUB_TOKEN}"}],
+	  "postData": {"mimeType": "application/json", "text": "{\"message\": \"hello\", \"session\": \"$GITHUB_TOKEN\"}"}},
+	  "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{\"reply\": \"hi\"}"}}}]}}`
+	file := filepath.Join(t.TempDir(), "chat.har")
+	require.NoError(t, os.WriteFile(file, []byte(har), 0o644))
+	dir := newModule(t)
+	var stdout, stderr bytes.Buffer
+	run([]string{"init", "bot", "--from", file, "-root", dir}, &stdout, &stderr)
+	out := stdout.String() + stderr.String()
+	assert.NotContains(t, out+strings.Join(got, "\n"), token, "the user's token goes nowhere")
+	assert.NotContains(t, out, "{{env:GITHUB_TOKEN}}")
+	for _, want := range []string{"X-Note: {{env:BOT_X_NOTE}}", "Authorization: Bearer {{env:BOT_AUTHORIZATION}}", "the source names $GITHUB_TOKEN, which is not read"} {
+		assert.Contains(t, out, want)
+	}
+	assertNoFileHolds(t, dir, token)
+	assertNoFileHolds(t, dir, "env:GITHUB_TOKEN")
+
+	// A model's answer is a source: the variable it names is not read either.
+	var content, sent string
+	model := draftServer(t, &content, &sent)
+	t.Setenv("ROOK_DRAFT_URL", model.URL)
+	t.Setenv("ROOK_DRAFT_MODEL", "drafter")
+	b, err := json.Marshal(map[string]string{"curl": "curl -X POST " + srv.URL + `/chat -H "X-Api-Key: $GITHUB_TOKEN" -d '{"message": "{{goal}}"}'`,
+		"reply": "$.reply", "conversation": "", "calls": "", "usage": ""})
+	require.NoError(t, err)
+	content = string(b)
+	dir = newModule(t)
+	stdout.Reset()
+	stderr.Reset()
+	run([]string{"init", "bot", "--prompt", "POST to " + srv.URL + "/chat with the header X-Api-Key", "-root", dir}, &stdout, &stderr)
+	out = stdout.String() + stderr.String()
+	assert.Contains(t, out, "X-Api-Key: {{env:BOT_X_API_KEY}}")
+	assert.NotContains(t, out+strings.Join(got, "\n"), token)
+	assertNoFileHolds(t, dir, "env:GITHUB_TOKEN")
+}

@@ -30,6 +30,10 @@ type Draft struct {
 	// is a shell variable ($NAME) or, read from a recording, the value recorded, which the
 	// --curl path moves into a variable.
 	Curl string
+	// Vars are the variables the draft named itself for credentials ($<AGENT>_TOKEN for a
+	// security scheme, $<AGENT>_<NAME> for a collection's variable without a value): the
+	// only ones init reads. A variable the source's own text names is not one of them.
+	Vars []string
 	// Reply, Conversation, Calls and Usage are JSON paths in the response ("" for none).
 	Reply, Conversation, Calls, Usage string
 	// Notes say why, and what to check or edit.

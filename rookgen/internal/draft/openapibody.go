@@ -27,6 +27,15 @@ type builder struct {
 	query url.Values
 }
 
+// own is env, a variable the draft names itself for a credential, recorded as one init
+// may read (Draft.Vars).
+func (b *builder) own(env string) string {
+	if !slices.Contains(b.d.Vars, env) {
+		b.d.Vars = append(b.d.Vars, env)
+	}
+	return env
+}
+
 func (b *builder) note(format string, args ...any) {
 	b.d.Notes = append(b.d.Notes, fmt.Sprintf(format, args...))
 }

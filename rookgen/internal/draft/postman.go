@@ -87,6 +87,7 @@ func fromPostman(data []byte, o Options) (*Draft, error) {
 	for _, v := range p.unset {
 		if strings.Contains(d.Curl, v) {
 			unset = append(unset, v)
+			d.Vars = append(d.Vars, strings.TrimPrefix(v, "$"))
 		}
 	}
 	if len(unset) > 0 {

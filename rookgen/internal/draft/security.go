@@ -49,7 +49,7 @@ func (b *builder) schemes(doc *openapi3.T, alt openapi3.SecurityRequirement) ([]
 		s := ref.Value
 		switch {
 		case s.Type == "http" && strings.EqualFold(s.Scheme, "bearer"), s.Type == "oauth2", s.Type == "openIdConnect":
-			env := prefix + "_TOKEN"
+			env := b.own(prefix + "_TOKEN")
 			headers = append(headers, [2]string{"Authorization", "Bearer $" + env})
 			how := "a bearer token"
 			if s.Type != "http" {
@@ -57,19 +57,19 @@ func (b *builder) schemes(doc *openapi3.T, alt openapi3.SecurityRequirement) ([]
 			}
 			b.note("auth: %s (%s), read from $%s", name, how, env)
 		case s.Type == "http" && strings.EqualFold(s.Scheme, "basic"):
-			env := prefix + "_BASIC"
+			env := b.own(prefix + "_BASIC")
 			headers = append(headers, [2]string{"Authorization", "Basic $" + env})
 			b.note("auth: %s (HTTP basic), read from $%s: set it to the base64 of user:password", name, env)
 		case s.Type == "apiKey" && s.In == "header":
-			env := prefix + "_API_KEY"
+			env := b.own(prefix + "_API_KEY")
 			headers = append(headers, [2]string{s.Name, "$" + env})
 			b.note("auth: %s (the %s header), read from $%s", name, s.Name, env)
 		case s.Type == "apiKey" && s.In == "query":
-			env := prefix + "_API_KEY"
+			env := b.own(prefix + "_API_KEY")
 			b.query.Set(s.Name, "$"+env)
 			b.note("auth: %s (the %s query parameter), read from $%s", name, s.Name, env)
 		case s.Type == "apiKey" && s.In == "cookie":
-			env := prefix + "_COOKIE"
+			env := b.own(prefix + "_COOKIE")
 			headers = append(headers, [2]string{"Cookie", s.Name + "=$" + env})
 			b.note("auth: %s (the %s cookie), read from $%s: set it to %s=<the key>", name, s.Name, env, s.Name)
 		default:

@@ -32,7 +32,11 @@ var shellVar = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_]
 func (r *Request) secret(agent, name, purpose, value string) string {
 	env := envName(agent, name)
 	if m := shellVar.FindStringSubmatch(strings.TrimSpace(value)); m != nil {
-		env = m[1] + m[2]
+		if named := m[1] + m[2]; r.own == nil || r.own[named] {
+			env = named
+		} else {
+			purpose += fmt.Sprintf(" (the source names $%s, which is not read: a source never picks a variable of yours to send)", named)
+		}
 	}
 	for _, s := range r.Secrets {
 		if s.Env == env {

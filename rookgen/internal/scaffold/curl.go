@@ -22,6 +22,11 @@ type Request struct {
 	// parameter, a body key), the request holds {{env:NAME}}, which the hook fills from
 	// the environment: no file holds the value.
 	Secrets []Secret `json:"-"`
+
+	// own, for a command a draft made from a source, are the only variables the request
+	// may read: those the draft named itself. nil for a command the user wrote, whose
+	// variables are the user's choice.
+	own map[string]bool
 }
 
 // Header is one request header; its Value is a template like the URL's.
@@ -48,7 +53,23 @@ var (
 // ParseCurl reads the request of a cURL command for agent: method, URL, headers and JSON
 // body. Credential headers become variables named <AGENT>_<HEADER>. An option it does not
 // know is refused by name, rather than dropped.
-func ParseCurl(agent, line string) (*Request, error) {
+func ParseCurl(agent, line string) (*Request, error) { return parseCurl(agent, line, nil) }
+
+// ParseDrafted reads the cURL command a draft made from a source (a document, a
+// recording, a model's answer) as ParseCurl does, except that the only shell variables it
+// reads are own, those the draft named itself ($<AGENT>_TOKEN for a security scheme). Any
+// other ($GITHUB_TOKEN in a recorded header, in a model's answer) is the source's text:
+// the credential it stands for is read from <AGENT>_<NAME>, as a value there would be, so
+// that a source never picks which of the user's variables the hook sends.
+func ParseDrafted(agent, line string, own []string) (*Request, error) {
+	set := map[string]bool{}
+	for _, v := range own {
+		set[v] = true
+	}
+	return parseCurl(agent, line, set)
+}
+
+func parseCurl(agent, line string, own map[string]bool) (*Request, error) {
 	args, err := Split(line)
 	if err != nil {
 		return nil, err
@@ -56,7 +77,7 @@ func ParseCurl(agent, line string) (*Request, error) {
 	if len(args) == 0 || args[0] != "curl" {
 		return nil, fmt.Errorf("a cURL command starts with curl")
 	}
-	r := &Request{}
+	r := &Request{own: own}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if curlIgnored[a] {
