@@ -9,8 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -153,11 +151,18 @@ hooks:
 	}
 }
 
-// BenchmarkScale generates, compiles and runs suites of 100, 1,000 and 5,000 scenarios
-// with a trivial sh hook at concurrency 4, in one iteration, and reports for each size the
-// compile time and the compiler's peak memory, the run's time per scenario, the test
-// process's peak RSS, and the go test -json stream per scenario; and the ratios of the
+// BenchmarkScale generates, compiles and runs suites of 100, 1,000, 5,000 and 20,000
+// scenarios with a trivial sh hook at concurrency 4, in one iteration, and reports for each
+// size the compile time and the compiler's peak memory, the run's time per scenario, the
+// test process's peak RSS, and the go test -json stream per scenario; and the ratios of the
 // larger sizes to the 100-scenario suite's (of the last iteration: make bench runs one).
+//
+// At 100 and 20,000 it also runs, side by side, two baselines. The floor: a bare test
+// binary with the same literal subtests, each with one criterion subtest, doing nothing;
+// what testing itself keeps per subtest is under any suite, and the harness's memory goal
+// is its growth from 100 to 20,000 over the floor's (floor-growth-ratio, goal 1.25x). And
+// the suite built without the records' seal (store's sealedDir overlaid to seal nothing):
+// what the manifest costs a run's time and memory at that size (sealed-vs-unsealed-*).
 func BenchmarkScale(b *testing.B) {
 	sizes := []int{100, 1000, 5000, 20000}
 	type figures struct {
@@ -165,7 +170,11 @@ func BenchmarkScale(b *testing.B) {
 		compileMB, rssMB, junitMB float64
 		oursMB                    float64
 		jsonBytes                 int
+		floorMB                   float64
+		unsealed                  time.Duration
+		unsealedMB                float64
 	}
+	unsealed := unsealedOverlay(b)
 	got := map[int]*figures{}
 	for b.Loop() {
 		for _, n := range sizes {
@@ -191,6 +200,15 @@ func BenchmarkScale(b *testing.B) {
 			events := eventsFile(b, res.out)
 			f.junitMB = junitFrom(b, dir, events)
 			f.oursMB = junitOurs(b, dir, events)
+			if n != 100 && n != 20000 {
+				continue
+			}
+			floor := runSuite(b, floorSuite(b, n), b.TempDir(), "-test.v=test2json", "-test.timeout=0")
+			f.floorMB = float64(floor.maxrssKB) / 1024
+			bin, _ = compileSuite(b, dir, "tiny", "-overlay="+unsealed)
+			res = runSuite(b, bin, filepath.Join(dir, "scenarios/tiny"), "-rook.dir="+b.TempDir(), "-test.v=test2json", "-test.timeout=0")
+			passed(b, res, n)
+			f.unsealed, f.unsealedMB = res.wall, float64(res.maxrssKB)/1024
 		}
 	}
 	base := got[100]
@@ -210,7 +228,68 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(f.rssMB/base.rssMB, fmt.Sprintf("RSS-vs-100@%d", n))
 			b.ReportMetric((float64(f.run)/float64(n))/(float64(base.run)/100), fmt.Sprintf("per-scenario-vs-100@%d", n))
 		}
+		if f.floorMB > 0 {
+			b.ReportMetric(f.floorMB, fmt.Sprintf("floor-RSS-MB@%d", n))
+			b.ReportMetric(f.run.Seconds()/f.unsealed.Seconds(), fmt.Sprintf("sealed-vs-unsealed-time@%d", n))
+			b.ReportMetric(f.rssMB/f.unsealedMB, fmt.Sprintf("sealed-vs-unsealed-RSS@%d", n))
+		}
 	}
+	top := got[20000]
+	b.ReportMetric((top.rssMB-base.rssMB)/(top.floorMB-base.floorMB), "floor-growth-ratio@20000")
+}
+
+// floorSuite builds the floor of a suite of n scenarios: a test binary with one test whose
+// n literal subtests, named as the generated ones are, each run one criterion subtest that
+// does nothing.
+func floorSuite(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	write(b, dir, "go.mod", "module example.com/floor\n\ngo 1.26\n")
+	var src strings.Builder
+	src.WriteString("package floor_test\n\nimport \"testing\"\n\nfunc criterion(t *testing.T) { t.Run(\"C1_s\", func(*testing.T) {}) }\n\nfunc TestTiny(t *testing.T) {\n")
+	for i := range n {
+		fmt.Fprintf(&src, "\tt.Run(\"SC-%05d_scenario_number_%d\", criterion)\n", i, i)
+	}
+	src.WriteString("}\n")
+	write(b, dir, "floor_test.go", src.String())
+	bin := filepath.Join(b.TempDir(), "floor.test")
+	cmd := exec.Command("go", "test", "-c", "-o", bin, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build the floor: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// unsealedOverlay writes a go build -overlay file that replaces internal/store/seal.go with
+// itself but for sealedDir, which then finds no attempt's record to seal: the records are
+// written and read as before the manifest.
+func unsealedOverlay(b *testing.B) string {
+	b.Helper()
+	seal, err := filepath.Abs("../internal/store/seal.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := os.ReadFile(seal)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const head = "func sealedDir(path string) (dir, rel string, ok bool) {\n"
+	if !bytes.Contains(src, []byte(head)) {
+		b.Fatalf("%s has no %q to overlay: update unsealedOverlay", seal, head)
+	}
+	src = bytes.Replace(src, []byte(head), []byte(head+"\treturn \"\", \"\", false\n}\n\nfunc sealedDirAsWritten(path string) (dir, rel string, ok bool) {\n"), 1)
+	dir := b.TempDir()
+	replaced := filepath.Join(dir, "seal.go")
+	if err := os.WriteFile(replaced, src, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	overlay, _ := json.Marshal(map[string]any{"Replace": map[string]string{seal: replaced}})
+	file := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(file, overlay, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return file
 }
 
 // eventsFile writes a run's output as go test -json gives it: the run's output is the test
@@ -279,10 +358,10 @@ func junitFrom(b *testing.B, dir, jsonFile string) float64 {
 // compileSuite builds the generated package of agent into a test binary, and returns it
 // and the build's peak memory in KiB (the largest of go and the compiler and linker it
 // waited for).
-func compileSuite(b *testing.B, dir, agent string) (string, int64) {
+func compileSuite(b *testing.B, dir, agent string, flags ...string) (string, int64) {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), agent+".test")
-	res, err := measure(dir, []string{goflags}, "go", "test", "-c", "-o", bin, "./scenarios/"+agent)
+	res, err := measure(dir, []string{goflags}, append(append([]string{"go", "test", "-c", "-o", bin}, flags...), "./scenarios/"+agent)...)
 	if err != nil {
 		b.Fatalf("go test -c: %v\n%s", err, res.out)
 	}
@@ -306,21 +385,25 @@ type measured struct {
 	out      string
 }
 
-// measure runs argv in dir and measures it. It is started by a launcher, this test binary
-// run again (see measureMain), because a process Go starts shares its parent's memory
-// until it execs, and Linux counts the parent's resident memory into the child's peak:
-// started from this benchmark, which holds the earlier suites' output, a suite would
-// report the benchmark's peak rather than its own.
+// measure runs argv in dir and measures it. It is started by a launcher
+// (testdata/launcher, built once), because on Linux a child's peak resident set starts from
+// the memory of the process that forked it: started from this benchmark, which holds the
+// earlier suites' output, or from this test binary run again, a suite would report the
+// launcher's peak rather than its own. The launcher is smaller than any test binary.
 func measure(dir string, env []string, argv ...string) (measured, error) {
+	launcher, err := launcherBin()
+	if err != nil {
+		return measured{}, err
+	}
 	report := filepath.Join(os.TempDir(), fmt.Sprintf("rookbench-%d-%d.json", os.Getpid(), time.Now().UnixNano()))
 	defer func() { _ = os.Remove(report) }()
-	cmd := exec.Command(os.Args[0], argv...)
+	cmd := exec.Command(launcher, argv...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), env...), "ROOKBENCH_RUSAGE="+report)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	m := measured{wall: time.Since(start), out: out.String()}
 	if err != nil {
 		return m, err
@@ -351,40 +434,18 @@ type launcherReport struct {
 	CPUNanos   int64 `json:"cpu_ns"`
 }
 
-// measureMain is the launcher: when ROOKBENCH_RUSAGE names a file, this test binary runs
-// its arguments as a command, writes the command's peak RSS and CPU time there, and exits
-// with the command's status.
-func measureMain() {
-	path := os.Getenv("ROOKBENCH_RUSAGE")
-	if path == "" {
-		return
+// launcherBin builds testdata/launcher once per test binary.
+var launcherBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "rookbench-launcher")
+	if err != nil {
+		return "", err
 	}
-	// The launcher's own memory (its VmHWM: its peak since its exec, which its rusage is
-	// not), the floor under what its child can be seen to use.
-	var ownKB int64
-	if status, err := os.ReadFile("/proc/self/status"); err == nil {
-		for line := range strings.Lines(string(status)) {
-			if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-				ownKB, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			}
-		}
+	bin := filepath.Join(dir, "launcher")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/launcher").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the benchmarks' launcher: %w\n%s", err, out)
 	}
-	cmd := exec.Command(os.Args[1], os.Args[2:]...)
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "ROOKBENCH_RUSAGE=") })
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
-	if cmd.ProcessState == nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	data, _ := json.Marshal(launcherReport{MaxrssKB: maxrssKB(cmd.ProcessState), LauncherKB: ownKB,
-		CPUNanos: int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())})
-	if werr := os.WriteFile(path, data, 0o644); werr != nil {
-		fmt.Fprintln(os.Stderr, werr)
-		os.Exit(2)
-	}
-	os.Exit(cmd.ProcessState.ExitCode())
-}
+	return bin, nil
+})
 
 // spawn runs one process bare: stdin given, stdout read, as the harness gives and reads a
 // hook's.

@@ -25,7 +25,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	measureMain()
 	fakehook.Main()
 	os.Exit(m.Run())
 }
