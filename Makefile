@@ -32,8 +32,8 @@ test-e2e:
 
 ## test-long: the end-to-end tests that replay a whole adoption with real interpreters (the
 ## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python
-## and Go, the README's adoption steps), the two that measure concurrency by the clock,
-## which want a machine not running other tests beside them, the one that runs three CI
+## and Go, the README's adoption steps), the two that show concurrency by hooks that wait
+## for each other (four suite runs), the one that runs three CI
 ## engines' shards, and the four that run whole suites again under every way of selecting
 ## and sharding them or across profiles, and the one that waits on a service's export
 ## schedule at the end of a run; CI runs them after make test

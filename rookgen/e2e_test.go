@@ -341,10 +341,11 @@ hooks:
 hook_env:
   FAKEHOOK: "1"
   FAKEHOOK_LOG: %[2]q
-  FAKEHOOK_EXECUTE: "sleep:700ms"
+  FAKEHOOK_EXECUTE: "meet:3"
+  FAKEHOOK_MEET: %[3]q
 capabilities: {multi_turn: false, calls: true, usage: false}
 concurrency: 3
-`, os.Args[0], hookLog))
+`, os.Args[0], hookLog, t.TempDir()))
 	for _, id := range []string{"SC-1", "SC-2", "SC-3"} {
 		write(t, dir, "scenarios/slow/"+id+".yaml", "id: "+id+"\ngoal: hi\nacceptance_criteria:\n  - {statement: s, check: contains, params: {text: hi}}\n")
 	}
@@ -383,18 +384,11 @@ hook_env:
 	calls, err := fakehook.ReadLog(hookLog)
 	require.NoError(t, err)
 	require.Len(t, calls, 3, "unrunnable scenarios never reach a hook")
-	first, last := calls[0].Start, calls[0].Start
-	for _, c := range calls {
-		if c.Start.Before(first) {
-			first = c.Start
-		}
-		if c.Start.After(last) {
-			last = c.Start
-		}
-	}
-	// Each execute sleeps 700ms: all three started before the first finished, so all
+	// Each execute waits until all three are alive (fakehook's meet), and each passed: all
 	// three were in flight at once, whatever -parallel says.
-	assert.Less(t, last.Sub(first).Milliseconds(), int64(700), "executes did not overlap: %v", calls)
+	for _, id := range []string{"SC-1", "SC-2", "SC-3"} {
+		assert.Equal(t, "pass", res.action["TestSlow/"+id], "the three executes met: %v", calls)
+	}
 
 	res, err = goTest(t, dir, env, "./scenarios/slow", "-rook.strict", "-rook.only=SC-TOKENS", "-rook.dir="+records)
 	require.Error(t, err)

@@ -28,6 +28,9 @@
 //	plant:<file>      write "secret $ROOK_CANARY" to <file> in ROOK_STATE_DIR (a fixture the
 //	                  canary is planted in), then do the default
 //	sleep:<duration>  sleep, then do the default
+//	meet:<n>          add itself to the folder FAKEHOOK_MEET names, and wait until n hooks
+//	                  are there (at most a minute, then exit 1), then do the default: n
+//	                  hooks alive at once, shown by the hooks themselves, not by a clock
 //	first:<a> || <b>  the scenario's first call in the run prints the object <a>, later calls <b>
 //	leak:<form>       reply with ROOK_CANARY in a disguise (base64, hex, spaced, split...)
 //	tell:<file>       write TRACEPARENT to <file>, wait for <file>.done, reply
@@ -173,6 +176,12 @@ func act(phase string, stdin []byte) int {
 	case "sleep":
 		d, _ := time.ParseDuration(arg)
 		time.Sleep(d)
+	case "meet":
+		n, _ := strconv.Atoi(arg)
+		if err := meet(os.Getenv("FAKEHOOK_MEET"), n); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	case "spin": // keeps a core busy for arg of wall time
 		d, _ := time.ParseDuration(arg)
 		for end := time.Now().Add(d); time.Now().Before(end); {
@@ -496,4 +505,27 @@ func post(url string) int {
 		return 1
 	}
 	return 0
+}
+
+// meet adds this hook to dir and waits until n hooks have: the condition is the folder's
+// count, looked at every few milliseconds, with a minute as the bound of a failure.
+func meet(dir string, n int) error {
+	if dir == "" || n < 1 {
+		return fmt.Errorf("meet:<n> needs n of at least 1 and FAKEHOOK_MEET")
+	}
+	if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())), nil, 0o644); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		if len(entries) >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("meet: %d of %d hooks came in a minute", len(entries), n)
+		}
+	}
 }
