@@ -88,16 +88,19 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	if from.set() && !from.noProbe {
 		code = verifyDrafted(root, opts, opts.Generate, stdout, stderr)
 	}
-	initNext(stdout, opts, opts.Generate)
+	initNext(stdout, root, opts, opts.Generate)
 	return code
 }
 
 // writeScaffold writes the files init plans, each new, names them, and generates.
 func writeScaffold(root string, opts scaffold.Options, stdout, stderr io.Writer) int {
-	files, err := scaffold.Plan(root, opts)
+	files, kept, err := scaffold.Plan(root, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 		return 1
+	}
+	for _, k := range kept {
+		fmt.Fprintf(stdout, "kept %s\n", k)
 	}
 	written, err := writeNew(root, files)
 	for _, p := range written {
@@ -120,7 +123,7 @@ func writeScaffold(root string, opts scaffold.Options, stdout, stderr io.Writer)
 }
 
 // initNext says what init left to do: the credentials to set, and the next commands.
-func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
+func initNext(stdout io.Writer, root string, opts scaffold.Options, gen string) {
 	if len(opts.Command) > 0 {
 		fmt.Fprintf(stdout, "\nthe hook runs %s in the module root (ROOK_WORKSPACE), as you would: a relative path in it is relative to the module root\n", opts.Command[0])
 	}
@@ -133,7 +136,8 @@ func initNext(stdout io.Writer, opts scaffold.Options, gen string) {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  go mod tidy\t# adds what the generated tests import (rooktest's dependencies)\n")
 	if opts.Go {
-		fmt.Fprintf(tw, "  edit scenarios/%s/agent_test.go\t# make newAgent return your agent\n", opts.Agent)
+		by := scaffold.RegisteredIn(filepath.Join(root, "scenarios", opts.Agent), opts.Agent)
+		fmt.Fprintf(tw, "  edit scenarios/%s/%s\t# make newAgent return your agent\n", opts.Agent, by)
 	} else {
 		fmt.Fprintf(tw, "  %s probe %s/%s\t# call the hook once: what came back, what to fix\n", gen, opts.Agent, opts.Profile)
 	}

@@ -95,8 +95,7 @@ func TestInitThenGoTest(t *testing.T) {
 			stderr.Reset()
 			code = run([]string{"init", "helper", "--command", "other", "-root", dir}, &stdout, &stderr)
 			assert.Equal(t, 1, code)
-			assert.Contains(t, stderr.String(), "profiles/helper/local.yaml")
-			assert.Contains(t, stderr.String(), "scenarios/helper/SC-001.yaml already exist(s); init writes only new files")
+			assert.Contains(t, stderr.String(), "profiles/helper/local.yaml already exists: agent helper has a profile local; give another --profile")
 			after, err := os.ReadFile(filepath.Join(dir, "scenarios/helper/SC-001.yaml"))
 			require.NoError(t, err)
 			assert.Equal(t, before, after)
@@ -371,5 +370,56 @@ func TestInitWritesNothingThroughALink(t *testing.T) {
 				assert.Empty(t, entries)
 			}
 		})
+	}
+}
+
+// TestInitAddsAProfileToAnAgent: init on an agent the module has adds the profile and its
+// hook beside the first (named after the profile when the agent's hook name is taken), a Go
+// agent's registration once, and no SC-001 when the agent has scenarios; it names what it
+// kept, refuses a profile the agent has, and go test runs every profile green.
+func TestInitAddsAProfileToAnAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	dir := newModule(t)
+	echo := `sh -c 'echo "you said: $1"' sh {{goal}}`
+	init := func(args ...string) (string, int) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := run(append(append([]string{"init", "helper"}, args...), "-root", dir), &stdout, &stderr)
+		return stdout.String() + stderr.String(), code
+	}
+	out, code := init("--command", echo)
+	require.Equal(t, 0, code, out)
+	sc001, err := os.ReadFile(filepath.Join(dir, "scenarios/helper/SC-001.yaml"))
+	require.NoError(t, err)
+
+	out, code = init("--command", echo, "--profile", "second")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "kept profiles/helper/hooks/helper.mjs: another profile's hook")
+	assert.Contains(t, out, "kept scenarios/helper: its 1 scenario file(s), which the new profile runs too")
+	assert.Contains(t, out, "wrote profiles/helper/second.yaml")
+	assert.Contains(t, out, "wrote profiles/helper/hooks/helper-second.mjs")
+	assert.NotContains(t, out, "wrote scenarios/helper/SC-001.yaml")
+
+	out, code = init("--go", "--profile", "inproc")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "wrote scenarios/helper/agent_test.go")
+	assert.Contains(t, out, "edit scenarios/helper/agent_test.go")
+	out, code = init("--go", "--profile", "inproc-two")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "kept scenarios/helper/agent_test.go: it registers Go agent helper, which the new profile calls")
+
+	out, code = init("--go", "--profile", "inproc")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "profiles/helper/inproc.yaml already exists: agent helper has a profile inproc; give another --profile")
+	after, err := os.ReadFile(filepath.Join(dir, "scenarios/helper/SC-001.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, sc001, after, "nothing is overwritten")
+
+	res, err := goTest(t, dir, []string{goflags}, "./scenarios/helper", "-v")
+	require.NoError(t, err, res.all)
+	for _, test := range []string{"TestLocal", "TestSecond", "TestInproc", "TestInprocTwo"} {
+		assert.Equal(t, "pass", res.action[test+"/SC-001_the_agent_answers"], "%s: %s", test, res.all)
 	}
 }

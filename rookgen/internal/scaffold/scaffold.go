@@ -54,34 +54,49 @@ const GoalPlaceholder = "{{goal}}"
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
 // Plan returns the files to write into the module at root, or an error naming what is
-// wrong with the options or what already exists: nothing is ever overwritten.
-func Plan(root string, o Options) ([]File, error) {
+// wrong with the options or what already exists: nothing is ever overwritten. For an agent
+// the module already has, it adds the profile: its hook under a name of its own when the
+// agent's is taken (hooks/<agent>-<profile>.mjs), the Go agent's registration only when no
+// file of the agent's registers it, and SC-001 only when the agent has no scenario; kept
+// says what it found and left as it was.
+func Plan(root string, o Options) (files []File, kept []string, err error) {
 	if !idPattern.MatchString(o.Agent) {
-		return nil, fmt.Errorf("agent %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/ and scenarios/%s/)", o.Agent, o.Agent, o.Agent)
+		return nil, nil, fmt.Errorf("agent %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/ and scenarios/%s/)", o.Agent, o.Agent, o.Agent)
 	}
 	if !idPattern.MatchString(o.Profile) {
-		return nil, fmt.Errorf("profile %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/%s.yaml)", o.Profile, o.Agent, o.Profile)
+		return nil, nil, fmt.Errorf("profile %q: use lower-case letters, digits, - and _, starting with a letter (it names profiles/%s/%s.yaml)", o.Profile, o.Agent, o.Profile)
 	}
-	files, err := reachFiles(o)
-	if err != nil {
-		return nil, err
+	exists := func(rel string) bool {
+		_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		return err == nil
 	}
-	files = append(files, File{Path: "scenarios/" + o.Agent + "/SC-001.yaml", Data: fmt.Appendf(nil, schemaLine("scenario")+firstScenario, o.Agent), Mode: 0o644})
+	if p := "profiles/" + o.Agent + "/" + o.Profile + ".yaml"; exists(p) {
+		return nil, nil, fmt.Errorf("%s already exists: agent %s has a profile %s; give another --profile to add one (init writes only new files)", p, o.Agent, o.Profile)
+	}
+	if files, kept, err = reachFiles(root, o, exists); err != nil {
+		return nil, nil, err
+	}
+	scenarioDir := "scenarios/" + o.Agent
+	if ids := scenarioFiles(filepath.Join(root, filepath.FromSlash(scenarioDir))); len(ids) > 0 {
+		kept = append(kept, fmt.Sprintf("%s: its %d scenario file(s), which the new profile runs too", scenarioDir, len(ids)))
+	} else {
+		files = append(files, File{Path: scenarioDir + "/SC-001.yaml", Data: fmt.Appendf(nil, schemaLine("scenario")+firstScenario, o.Agent), Mode: 0o644})
+	}
 	var exist []string
 	for _, f := range files {
-		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.Path))); err == nil {
+		if exists(f.Path) {
 			exist = append(exist, f.Path)
 		}
 	}
 	if len(exist) > 0 {
-		return nil, fmt.Errorf("%s already exist(s); init writes only new files (choose another agent or --profile, or remove them)", strings.Join(exist, ", "))
+		return nil, nil, fmt.Errorf("%s already exist(s); init writes only new files (choose another agent or --profile, or remove them)", strings.Join(exist, ", "))
 	}
 	if !hasGenerate(filepath.Join(root, "scenarios")) {
 		// scenarios/ may already hold a Go package: doc.go joins it rather than clash.
 		pkg := packageIn(filepath.Join(root, "scenarios"))
 		files = append(files, File{Path: "scenarios/doc.go", Mode: 0o644, Data: fmt.Appendf(nil, docGo, pkg, pkg, o.Generate)})
 		if _, err := os.Lstat(filepath.Join(root, "scenarios", "doc.go")); err == nil {
-			return nil, fmt.Errorf("scenarios/doc.go exists without a go:generate line for rookgen; add //go:generate %s to it", o.Generate)
+			return nil, nil, fmt.Errorf("scenarios/doc.go exists without a go:generate line for rookgen; add //go:generate %s to it", o.Generate)
 		}
 	}
 	// The schemas the files' first lines point at, in the repository: an editor validates
@@ -98,31 +113,48 @@ func Plan(root string, o Options) ([]File, error) {
 	if f, ok := gitignore(root); ok {
 		files = append(files, f)
 	}
-	return files, nil
+	return files, kept, nil
+}
+
+// scenarioFiles are the scenario files (*.yaml, *.yml) in dir.
+func scenarioFiles(dir string) []string {
+	var out []string
+	entries, _ := os.ReadDir(dir) // no folder: no scenario
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 // reachFiles are the files that reach the agent: the profile, and its hook script or, for a
-// Go agent, the file that registers it.
-func reachFiles(o Options) ([]File, error) {
+// Go agent, the file that registers it. A hook script the agent already has (another
+// profile's) is left alone: this profile's is named after it too.
+func reachFiles(root string, o Options, exists func(string) bool) (files []File, kept []string, err error) {
 	if o.Go {
 		if o.Curl != nil || len(o.Command) > 0 {
-			return nil, fmt.Errorf("give --go, --curl or --command, one of them")
+			return nil, nil, fmt.Errorf("give --go, --curl or --command, one of them")
 		}
-		return goFiles(o), nil
+		return goFiles(root, o, exists)
 	}
 	hook, ok := hooks[o.Lang]
 	if !ok {
-		return nil, fmt.Errorf("--lang %q: the hook can be written in node, python or go", o.Lang)
+		return nil, nil, fmt.Errorf("--lang %q: the hook can be written in node, python or go", o.Lang)
 	}
 	body, err := hookBody(o, hook)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	script := hook.file(o.Agent)
+	if exists("profiles/" + o.Agent + "/" + script) {
+		kept = append(kept, "profiles/"+o.Agent+"/"+script+": another profile's hook")
+		script = hook.file(o.Agent + "-" + o.Profile)
+	}
 	return []File{
 		{Path: "profiles/" + o.Agent + "/" + o.Profile + ".yaml", Data: profile(o, script, hook), Mode: 0o644},
 		{Path: "profiles/" + o.Agent + "/" + script, Data: body, Mode: 0o755},
-	}, nil
+	}, kept, nil
 }
 
 // packageIn is the package the Go files of dir belong to (a test-only folder's, less its

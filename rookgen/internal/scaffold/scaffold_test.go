@@ -56,7 +56,7 @@ func TestPlanWritesValidFiles(t *testing.T) {
 	for _, lang := range []string{"node", "python", "go"} {
 		t.Run(lang, func(t *testing.T) {
 			root := t.TempDir()
-			files, err := Plan(root, Options{Agent: "shop", Profile: "local", Lang: lang, Command: []string{"shop-agent", "--ask", "{{goal}}"}, Generate: "go tool rookgen"})
+			files, _, err := Plan(root, Options{Agent: "shop", Profile: "local", Lang: lang, Command: []string{"shop-agent", "--ask", "{{goal}}"}, Generate: "go tool rookgen"})
 			require.NoError(t, err)
 			byPath := map[string]File{}
 			for _, f := range files {
@@ -121,21 +121,30 @@ func TestPlanRefuses(t *testing.T) {
 	} {
 		o := ok
 		tc.change(&o)
-		_, err := Plan(root, o)
+		_, _, err := Plan(root, o)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.err)
 	}
 
-	// Nothing is overwritten, and an existing .gitignore is appended to.
+	// Nothing is overwritten: a profile the agent has is refused; a scenario it has is
+	// kept, and SC-001 not written; an existing .gitignore is appended to.
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "scenarios/shop"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "scenarios/shop/SC-001.yaml"), []byte("id: SC-001\n"), 0o644))
-	_, err := Plan(root, ok)
-	assert.EqualError(t, err, "scenarios/shop/SC-001.yaml already exist(s); init writes only new files (choose another agent or --profile, or remove them)")
+	files, kept, err := Plan(root, ok)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"scenarios/shop: its 1 scenario file(s), which the new profile runs too"}, kept)
+	for _, f := range files {
+		assert.NotEqual(t, "scenarios/shop/SC-001.yaml", f.Path)
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "profiles/shop"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "profiles/shop/local.yaml"), []byte("id: local\n"), 0o644))
+	_, _, err = Plan(root, ok)
+	assert.EqualError(t, err, "profiles/shop/local.yaml already exists: agent shop has a profile local; give another --profile to add one (init writes only new files)")
 
 	require.NoError(t, os.WriteFile(filepath.Join(root, ".gitignore"), []byte("/bin"), 0o644))
 	o := ok
 	o.Agent = "other"
-	files, err := Plan(root, o)
+	files, _, err = Plan(root, o)
 	require.NoError(t, err)
 	last := files[len(files)-1]
 	assert.Equal(t, File{Path: ".gitignore", Data: []byte("\n/.rook/\n"), Append: true}, last)
@@ -185,7 +194,7 @@ func TestPlanCurl(t *testing.T) {
 	req, err := ParseCurl("shop", `curl http://127.0.0.1:9/chat -H 'Authorization: Bearer x' -d '{"q": "{{goal}}", "c": "{{conversation}}"}'`)
 	require.NoError(t, err)
 	o := Options{Agent: "shop", Profile: "local", Lang: "node", Curl: req, Reply: "$.reply", Conversation: "$.id", Usage: "$.usage", Generate: "go tool rookgen"}
-	files, err := Plan(t.TempDir(), o)
+	files, _, err := Plan(t.TempDir(), o)
 	require.NoError(t, err)
 	assert.Contains(t, string(files[0].Data), "env:\n  - variable: SHOP_AUTHORIZATION\n    purpose: \"The Authorization header's Bearer credential\"\n    secret: true\n")
 	assert.Contains(t, string(files[0].Data), "multi_turn: true\n  calls: false\n  usage: true\n")
@@ -193,7 +202,7 @@ func TestPlanCurl(t *testing.T) {
 	assert.NoError(t, validate(t, schemas.Profile, files[0].Data))
 	goHook := o
 	goHook.Lang = "go"
-	goFiles, err := Plan(t.TempDir(), goHook)
+	goFiles, _, err := Plan(t.TempDir(), goHook)
 	require.NoError(t, err)
 	require.Equal(t, "profiles/shop/hooks/shop/main.go", goFiles[1].Path)
 	formatted, err := format.Source(goFiles[1].Data)
@@ -209,7 +218,7 @@ func TestPlanCurl(t *testing.T) {
 	} {
 		bad := o
 		change(&bad)
-		_, err := Plan(t.TempDir(), bad)
+		_, _, err := Plan(t.TempDir(), bad)
 		require.Error(t, err, msg)
 		assert.Contains(t, err.Error(), msg)
 	}
@@ -217,7 +226,7 @@ func TestPlanCurl(t *testing.T) {
 	require.NoError(t, err)
 	bad := o
 	bad.Curl = noConv
-	_, err = Plan(t.TempDir(), bad)
+	_, _, err = Plan(t.TempDir(), bad)
 	assert.ErrorContains(t, err, "--conversation $.id: put {{conversation}} in the cURL command")
 }
 
@@ -252,7 +261,7 @@ func TestCurlCredentialsNeverWritten(t *testing.T) {
 	assert.Contains(t, r.Body, `"n":12345678901234567890`, "the body's numbers keep their digits")
 
 	for _, lang := range []string{"node", "python", "go"} {
-		files, err := Plan(t.TempDir(), Options{Agent: "travel", Profile: "local", Lang: lang, Curl: r, Reply: "$.reply", Generate: "go tool rookgen"})
+		files, _, err := Plan(t.TempDir(), Options{Agent: "travel", Profile: "local", Lang: lang, Curl: r, Reply: "$.reply", Generate: "go tool rookgen"})
 		require.NoError(t, err)
 		for _, f := range files {
 			for _, secret := range []string{"hunter2pw", "ak-111", "au-222", "c2-333", "xs-444", "xp-555", "cHc6NjY2", "pw-777", "ak-888"} {
@@ -276,7 +285,7 @@ func TestDocGoJoinsTheExistingPackage(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Join(root, "scenarios"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(root, "scenarios", tc.existing), []byte(tc.name), 0o644))
 		}
-		files, err := Plan(root, Options{Agent: "shop", Profile: "local", Lang: "node", Command: []string{"shop-agent", "{{goal}}"}, Generate: "go tool rookgen"})
+		files, _, err := Plan(root, Options{Agent: "shop", Profile: "local", Lang: "node", Command: []string{"shop-agent", "{{goal}}"}, Generate: "go tool rookgen"})
 		require.NoError(t, err)
 		var doc string
 		for _, f := range files {
