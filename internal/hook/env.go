@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"slices"
 	"sort"
 	"strconv"
@@ -87,4 +89,12 @@ func Environ(base []string, hookEnv map[string]string, s Scope) []string {
 		set("ROOK_CONVERSATION", s.Conversation)
 	}
 	return env
+}
+
+// NewCanary is a token no agent could emit by chance, an attempt's ROOK_CANARY:
+// ROOK-CANARY- and 16 random hex digits.
+func NewCanary() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail
+	return "ROOK-CANARY-" + hex.EncodeToString(b)
 }

@@ -6,12 +6,15 @@ package probe
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -79,8 +82,12 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 	}
 	defer func() { _ = os.RemoveAll(dir) }() // the probe's scratch folders
 	runID := "probe-" + time.Now().UTC().Format("2006-01-02T15-04-05Z")
+	// Everything a run gives a scenario's hooks: ids, state folders, the attempt's canary,
+	// and a trace context to carry (no receiver: what is exported goes nowhere).
 	scope := hook.Scope{Workspace: cfg.Workspace, Project: cfg.Project, Agent: cfg.Agent, RunID: runID,
-		RunStateDir: filepath.Join(dir, "run-state"), Scenario: "PROBE", Session: runID + "/PROBE/1", Turn: 1}
+		RunStateDir: filepath.Join(dir, "run-state"), Scenario: "PROBE", Session: runID + "/PROBE/1", Turn: 1,
+		Canary: hook.NewCanary()}
+	trace := []string{"TRACEPARENT=00-" + randomHex(16) + "-" + randomHex(8) + "-01"}
 	for _, d := range []string{scope.RunStateDir, filepath.Join(dir, "prepare"), filepath.Join(dir, "scenario")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("probe: %w", err)
@@ -110,12 +117,15 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 				return rep, fmt.Errorf("probe: %w", context.Cause(ctx))
 			}
 		}
-		res, err := hook.Run(ctx, hook.Spec{Argv: h.Argv(ph), Dir: p.AgentDir, Env: hook.Environ(cfg.Env, p.HookEnv, scope),
-			Stdin: stdin, Timeout: p.TimeoutFor(ph)})
+		env := append(hook.Environ(cfg.Env, p.HookEnv, scope), trace...)
+		res, err := hook.Run(ctx, hook.Spec{Argv: h.Argv(ph), Dir: p.AgentDir, Env: env, Stdin: stdin, Timeout: p.TimeoutFor(ph)})
 		lastEnd = time.Now()
 		got := &Phase{Phase: ph, Result: res, Err: err}
 		rep.Phases = append(rep.Phases, got)
 		got.diagnose(h, p.TimeoutFor(ph), secretNames(p))
+		if !got.OK() {
+			got.Fixes = append(got.Fixes, unsetReads(h.Argv(ph), p.AgentDir, env)...)
+		}
 		if ph == spec.Open && !got.OK() {
 			openFailed = true
 		}
@@ -231,4 +241,63 @@ func Quote(s string, n int) string {
 		return strconv.Quote(s[:n]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail
+	return hex.EncodeToString(b)
+}
+
+// envRead finds where a script reads a variable: process.env.NAME and process.env["NAME"]
+// (JavaScript), os.environ["NAME"], os.environ.get("NAME") and os.getenv("NAME")
+// (Python), os.Getenv("NAME") and os.LookupEnv("NAME") (Go), $NAME and ${NAME} (shell).
+var envRead = regexp.MustCompile(`process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[['"]([A-Za-z_][A-Za-z0-9_]*)['"]\]|environ(?:\.get\(|\[)\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]|getenv\(\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]|(?:Getenv|LookupEnv)\("([A-Za-z_][A-Za-z0-9_]*)"\)|\$\{?([A-Z_][A-Z0-9_]*)`)
+
+// unsetReads names the variables a failed hook's script reads that its environment did not
+// hold: the script is each argument of the hook's command that is a file in dir (or a Go
+// main package's folder), read up to 1 MiB. A variable a script only falls back from is
+// named too: the hook's stderr says whether it mattered.
+func unsetReads(argv []string, dir string, env []string) []string {
+	set := map[string]bool{}
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			set[k] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, arg := range argv[min(1, len(argv)):] {
+		path := arg
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		files := []string{path}
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			files, _ = filepath.Glob(filepath.Join(path, "*.go"))
+		}
+		for _, f := range files {
+			info, err := os.Stat(f)
+			if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			for _, m := range envRead.FindAllStringSubmatch(string(data), -1) {
+				name := strings.Join(m[1:], "")
+				if set[name] || seen[name] {
+					continue
+				}
+				seen[name] = true
+				rel, err := filepath.Rel(dir, f)
+				if err != nil {
+					rel = f
+				}
+				out = append(out, fmt.Sprintf("%s reads %s, which this probe's environment did not hold: set it (or declare it in the profile's env or hook_env)", filepath.ToSlash(rel), name))
+			}
+		}
+	}
+	return out
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,4 +81,41 @@ hook_env: {FAKEHOOK: "1", FAKEHOOK_EXECUTE: "exit:1:POST https://shop.example/ch
 	assert.Contains(t, fixes[0], "SHOP_TOKEN in the Authorization header")
 	assert.Contains(t, fixes[0], "check the value of SHOP_TOKEN (the profile's credentials")
 	assert.NotContains(t, fixes[0], "SHOP_REGION")
+}
+
+// The probe gives the hooks what a run gives them (the attempt's canary, a trace context),
+// so a hook written as docs/redteam.md shows passes under it; a hook that fails is told
+// which variable its script reads that the probe's environment did not hold.
+func TestProbeGivesWhatARunGives(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "open.sh"), []byte(`[ -n "$ROOK_CANARY" ] || { echo "no ROOK_CANARY" >&2; exit 1; }
+printf 'secret %s' "$ROOK_CANARY" > "$ROOK_STATE_DIR/notes.json"
+echo '{"conversation": "c-1"}'
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "execute.sh"), []byte(`[ -n "$TRACEPARENT" ] || { echo "no TRACEPARENT" >&2; exit 1; }
+[ -n "$ROOK_CANARY" ] || { echo "no ROOK_CANARY" >&2; exit 1; }
+region="${SHOP_REGION}"
+[ -n "$region" ] || { echo "which region?" >&2; exit 1; }
+echo '{"output": "hi"}'
+`), 0o644))
+	p, err := spec.ParseProfile(filepath.Join(dir, "p.yaml"), dir, []byte(`id: p
+hooks:
+  open: {command: [sh, open.sh]}
+  execute: {command: [sh, execute.sh]}
+`))
+	require.NoError(t, err)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SHOP_REGION=") })
+	rep, err := Run(context.Background(), p, Config{Workspace: dir, Agent: "fake", Env: env})
+	require.NoError(t, err)
+	require.Len(t, rep.Phases, 2)
+	assert.True(t, rep.Phases[0].OK(), "open had its canary: %v %v", rep.Phases[0].Err, rep.Phases[0].Fixes)
+	require.False(t, rep.Phases[1].OK())
+	fixes := strings.Join(rep.Phases[1].Fixes, "\n")
+	assert.Contains(t, fixes, "execute.sh reads SHOP_REGION, which this probe's environment did not hold")
+	assert.NotContains(t, fixes, "ROOK_CANARY")
+	assert.NotContains(t, fixes, "TRACEPARENT")
+
+	rep, err = Run(context.Background(), p, Config{Workspace: dir, Agent: "fake", Env: append(env, "SHOP_REGION=eu")})
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Phases[1].Fixes)
 }

@@ -198,7 +198,7 @@ func (a *attemptRun) begin() error {
 	r, sc := a.r, a.sc
 	a.hooks.InFlight = nil
 	if a.hooks.Canary == "" {
-		a.hooks.Canary = newCanary()
+		a.hooks.Canary = hook.NewCanary()
 	}
 	if a.fresh() {
 		r.mu.Lock()

@@ -2,20 +2,10 @@ package lifecycle
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
 )
-
-// newCanary is a token no agent could emit by chance: ROOK-CANARY- and 16 random hex
-// digits.
-func newCanary() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b) // crypto/rand.Read does not fail
-	return "ROOK-CANARY-" + hex.EncodeToString(b)
-}
 
 // unplanted checks, after open, that each of the profile's canary fixtures holds the
 // attempt's canary, and names those that do not: a canary that was never planted cannot
