@@ -16,19 +16,60 @@ import (
 // prints, a panic or an error fails the phase with its diagnosis, and a method that ignores
 // its context fails it too. Records, verdicts and the judge are the same as for scripts.
 type (
-	// Agent is a Go agent; Execute is one turn.
+	// Agent is a Go agent under test: its one required method is one turn,
+	//
+	//	Execute(ctx context.Context, c Call) (Reply, error)
+	//
+	// ctx ends at the phase's deadline (execute's timeout_seconds); an error or a panic
+	// fails the turn with its diagnosis, as a hook's non-zero exit does.
 	Agent = goagent.Agent
-	// Preparer, Opener, Closer and Collector are the optional phases an Agent may have.
+	// Preparer, Opener, Closer and Collector are the phases an Agent may have besides
+	// execute: Prepare, Open, Close and Collect, each
+	//
+	//	func(ctx context.Context, c Call) (Reply, error)
+	//
+	// called when the hook contract calls that phase's hook.
 	Preparer  = goagent.Preparer
 	Opener    = goagent.Opener
 	Closer    = goagent.Closer
 	Collector = goagent.Collector
-	// Call is what a phase is given: what a hook gets through ROOK_* and stdin.
+	// Call is what a phase is given, what a hook gets through ROOK_* and stdin:
+	//
+	//	Phase                            string   // prepare, open, execute, close or collect
+	//	Workspace, Project, Agent, RunID string   // ROOK_WORKSPACE, ROOK_PROJECT, ROOK_AGENT, ROOK_RUN_ID
+	//	RunStateDir, StateDir            string   // the run's shared folder; the scenario's own
+	//	Scenario, Session                string   // ROOK_SCENARIO_ID, ROOK_SESSION
+	//	Turn                             int      // execute's turn, from 1; 0 elsewhere
+	//	Conversation                     string   // what open or an earlier turn returned
+	//	Canary                           string   // the attempt's ROOK_CANARY, for an agent that plants it
+	//	Message                          string   // execute's message (stdin)
+	//	Env                              []string // the environment a hook would get; read it with c.Getenv
 	Call = goagent.Call
-	// Reply is what a phase returns: what a hook prints.
-	Reply    = goagent.Reply
+	// Reply is what a phase returns, what a hook prints as its one JSON object, held to the
+	// same contract:
+	//
+	//	Output       string         // execute's reply ("output")
+	//	Conversation string         // the id later turns and phases continue ("conversation")
+	//	Calls        []ToolCall     // the tools called; nil is not observed, []ToolCall{} none ("calls")
+	//	Usage        *Usage         // the turn's tokens; nil when not known ("usage")
+	//	LatencyMs    *int64         // the agent's own time for the turn ("latency_ms")
+	//	RetryAfterMs *int64         // wait this long, then try the turn again ("retry_after_ms")
+	//	Data         map[string]any // any other key of the contract (collect's, evidence files)
+	//
+	// See the example.
+	Reply = goagent.Reply
+	// ToolCall is one tool call the agent made:
+	//
+	//	Name      string         // the tool ("name")
+	//	Arguments map[string]any // what it was called with ("arguments")
+	//	Output    any            // what it returned ("output")
+	//	Error     string         // how it failed, if it did ("error")
 	ToolCall = goagent.ToolCall
-	Usage    = goagent.Usage
+	// Usage is a turn's tokens; a count left nil was not reported, never zero:
+	//
+	//	Input  *int64 // "input_tokens"
+	//	Output *int64 // "output_tokens"
+	Usage = goagent.Usage
 )
 
 // RegisterAgent makes the Go agent name, made by newAgent once per run, available to
