@@ -21,7 +21,7 @@ import (
 // init registers the model judge's flags. Each takes its environment variable when not
 // given: ROOK_JUDGE_* for the judge, ROOKTEST_MIN_CONFIDENCE for the threshold.
 func init() {
-	flag.String("rook.judge-url", "", "base URL of an OpenAI-compatible chat-completions server that decides llm_judge criteria (ROOK_JUDGE_URL)")
+	flag.String("rook.judge-url", "", "base URL of an OpenAI-compatible chat-completions server that decides llm_judge criteria, or none for a run without a judge on purpose (ROOK_JUDGE_URL)")
 	flag.String("rook.judge-model", "", "the judge model (ROOK_JUDGE_MODEL)")
 	flag.String("rook.judge-api-key", "", "the judge server's API key, if it needs one; redacted everywhere (ROOK_JUDGE_API_KEY)")
 	flag.Duration("rook.judge-timeout", 0, "bound on each judge request (ROOK_JUDGE_TIMEOUT; default 2m)")
@@ -38,6 +38,7 @@ func init() {
 // judgeOptions is the model judge as the flags and environment configure it.
 type judgeOptions struct {
 	cfg           modeljudge.Config
+	none          bool // ROOK_JUDGE_URL=none: no judge, on purpose
 	minConfidence string
 	minAgreement  float64
 }
@@ -96,6 +97,9 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 	}
 	if cache {
 		o.cfg.CacheDir = "on" // made a path under the records root by judgeFor
+	}
+	if strings.EqualFold(o.cfg.URL, "none") { // no judge, on purpose
+		o.none, o.cfg.URL, o.cfg.Model, o.cfg.APIKey = true, "", "", ""
 	}
 	switch {
 	case o.cfg.URL != "" && o.cfg.Model == "":
@@ -214,4 +218,29 @@ func (r *Run) guessed(rep *record.Report) {
 	}
 	errorf(r.t, "rook run %s: the judge %s was caught guessing (%s), so it decides nothing in this run: the %d row(s) it decided are Unable to Verify, marked judge_guessed in verdict.yaml and counted in report.yaml's judges, and no excuse covers them; qualify it with rookgen judge-check before trusting it with the suite",
 		r.run.ID, r.show(r.judge.Model()), r.show(r.judge.Guessed()), rows)
+}
+
+// noJudgeNote says, once at the start, what becomes of the selected scenarios' llm_judge
+// criteria in a run with no judge: how to configure one, and how to run without one on
+// purpose.
+func (c *setup) noJudgeNote() {
+	var judged []string
+	for _, b := range c.scenarios {
+		if b.has(judgedModel) && b.has(runSelected) {
+			judged = append(judged, b.id)
+		}
+	}
+	switch {
+	case len(judged) == 0:
+	case c.jopts.none:
+		c.notes = append(c.notes, fmt.Sprintf("no judge, on purpose (ROOK_JUDGE_URL=none): the llm_judge criteria of %s are Unable to Verify, skips that -rook.strict lets pass; every other criterion is held to -rook.strict as always", check.Some(judged, 5)))
+	default:
+		c.notes = append(c.notes, fmt.Sprintf("no judge model is configured, so the llm_judge criteria of %s are Unable to Verify: skips, which -rook.strict fails on. To decide them, set ROOK_JUDGE_URL (an OpenAI-compatible chat-completions server), ROOK_JUDGE_MODEL and, if it needs one, ROOK_JUDGE_API_KEY; to run without a judge on purpose (CI with no judge secret), set ROOK_JUDGE_URL=none, and -rook.strict holds every other criterion", check.Some(judged, 5)))
+	}
+}
+
+// unjudgedOnPurpose reports a row left Unable to Verify only because this run has no judge
+// on purpose.
+func (r *reporter) unjudgedOnPurpose(row record.Row) bool {
+	return r.noJudge && row.Status == record.UnableToVerify && row.Reason == record.Undecidable && row.Achieved == check.NoJudgeModel
 }

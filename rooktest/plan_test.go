@@ -124,6 +124,13 @@ func TestEnvTwins(t *testing.T) {
 	assert.Equal(t, "m", c.judge.cfg.Model)
 	assert.Equal(t, "http://127.0.0.1:1", c.judge.cfg.URL)
 	assert.Equal(t, 3, c.judge.cfg.Retries)
+
+	// none is a run without a judge on purpose, whatever else is set.
+	c, err = readConfig(settingsOf(nil, map[string]string{"ROOK_JUDGE_URL": "none", "ROOK_JUDGE_MODEL": "m"}))
+	require.NoError(t, err)
+	assert.True(t, c.judge.none)
+	assert.Empty(t, c.judge.cfg.URL)
+	assert.Nil(t, c.judge.judgeFor(t.TempDir(), nil, nil))
 }
 
 func TestRunIDFlag(t *testing.T) {

@@ -402,3 +402,28 @@ func TestLateSpansFailTheRun(t *testing.T) {
 	assert.Contains(t, logs, "1 span(s) of SC-2 attempt 1 arrived after it was judged (GET /health); decided again with them, it is still Pass")
 	assert.Contains(t, logs, "SC-3 attempt 2 arrived after it was judged (chat), and were added to its trace; it was not decided again: it was not judged in this process")
 }
+
+// ROOK_JUDGE_URL=none is a run without a judge on purpose: under -rook.strict an llm_judge
+// row left undecided for want of a judge is a skip saying so, and nothing else is excused:
+// a row that could not be observed still fails, and without none the same row fails too.
+func TestNoJudgeOnPurposeUnderStrict(t *testing.T) {
+	sc := scenarioOf(t, "acceptance_criteria:\n  - {statement: a, check: llm_judge}\n  - {statement: b, check: called, params: {name: x}}\n")
+	noJudge := record.Row{CriterionID: "C1", Subtest: "C1_llm_judge_a", Status: record.UnableToVerify, Reason: record.Undecidable, Achieved: check.NoJudgeModel}
+	unseen := record.Row{CriterionID: "C2", Subtest: "C2_called_x", Status: record.UnableToVerify, Reason: record.NotObservable, Achieved: "no calls reported"}
+	pass := record.Row{CriterionID: "C2", Subtest: "C2_called_x", Status: record.Pass}
+	report := func(none bool, rows ...record.Row) *fakeT {
+		v := verdict(record.UnableToVerify, record.Undecidable, rows...)
+		o := &lifecycle.Outcome{Scenario: sc, Attempts: []*lifecycle.Attempt{{ScenarioID: "SC-1", Verdict: v}}, Verdict: v}
+		r := &Run{reporter: reporter{red: store.NewRedactor(nil), noJudge: none}, planner: planner{opts: options{strict: true}}}
+		j := &job{id: sc.ID, sc: sc, notify: make(chan struct{}, 1), done: make(chan struct{}), outcome: o}
+		close(j.done)
+		ft := newFakeT("TestX/" + sc.ID)
+		run(ft, func(t tb) { r.report(t, j) })
+		return ft
+	}
+	ft := report(true, noJudge, pass)
+	assert.False(t, ft.Failed(), "%v", ft.errs)
+	assert.Contains(t, ft.sub(t, "C1_llm_judge_a").skip, "ROOK_JUDGE_URL=none: this run has no judge, on purpose")
+	assert.True(t, report(false, noJudge, pass).Failed(), "without none, -rook.strict fails on it")
+	assert.True(t, report(true, noJudge, unseen).Failed(), "none excuses the judge's rows alone")
+}

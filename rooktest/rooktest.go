@@ -128,6 +128,9 @@ type reporter struct {
 	// criterionTools are the tools the suite's criteria name, for the did-you-mean at the
 	// end of the run.
 	criterionTools []string
+	// noJudge says the run has no judge on purpose (ROOK_JUDGE_URL=none): an llm_judge row
+	// left undecided for want of one is a skip even under -rook.strict.
+	noJudge bool
 }
 
 type plan struct {
@@ -189,7 +192,7 @@ func newRun(t tb, s Suite, c *setup) (*Run, error) {
 	r := &Run{t: t,
 		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]planCell, len(s.Scenarios)), whys: map[int]string{}},
 		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: make([]bool, len(s.Scenarios)), stop: make(chan struct{})},
-		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine}}
+		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine, noJudge: c.jopts.none}}
 	var err error
 	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
 		return nil, err
@@ -375,6 +378,9 @@ func (r *Run) decider(t tb, c *setup, agent string) decide.Config {
 	}
 	dc.Judge = c.jopts.judgeFor(c.records, r.red.Text, judgeLimit)
 	r.judge = dc.Judge
+	if dc.Judge == nil {
+		c.noJudgeNote()
+	}
 	if dc.Judge != nil {
 		var cerr error
 		dc.Calibration, dc.LabelsPath, cerr = calibration(c.root, c.records, agent)
