@@ -81,6 +81,9 @@ func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profil
 	if err := p.MissingEnv(os.LookupEnv); err != nil {
 		return nil, nil, err
 	}
+	if err := store.WeakSecrets(p.SecretValues(os.Getenv)); err != nil {
+		return nil, nil, fmt.Errorf("profile %s: %w", p.ID, err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := probe.Run(ctx, p, probe.Config{Workspace: root, Project: project, Agent: agent, Env: os.Environ()})

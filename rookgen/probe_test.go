@@ -133,3 +133,26 @@ func TestProbeWriteOnlyWhatASuccessfulProbeSaw(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, spec.Capabilities{MultiTurn: true}, p.Capabilities)
 }
+
+// A declared secret whose value is a plain word (or short, or a number) is refused before
+// any hook runs, naming the variable and never its value: redacting "wrong" would rewrite
+// the server's own "missing or wrong bearer token" as if it had echoed the token.
+func TestProbeRefusesAWeakSecret(t *testing.T) {
+	dir := probeModule(t, `  FAKEHOOK_EXECUTE: "exit:1:POST /chat answered 401: missing or wrong bearer token"`+"\n")
+	profile := filepath.Join(dir, "profiles/fake/p.yaml")
+	data, err := os.ReadFile(profile)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(profile, append(data, "env:\n  - {variable: FAKEBOT_TOKEN, secret: true}\n"...), 0o644))
+	t.Setenv("FAKEBOT_TOKEN", "wrong")
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, run([]string{"probe", "fake/p", "-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "declared secret FAKEBOT_TOKEN is only 5 character(s): redacting such a value would rewrite the agent's own text")
+	assert.NotContains(t, stdout.String()+stderr.String(), "[redacted:FAKEBOT_TOKEN]")
+	assert.NotContains(t, stdout.String(), "execute:", "no hook ran")
+
+	t.Setenv("FAKEBOT_TOKEN", "tok-live-7f3a9c21")
+	stdout.Reset()
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"probe", "fake/p", "-root", dir}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "missing or wrong bearer token", "a real credential leaves the server's words alone")
+}

@@ -167,7 +167,7 @@ func TestDemoCollectLater(t *testing.T) {
 	goTest := func(args ...string) string {
 		cmd := exec.Command("go", append([]string{"test", "./scenarios/helpdesk", "-run", "TestDemoGood", "-v", "-rook.dir=" + records}, args...)...)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "HELPDESK_API_KEY=k-demo")
+		cmd.Env = append(os.Environ(), "HELPDESK_API_KEY=k-demo-key")
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		return string(out)

@@ -192,8 +192,11 @@ func newRun(t tb, s Suite, c *setup) (*Run, error) {
 	r := &Run{t: t,
 		planner:   planner{suite: s, opts: c.opts, profile: c.prof, root: c.root, plans: make([]planCell, len(s.Scenarios)), whys: map[int]string{}},
 		scheduler: scheduler{done: make(chan struct{}), byID: map[string]*job{}, claimed: make([]bool, len(s.Scenarios)), stop: make(chan struct{})},
-		reporter:  reporter{red: redactorFor(t, c.prof, c.jopts), quarantine: c.quarantine, noJudge: c.jopts.none}}
+		reporter:  reporter{quarantine: c.quarantine, noJudge: c.jopts.none}}
 	var err error
+	if r.red, err = redactorFor(t, c.prof, c.jopts); err != nil {
+		return nil, err
+	}
 	if r.sel, err = lifecycle.ParseSelection(c.opts.phases, c.opts.skip, c.prof, c.opts.run != ""); err != nil {
 		return nil, err
 	}
@@ -288,9 +291,9 @@ func (r *Run) begin(t tb, c *setup, exact bool) {
 	r.feed(ahead, exact, len(c.scenarios))
 }
 
-// redactorFor redacts the profile's secrets and the judge's key, warning about a secret
-// too short or too common to redact everywhere.
-func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
+// redactorFor redacts the profile's secrets and the judge's key; a declared secret too
+// short or too common to redact without rewriting the agent's text is refused.
+func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) (*store.Redactor, error) {
 	secrets := prof.SecretValues(os.Getenv)
 	var settings []string
 	for _, v := range prof.Env {
@@ -299,14 +302,9 @@ func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
 		} else if v.Setting() {
 			settings = append(settings, v.Variable)
 		}
-		if !v.IsSecret() {
-			continue // a setting, redacted only when its value reads as a credential (said above, by Undeclared)
-		}
-		if n := len(secrets[v.Variable]); n < store.MinRedacted {
-			t.Logf("rooktest: warning: secret %s is only %d character(s) long, too short to redact without erasing unrelated text; it is not redacted", v.Variable, n)
-		} else if store.CommonText(secrets[v.Variable]) {
-			t.Logf("rooktest: warning: secret %s is all digits or a common word; it is redacted in free text, but never in the records' ids, times and statuses", v.Variable)
-		}
+	}
+	if err := store.WeakSecrets(secrets); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", prof.ID, err)
 	}
 	if len(settings) > 0 {
 		t.Logf("rooktest: settings (env entries with no secret: key, not named as credentials), never redacted unless a value reads as a credential: %s", strings.Join(settings, ", "))
@@ -315,7 +313,7 @@ func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) *store.Redactor {
 		// The judge's key is redacted like a declared secret: records, log, JUnit.
 		secrets["ROOK_JUDGE_API_KEY"] = key
 	}
-	return store.NewRedactor(secrets)
+	return store.NewRedactor(secrets), nil
 }
 
 // announce starts the test log with the run, its plan and its record folder.

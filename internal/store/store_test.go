@@ -142,10 +142,22 @@ func TestStreamRedactsAcrossPieces(t *testing.T) {
 	}
 }
 
-func TestCommonText(t *testing.T) {
-	for v, want := range map[string]bool{"2026": true, "Pass": true, "true": true, "tok4242secretvalue": false, "s3cr3t": false} {
-		assert.Equal(t, want, store.CommonText(v), v)
+// A declared secret that redaction would mangle text with is weak: short, a plain word or
+// a name, a number. A real credential's shapes are not, a long passphrase neither.
+func TestWeakSecret(t *testing.T) {
+	for v, want := range map[string]string{
+		"wrong": "only 5 character(s)", "s3cr3t": "only 6 character(s)", "Pass": "only 4 character(s)",
+		"password": "a plain word", "Ellington": "a plain word", "Unauthorized": "a plain word", "20261205": "a number",
+		"tok4242secretvalue": "", "sk-live-9f8e7d6c": "", "correct horse battery staple": "", "abcdefghijklmnop": "",
+		"3f2a9c1e-77b0-4c1d-9d2e-0b5f6a7c8d9e": "", "": "",
+	} {
+		assert.Equal(t, want, store.WeakSecret(v), v)
 	}
+	err := store.WeakSecrets(map[string]string{"B_TOKEN": "wrong", "A_PIN": "12345678", "OK_KEY": "sk-live-9f8e7d6c"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "declared secret A_PIN is a number, B_TOKEN is only 5 character(s): ")
+	assert.NotContains(t, err.Error(), "wrong", "the error never shows the value")
+	assert.NoError(t, store.WeakSecrets(map[string]string{"OK_KEY": "sk-live-9f8e7d6c", "UNSET": ""}))
 }
 
 // CopyTree never copies a folder into itself (which would truncate what it reads), never

@@ -14,8 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +117,50 @@ type Redactor struct {
 // unrelated text everywhere (a one-letter value takes every such letter with it), so it is
 // left alone; callers warn about it.
 const MinRedacted = 4
+
+// MinSecret is the shortest value a declared secret may have (WeakSecret).
+const MinSecret = 8
+
+// WeakSecret says why value cannot be a declared secret's, or "" when it can: under
+// MinSecret bytes, a plain word (letters alone, up to 12 of them: a dictionary word or a
+// name), or a number (digits alone). Redacting such a value rewrites the agent's own text
+// wherever the word or number appears ("missing or wrong bearer token" reads as if the
+// token were echoed), and not redacting it leaves it in the records. "" (unset) is not
+// this check's to refuse.
+func WeakSecret(value string) string {
+	letters, digits := true, true
+	for _, c := range value {
+		letters = letters && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+		digits = digits && c >= '0' && c <= '9'
+	}
+	switch {
+	case value == "":
+		return ""
+	case len(value) < MinSecret:
+		return fmt.Sprintf("only %d character(s)", len(value))
+	case digits:
+		return "a number"
+	case letters && len(value) <= 12:
+		return "a plain word"
+	}
+	return ""
+}
+
+// WeakSecrets is the error naming each of secrets (variable to value) whose value is weak
+// (WeakSecret), in the order of their names; nil when none is.
+func WeakSecrets(secrets map[string]string) error {
+	var bad []string
+	for _, name := range slices.Sorted(maps.Keys(secrets)) {
+		if why := WeakSecret(secrets[name]); why != "" {
+			bad = append(bad, name+" is "+why)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("declared secret %s: redacting such a value would rewrite the agent's own text wherever it appears, as if the agent had echoed it, and not redacting it would keep it in the records; set the real credential (%d characters or more, not a plain word or a number), or declare the variable a setting (secret: false) if the agent really takes such a value",
+		strings.Join(bad, ", "), MinSecret)
+}
 
 // NewRedactor redacts the values of vars (name to value) of MinRedacted bytes or more.
 func NewRedactor(vars map[string]string) *Redactor {
@@ -230,21 +276,6 @@ var structural = map[string]bool{
 	"status": true, "unverifiable_reason": true, "confidence": true, "criterion_id": true, "check": true,
 	"phases_run": true, "resume_from": true, "carried": true, "carried_from": true, "sha256": true,
 	"prompt_sha256": true, "hooks_sha256": true, "attempt": true, "phase": true, "role": true, "kind": true,
-}
-
-// CommonText reports whether a secret is all digits or a word records use (true, Pass,
-// null...): such a value is redacted in free text only, and deserves a warning.
-func CommonText(v string) bool {
-	digits := v != ""
-	for _, c := range v {
-		digits = digits && c >= '0' && c <= '9'
-	}
-	switch strings.ToLower(v) {
-	case "true", "false", "null", "none", "pass", "fail", "high", "medium", "low", "open", "close", "execute",
-		"collect", "prepare", "judge", "user", "agent", "output", "calls", "usage", "data", "status":
-		return true
-	}
-	return digits
 }
 
 // node redacts the scalar values under n; mapping keys are the records' own structure and
