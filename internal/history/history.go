@@ -195,14 +195,63 @@ func (h *History) EverPassed(id string) bool {
 }
 
 // Owner is who must act on the scenario's entry in run i ("" for a pass, or an entry
-// without a verdict).
+// without a verdict). What it failed on counts as achievable (the agent's to keep) when the
+// scenario passed in a run of the history, or each criterion it failed passed in one: a
+// scenario whose llm_judge row was never decided never passes whole, and its regression
+// is still the agent's.
 func (h *History) Owner(id string, i int) owner.Owner {
 	list := h.Scenarios[id]
-	if i >= len(list) {
+	if i >= len(list) || list[i].verdict == nil {
 		return ""
 	}
-	return owner.Of(list[i].verdict, h.EverPassed(id))
+	seen := newShown(FailedCriteria(list[i].verdict))
+	for _, e := range list {
+		if e.verdict != nil {
+			seen.see(e.verdict)
+		}
+	}
+	return owner.Of(list[i].verdict, seen.done())
 }
+
+// FailedCriteria are the criteria v failed, by id.
+func FailedCriteria(v *record.Verdict) []string {
+	var out []string
+	for _, row := range v.Rows() {
+		if row.Status == record.Fail {
+			out = append(out, row.CriterionID)
+		}
+	}
+	return out
+}
+
+// shown follows, over a scenario's verdicts, whether it passed in one, or each of the
+// criteria it now fails passed in one.
+type shown struct {
+	passed bool
+	want   map[string]bool // the failed criteria not yet seen passing
+	any    bool            // there were failed criteria to see
+}
+
+func newShown(failed []string) *shown {
+	s := &shown{want: map[string]bool{}, any: len(failed) > 0}
+	for _, id := range failed {
+		s.want[id] = true
+	}
+	return s
+}
+
+func (s *shown) see(v *record.Verdict) {
+	if v.Status == record.Pass {
+		s.passed = true
+	}
+	for _, row := range v.Rows() {
+		if row.Status == record.Pass {
+			delete(s.want, row.CriterionID)
+		}
+	}
+}
+
+func (s *shown) done() bool { return s.passed || s.any && len(s.want) == 0 }
 
 // Flaky reports whether a run's verdict of the scenario says its attempts disagreed: a
 // Pass and a Fail among one run's decided attempts. A status that changed between runs is
@@ -230,22 +279,30 @@ func (h *History) Snapshot(id string) (head store.SnapshotHead, ok bool) {
 	return head, false
 }
 
-// PassedAnywhere says, of each of ids, whether it passed in any run of agent under root.
-// It reads only those scenarios' verdicts, so a report of one run can say who owns its
-// failures without reading every run whole.
-func PassedAnywhere(root, agent string, ids []string) map[string]bool {
+// PassedAnywhere says, of each scenario of failing (its id to the criteria it failed now),
+// whether what it failed on was shown achievable in a run of agent under root: the
+// scenario passed there, or each of those criteria passed in some run. It reads only those
+// scenarios' verdicts, so a report of one run can say who owns its failures without
+// reading every run whole.
+func PassedAnywhere(root, agent string, failing map[string][]string) map[string]bool {
 	out := map[string]bool{}
-	if len(ids) == 0 {
+	if len(failing) == 0 {
 		return out
+	}
+	seen := make(map[string]*shown, len(failing))
+	for id, failed := range failing {
+		seen[id] = newShown(failed)
 	}
 	for _, d := range store.ListRuns(root, agent) {
 		st := store.Store{Dir: d.Dir}
-		for _, id := range ids {
+		for id, s := range seen {
 			if out[id] {
 				continue
 			}
-			if v, err := store.ReadVerdict(st.ScenarioDir(id)); err == nil && v.Status == record.Pass {
-				out[id] = true
+			if v, err := store.ReadVerdict(st.ScenarioDir(id)); err == nil {
+				if s.see(v); s.done() {
+					out[id] = true
+				}
 			}
 		}
 	}

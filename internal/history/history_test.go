@@ -82,7 +82,43 @@ func TestLoad(t *testing.T) {
 	head, ok := h.Snapshot("SC-3")
 	assert.True(t, ok)
 	assert.Equal(t, "the SC-3", head.Title)
-	assert.Equal(t, map[string]bool{"SC-1": true}, PassedAnywhere(root, "fake", []string{"SC-1", "SC-2", "SC-9"}))
+	assert.Equal(t, map[string]bool{"SC-1": true}, PassedAnywhere(root, "fake", map[string][]string{"SC-1": {"C2"}, "SC-2": {"C2"}, "SC-9": nil}))
+}
+
+// A scenario whose llm_judge row is never decided never passes whole: its regression (a
+// criterion that passed before and fails now) is still the agent's, and a criterion that
+// never passed anywhere is the scenario's.
+func TestARegressionBesideAnUndecidedJudgeRowIsTheAgents(t *testing.T) {
+	root := t.TempDir()
+	red := store.NewRedactor(nil)
+	write := func(id string, rows ...record.Row) {
+		dir := filepath.Join(root, "fake", id)
+		r := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: "p"}, Included: []record.Entry{{ScenarioID: "SC-1", Why: "selected"}}}
+		require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), r))
+		sdir := filepath.Join(dir, "scenarios", "SC-1")
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+		v := record.Verdict{ScenarioID: "SC-1", Status: record.UnableToVerify, Criteria: rows}
+		for _, row := range rows {
+			if row.Status == record.Fail {
+				v.Status = record.Fail
+			}
+		}
+		require.NoError(t, red.WriteVerdict(sdir, &v))
+	}
+	judge := record.Row{CriterionID: "C3", Check: "llm_judge", Status: record.UnableToVerify, Reason: record.Undecidable}
+	write("2026-12-01T10-00-00Z", record.Row{CriterionID: "C1", Status: record.Pass}, record.Row{CriterionID: "C2", Status: record.Fail, Confidence: "High"}, judge)
+	write("2026-12-02T10-00-00Z", record.Row{CriterionID: "C1", Status: record.Fail, Confidence: "High"}, record.Row{CriterionID: "C2", Status: record.Fail, Confidence: "High"},
+		record.Row{CriterionID: "C4", Status: record.Fail, Confidence: "High"}, judge)
+	write("2026-12-03T10-00-00Z", record.Row{CriterionID: "C1", Status: record.Fail, Confidence: "High"}, record.Row{CriterionID: "C2", Status: record.Pass}, judge)
+
+	h := Load(root, "fake")
+	require.Len(t, h.Runs, 3)
+	assert.False(t, h.EverPassed("SC-1"), "never passed whole")
+	assert.Equal(t, owner.Agent, h.Owner("SC-1", 0), "C1 passed on 12-01 and fails now: the agent's regression")
+	assert.Equal(t, owner.Scenario, h.Owner("SC-1", 1), "C1 and C2 each passed in some run, C4 in none: it may ask the impossible")
+	assert.Equal(t, owner.Agent, h.Owner("SC-1", 2), "C2 passed in a run of the records (12-03)")
+	assert.Equal(t, map[string]bool{"SC-1": true}, PassedAnywhere(root, "fake", map[string][]string{"SC-1": {"C1", "C2"}}))
+	assert.Empty(t, PassedAnywhere(root, "fake", map[string][]string{"SC-1": {"C1", "C4"}}))
 }
 
 // Flaky is a run's attempts disagreeing: a Pass and a Fail among one run's decided attempts.

@@ -12,8 +12,8 @@ type Owner string
 const (
 	// Agent: a criterion failed on what the agent was observed to say or do.
 	Agent Owner = "agent"
-	// Scenario: the scenario has never passed in any run of the records, or it asks what
-	// the profile cannot observe.
+	// Scenario: what the scenario failed on was never achieved in any run of the records,
+	// or it asks what the profile cannot observe.
 	Scenario Owner = "scenario"
 	// Harness: a hook failed, or the agent never replied.
 	Harness Owner = "harness"
@@ -35,8 +35,11 @@ func Valid(s string) bool {
 	return false
 }
 
-// Of is the owner of v, "" when v passed or was never judged. everPassed says whether the
-// scenario passed in any run of the records, this one included.
+// Of is the owner of v, "" when v passed or was never judged. everPassed says whether what
+// v failed on was shown achievable in a run of the records, this one included: the
+// scenario passed there, or each criterion it failed passed in one (history decides it; a
+// scenario with an llm_judge row never decided never passes whole, yet its regression is
+// the agent's).
 //
 // A hook's failure is the harness's before anything else: nothing after it is evidence.
 // An Unable to Verify is owned by what left it undecided: agent_never_ran by the harness,

@@ -234,7 +234,8 @@ func (r *Report) read(st store.Store, run *record.Run) {
 		r.tally.add(sc)
 		if v != nil {
 			if v.Status != record.Pass {
-				notPassed = append(notPassed, undecidedOwner{id: sc.ID, never: owner.Of(v, false), ever: owner.Of(v, true)})
+				notPassed = append(notPassed, undecidedOwner{id: sc.ID, never: owner.Of(v, false), ever: owner.Of(v, true),
+					failed: history.FailedCriteria(v)})
 			}
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
@@ -299,6 +300,7 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 type undecidedOwner struct {
 	id          string
 	never, ever owner.Owner
+	failed      []string // the criteria it failed, which an earlier pass of each shows achievable
 }
 
 // owners says who must act on each scenario that did not pass, by whether it ever passed
@@ -307,11 +309,11 @@ func (r *Report) owners(dir string, notPassed []undecidedOwner) {
 	if len(notPassed) == 0 {
 		return
 	}
-	ids := make([]string, len(notPassed))
-	for k, u := range notPassed {
-		ids[k] = u.id
+	failing := make(map[string][]string, len(notPassed))
+	for _, u := range notPassed {
+		failing[u.id] = u.failed
 	}
-	passed := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), ids)
+	passed := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), failing)
 	r.Owners = map[owner.Owner]int{}
 	by := make(map[string]owner.Owner, len(notPassed))
 	for _, u := range notPassed {
