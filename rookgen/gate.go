@@ -59,7 +59,7 @@ func gateCmd(args []string, stdout, stderr io.Writer) int {
 	if fails {
 		code = 1
 	}
-	line := fmt.Sprintf("rookgen gate: run %s against %s, %s", r.RunID, r.Base, says)
+	line := fmt.Sprintf("rookgen gate: run %s against %s: %s", r.RunID, report.BaseNote(runDir, baseDir, *base != ""), says)
 	fmt.Fprintln(stdout, line)
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		if f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err == nil {

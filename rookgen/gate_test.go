@@ -69,3 +69,36 @@ func TestGate(t *testing.T) {
 	assert.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stdout.String(), "1 pass→fail, 0 fail→pass; McNemar's exact test p = 1; the gate (more than 0 regression(s), more than fixes, p < 0.05) passes")
 }
+
+// The gate's default baseline is the last complete run of the profile: a newer run from
+// the IDE that ran one scenario (the others "not selected") is passed over, and the line
+// says which run it compared with and what it passed over.
+func TestGateSkipsAPartialBaseline(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	all := map[string]record.Status{}
+	for i := 1; i <= 8; i++ {
+		all[fmt.Sprintf("SC-%02d", i)] = record.Pass
+	}
+	writeGateRun(t, root, "2026-12-04T10-00-00Z", day, all)
+	// The IDE's run: SC-01 alone, failing; the others not selected.
+	writeGateRun(t, root, "2026-12-04T11-00-00Z", day.Add(time.Hour), map[string]record.Status{"SC-01": record.Fail})
+	partial := filepath.Join(root, "fake", "2026-12-04T11-00-00Z")
+	st := store.Store{Dir: partial}
+	rec, err := st.Run()
+	require.NoError(t, err)
+	for i := 2; i <= 8; i++ {
+		rec.Skipped = append(rec.Skipped, record.Entry{ScenarioID: fmt.Sprintf("SC-%02d", i), Why: "not selected: go test -run did not match its subtest, or -failfast stopped before it"})
+	}
+	require.NoError(t, store.NewRedactor(nil).WriteRun(filepath.Join(partial, "run.yaml"), *rec))
+	writeGateRun(t, root, "2026-12-04T12-00-00Z", day.Add(2*time.Hour), all)
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"gate", "-dir", root, "-run", "2026-12-04T12-00-00Z"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "run 2026-12-04T12-00-00Z against 2026-12-04T10-00-00Z, the last complete run of profile p (passed over, as partial: 2026-12-04T11-00-00Z (a selection: 1 of 8 scenarios))")
+	assert.Contains(t, stdout.String(), "paired over 8 scenario(s)")
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"gate", "-dir", root, "-run", "2026-12-04T12-00-00Z", "-base", "2026-12-04T11-00-00Z"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "against 2026-12-04T11-00-00Z, named as the baseline, is partial (a selection: 1 of 8 scenarios)")
+}

@@ -157,7 +157,7 @@ func TestGateFlag(t *testing.T) {
 	}
 	res, err := test()
 	require.NoError(t, err, res.all)
-	assert.Contains(t, res.all, "-rook.gate: profile fake has no earlier run to compare with, so every failure counts as it would without the gate")
+	assert.Contains(t, res.all, "-rook.gate: profile fake has no earlier complete run to compare with, so every failure counts as it would without the gate")
 
 	res, err = test(ids[0])
 	require.NoError(t, err, "one flip is noise: %s", res.all)
@@ -168,7 +168,7 @@ func TestGateFlag(t *testing.T) {
 	// Against r1, where all six passed, six flips one way are not noise.
 	res, err = runBinary(t, bin, dir, "fake", ids, "-rook.dir="+records, "-rook.gate=base=r1", "-rook.run-id=r3")
 	require.Error(t, err)
-	assert.Contains(t, res.all, "rook gate: run r3 against r1, paired over 6 scenario(s) decided in both runs: 6 pass→fail, 0 fail→pass; McNemar's exact test p = 0.03125; the gate (more than 0 regression(s), more than fixes, p < 0.05) fails: a significant regression")
+	assert.Contains(t, res.all, "rook gate: run r3 against r1, named as the baseline: paired over 6 scenario(s) decided in both runs: 6 pass→fail, 0 fail→pass; McNemar's exact test p = 0.03125; the gate (more than 0 regression(s), more than fixes, p < 0.05) fails: a significant regression")
 }
 
 // span is one hook call FAKEHOOK_SPANS logged.

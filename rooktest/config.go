@@ -163,13 +163,14 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 	}
 	c.opts.runID = runIDFor(c.root, s.Agent, c.prof.ID, c.opts.runID)
 	if g := &c.opts.gate; g.on && g.base == "" {
-		// The baseline is the profile's newest run before this one: without one there is
-		// nothing to compare with, and every failure counts as it would without the gate.
-		if id, err := resolveRun("-rook.gate", "latest", c.records, s.Agent, c.prof.ID); err == nil && c.opts.run != id {
-			g.base = id
+		// The baseline is the profile's newest complete run before this one (a run of one
+		// scenario from the IDE is none): without one there is nothing to compare with, and
+		// every failure counts as it would without the gate.
+		if id := lastComplete(c.records, s.Agent, c.prof.ID, c.opts.run); id != "" {
+			g.base, g.chosen = id, true
 		} else {
 			g.on = false
-			c.notes = append(c.notes, "-rook.gate: profile "+c.prof.ID+" has no earlier run to compare with, so every failure counts as it would without the gate")
+			c.notes = append(c.notes, "-rook.gate: profile "+c.prof.ID+" has no earlier complete run to compare with, so every failure counts as it would without the gate")
 		}
 	}
 	if c.opts.budget > 0 && c.prof.Pricing == nil {

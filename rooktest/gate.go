@@ -18,6 +18,19 @@ type gate struct {
 	alpha float64
 	// base names the baseline run; "" is the profile's previous run.
 	base string
+	// chosen says base was chosen, not named: the profile's last complete run.
+	chosen bool
+}
+
+// lastComplete is the newest run of agent's profile under records that is a whole run of
+// its suite (report.Partial), other than skip; "" when there is none.
+func lastComplete(records, agent, profile, skip string) string {
+	for _, o := range store.ListRuns(records, agent) {
+		if o.ProfileID == profile && o.ID != skip && report.Partial(o.Dir) == "" {
+			return o.ID
+		}
+	}
+	return ""
 }
 
 // parseGate reads -rook.gate (given as as): "on" for the defaults (no regression allowed,
@@ -79,7 +92,7 @@ func (g gate) decide(t tb, dir string) {
 		base = filepath.Join(filepath.Dir(dir), g.base)
 	}
 	if base == "" {
-		logf(t, "rook gate: no earlier run of this profile to compare with; the gate has nothing to decide")
+		logf(t, "rook gate: no earlier complete run of this profile to compare with; the gate has nothing to decide")
 		return
 	}
 	r, err := report.Build(dir, base)
@@ -89,7 +102,7 @@ func (g gate) decide(t tb, dir string) {
 	}
 	r.Close() // the gate reads the changes, not the rows
 	fails, says := r.Changes.Gate(g.max, g.alpha)
-	msg := fmt.Sprintf("rook gate: run %s against %s, %s", r.RunID, r.Base, says)
+	msg := fmt.Sprintf("rook gate: run %s against %s: %s", r.RunID, report.BaseNote(dir, base, !g.chosen), says)
 	if fails {
 		errorf(t, "%s", msg)
 		return

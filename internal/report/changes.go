@@ -168,18 +168,73 @@ func profileSHA(dir string) string {
 	return p.SHA256
 }
 
-// Previous is the newest run of the same agent and profile older than the run in dir,
-// or "" when there is none.
+// Previous is the baseline of the run in dir (Baseline), or "" when there is none.
 func Previous(dir string) string {
+	base, _ := Baseline(dir)
+	return base
+}
+
+// Baseline is the newest complete run of the same agent and profile older than the run in
+// dir ("" when there is none), and the newer runs of that profile it passed over because
+// they were partial (Partial), each "id (why)". A run from the IDE that ran one scenario
+// is no baseline for the whole suite.
+func Baseline(dir string) (base string, passedOver []string) {
 	run, err := (store.Store{Dir: dir}).RunHead()
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	this := store.RunDir{ID: filepath.Base(dir), Seen: store.Seen(dir)}
 	for _, o := range store.ListRuns(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir))) {
-		if this.Newer(o) && o.ProfileID == run.Pins.ProfileID {
-			return o.Dir
+		if !this.Newer(o) || o.ProfileID != run.Pins.ProfileID {
+			continue
 		}
+		if why := Partial(o.Dir); why != "" {
+			passedOver = append(passedOver, o.ID+" ("+why+")")
+			continue
+		}
+		return o.Dir, passedOver
+	}
+	return "", passedOver
+}
+
+// BaseNote says which run base is to the run in dir, for a gate's or a report's line: the
+// last complete run of its profile (naming the partial ones passed over), or, when the
+// user named it, whether it is partial.
+func BaseNote(dir, base string, named bool) string {
+	id := filepath.Base(base)
+	if named {
+		if why := Partial(base); why != "" {
+			return id + ", named as the baseline, is partial (" + why + ")"
+		}
+		return id + ", named as the baseline"
+	}
+	run, _ := (store.Store{Dir: dir}).RunHead()
+	note := id + ", the last complete run of profile " + run.Pins.ProfileID
+	if _, over := Baseline(dir); len(over) > 0 {
+		note += " (passed over, as partial: " + strings.Join(over, ", ") + ")"
+	}
+	return note
+}
+
+// Partial says why the run in dir is not a whole run of its suite, or "" when it is: it
+// halted, or a selection left scenarios out (go test -run, -rook.only, tags, -rook.failed,
+// one shard's folder before the merge).
+func Partial(dir string) string {
+	run, err := (store.Store{Dir: dir}).Run()
+	if err != nil {
+		return "its run.yaml does not read"
+	}
+	if run.Halted {
+		return "it halted"
+	}
+	left := 0
+	for _, e := range run.Skipped {
+		if strings.HasPrefix(e.Why, "not selected") {
+			left++
+		}
+	}
+	if left > 0 {
+		return fmt.Sprintf("a selection: %d of %d scenarios", len(run.Included), len(run.Included)+left)
 	}
 	return ""
 }
