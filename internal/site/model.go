@@ -55,6 +55,36 @@ type scenarioRow struct {
 	// Strip is its status in each run, oldest first: a run that did not include it is
 	// empty.
 	Strip []cell
+	// Profiles are its newest status and strip per profile, in the order profiles first
+	// ran it: a profile's runs are never read as another's (a fake passing says nothing of
+	// the real service). Status, Owner and Compromised above are the worst profile's.
+	Profiles []profileStrip
+}
+
+// profileStrip is a scenario as one profile's runs saw it.
+type profileStrip struct {
+	Profile, Status, Owner string
+	Compromised            bool
+	// Strip is its status in each run of the profile, oldest first.
+	Strip []cell
+}
+
+// severity orders statuses for the worst of a scenario's profiles: what most needs a
+// look first.
+func severity(status string) int {
+	switch status {
+	case "untrusted":
+		return 6
+	case string(record.Fail):
+		return 5
+	case string(record.UnableToVerify):
+		return 4
+	case "not judged", "unrunnable":
+		return 3
+	case string(record.Pass):
+		return 1
+	}
+	return 2
 }
 
 type cell struct {
@@ -204,12 +234,43 @@ func (s *Site) scenario(h *history.History, id string, sc *spec.Scenario) scenar
 			if e.Usage != nil {
 				c.Tokens = record.Count(e.Usage.Input) + " in, " + record.Count(e.Usage.Output) + " out"
 			}
-			row.Status, row.Owner, row.NeverRun = c.Status, c.Owner, false
-			row.Compromised = e.Verdict() != nil && e.Verdict().Attack.IsCompromised()
+			row.NeverRun = false
+			p := profileOf(&row, c.Profile)
+			p.Status, p.Owner = c.Status, c.Owner
+			p.Compromised = e.Verdict() != nil && e.Verdict().Attack.IsCompromised()
 		}
 		row.Strip = append(row.Strip, c)
+		p := profileOf(&row, c.Profile)
+		p.Strip = append(p.Strip, c)
+	}
+	// A profile none of whose runs included the scenario has nothing to say of it.
+	row.Profiles = slices.DeleteFunc(row.Profiles, func(p profileStrip) bool { return p.Status == "" })
+	worst := -1
+	for _, p := range row.Profiles {
+		if sev := severity(p.Status); sev > worst || p.Compromised && !row.Compromised {
+			worst, row.Status, row.Owner = sev, p.Status, p.Owner
+		}
+		row.Compromised = row.Compromised || p.Compromised
 	}
 	return row
+}
+
+// profileOf is row's entry for profile, added when it has none.
+func profileOf(row *scenarioRow, profile string) *profileStrip {
+	if p := profileFound(row, profile); p != nil {
+		return p
+	}
+	row.Profiles = append(row.Profiles, profileStrip{Profile: profile})
+	return &row.Profiles[len(row.Profiles)-1]
+}
+
+func profileFound(row *scenarioRow, profile string) *profileStrip {
+	for i := range row.Profiles {
+		if row.Profiles[i].Profile == profile {
+			return &row.Profiles[i]
+		}
+	}
+	return nil
 }
 
 // snapshot reads a scenario that is no longer in the module from its newest snapshot.

@@ -231,3 +231,41 @@ func TestServerIsReadOnlyAndLocal(t *testing.T) {
 	assert.ErrorContains(t, Loopback("0.0.0.0:8080"), "only on the loopback interface")
 	assert.ErrorContains(t, Loopback(":8080"), "only on the loopback interface")
 }
+
+// A scenario's newest status is per profile: a fake profile's newer Pass never stands for
+// the real service's Fail. The row shows the worst profile's status and owner, and each
+// profile's strip holds only that profile's runs.
+func TestAScenarioIsSeenPerProfile(t *testing.T) {
+	root := t.TempDir()
+	red := store.NewRedactor(nil)
+	write := func(id, profile string, st record.Status) {
+		dir := filepath.Join(root, "fake", id)
+		run := record.Run{Version: 1, ID: id, Agent: "fake", Pins: record.Pins{ProfileID: profile}, Included: []record.Entry{{ScenarioID: "SC-4", Why: "selected"}}}
+		require.NoError(t, red.WriteRun(filepath.Join(dir, "run.yaml"), run))
+		sdir := filepath.Join(dir, "scenarios", "SC-4")
+		require.NoError(t, store.WriteFile(filepath.Join(sdir, "hooks.json"), []byte(`{"version": 1}`)))
+		v := record.Verdict{ScenarioID: "SC-4", Status: st, Criteria: []record.Row{}}
+		if st == record.Fail {
+			v.Criteria = []record.Row{{CriterionID: "C1", Status: record.Fail, Confidence: "High"}}
+		}
+		require.NoError(t, red.WriteVerdict(sdir, &v))
+	}
+	write("2026-12-01T10-00-00Z", "real", record.Pass)
+	write("2026-12-02T10-00-00Z", "real", record.Fail)
+	write("2026-12-03T10-00-00Z", "fake", record.Pass) // the newest run is the fake's
+
+	s := &Site{Root: root}
+	row := s.agent("fake").Scenarios[0]
+	assert.Equal(t, "Fail", row.Status, "the real service's Fail, not the fake's newer Pass")
+	assert.Equal(t, "agent", row.Owner)
+	require.Len(t, row.Profiles, 2)
+	assert.Equal(t, "real", row.Profiles[0].Profile)
+	assert.Equal(t, "Fail", row.Profiles[0].Status)
+	assert.Len(t, row.Profiles[0].Strip, 2, "the real profile's two runs")
+	assert.Equal(t, "fake", row.Profiles[1].Profile)
+	assert.Equal(t, "Pass", row.Profiles[1].Status)
+	assert.Len(t, row.Profiles[1].Strip, 1)
+	page := render(t, s, "fake/scenario/SC-4.html")
+	assert.Contains(t, page, `Newest in profile <b>real</b>: <span class="st s-fail">Fail</span>`)
+	assert.Contains(t, page, `Newest in profile <b>fake</b>: <span class="st s-pass">Pass</span>`)
+}
