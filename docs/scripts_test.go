@@ -2,7 +2,10 @@ package docs_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +43,7 @@ func TestScripts(t *testing.T) {
 				Setup: func(e *testscript.Env) error {
 					return setup(e, root, bin, env, filepath.ToSlash(filepath.Join("docs", s)), given)
 				},
-				Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpout": cmpout},
+				Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpout": cmpout, "agent": agent},
 				RequireExplicitExec: true,
 			})
 		})
@@ -213,4 +216,76 @@ func cmpout(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("output differs from %s at line %d:\n got: %q\nwant: %q\n\nall of it:\n%s", args[1], i+1, gl, wl, got)
 		}
 	}
+}
+
+// agent starts a support agent on loopback for the rest of the script, and writes the
+// OpenAPI document that describes it to the file given: POST /v1/chat with a bearer token
+// (the script's SUPPORTBOT_TOKEN), {"message", "conversation_id"} in, {"reply",
+// "conversation_id", "usage"} out. It answers each message with itself.
+func agent(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: agent openapi.yaml")
+	}
+	token := ts.Getenv("SUPPORTBOT_TOKEN")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Message        string `json:"message"`
+			ConversationID string `json:"conversation_id"`
+		}
+		switch {
+		case r.Method != http.MethodPost || r.URL.Path != "/v1/chat":
+			http.NotFound(w, r)
+			return
+		case r.Header.Get("Authorization") != "Bearer "+token:
+			http.Error(w, `{"error": "missing or bad bearer token"}`, http.StatusUnauthorized)
+			return
+		case json.NewDecoder(r.Body).Decode(&in) != nil:
+			http.Error(w, `{"error": "not JSON"}`, http.StatusBadRequest)
+			return
+		}
+		if in.ConversationID == "" {
+			in.ConversationID = "conv-1"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"reply": "you said: " + in.Message, "conversation_id": in.ConversationID,
+			"usage": map[string]int{"input_tokens": 12, "output_tokens": 5}})
+	}))
+	ts.Defer(srv.Close)
+	doc := `openapi: 3.0.3
+info: {title: support bot, version: "1"}
+servers: [{url: "` + srv.URL + `"}]
+security: [{bearer: []}]
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+paths:
+  /v1/chat:
+    post:
+      operationId: chat
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [message]
+              properties:
+                message: {type: string}
+                conversation_id: {type: string}
+      responses:
+        "200":
+          description: the agent's answer
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  reply: {type: string}
+                  conversation_id: {type: string}
+                  usage:
+                    type: object
+                    properties:
+                      input_tokens: {type: integer}
+                      output_tokens: {type: integer}
+`
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(doc), 0o644))
 }
