@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -41,8 +42,27 @@ type seal struct {
 	MAC    string `json:"mac,omitempty"`
 }
 
-// sealMu keeps two writes of one process from interleaving a manifest's lines.
-var sealMu sync.Mutex
+// sealMu keeps two writes of one process from interleaving a manifest's lines; settled
+// are the attempt folders whose manifest's tail this process checked last (settleTail): a
+// few hundred, so that a run of any size keeps nothing per scenario, and a folder checked
+// long ago is checked again, which costs one read.
+var (
+	sealMu  sync.Mutex
+	settled recent
+)
+
+// recent is a fixed set of the strings added last.
+type recent struct {
+	ring [256]string
+	next int
+}
+
+func (r *recent) has(s string) bool { return slices.Contains(r.ring[:], s) }
+
+func (r *recent) add(s string) {
+	r.ring[r.next] = s
+	r.next = (r.next + 1) % len(r.ring)
+}
 
 // sealedDir is the attempt folder path's record belongs to, and its name there; ok is
 // false for a file that is no attempt's record (run.yaml, a scenario's snapshot, a file
@@ -76,8 +96,13 @@ func sealedDir(path string) (dir, rel string, ok bool) {
 	return dir, rel, true
 }
 
-// sealWritten appends the seal of the record just written at path (sum, its hex SHA-256)
-// to its attempt's manifest, chained to the manifest's last line.
+// sealWritten appends the seal of the record about to be renamed into place at path (sum,
+// its hex SHA-256) to its attempt's manifest, chained to the manifest's last line. The
+// seal comes first and the rename after it: a process killed between the two leaves the
+// manifest's final line one write ahead of its file, which VerifySealed accepts only as
+// that (the file as the line before sealed it, or absent when none did), and which the
+// next process to write there seals as it is (settleTail). The other order would leave a
+// file no line seals, which is what an edit looks like.
 func sealWritten(path, sum string) error {
 	dir, rel, ok := sealedDir(path)
 	if !ok {
@@ -85,9 +110,66 @@ func sealWritten(path, sum string) error {
 	}
 	sealMu.Lock()
 	defer sealMu.Unlock()
+	if !settled.has(dir) {
+		if err := settleTail(dir); err != nil {
+			return fmt.Errorf("seal %s: %w", path, err)
+		}
+		settled.add(dir)
+	}
+	return appendSeal(dir, rel, sum)
+}
+
+// settleTail seals the file of a manifest's final line as it is when that line is ahead of
+// it: a write killed between its seal and its rename never happened, and the manifest says
+// so before anything is chained after it. A file that is neither as its final line says
+// nor as the line before sealed it is left for VerifySealed to name.
+func settleTail(dir string) error {
+	lines, err := readSeals(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(lines) == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if got, ok := interrupted(dir, lines); ok {
+		return appendSeal(dir, lines[len(lines)-1].File, got)
+	}
+	return nil
+}
+
+// interrupted reports whether the manifest's final line is a write that did not land: its
+// file is as the file's line before sealed it ("" for absent, when none did), which is
+// returned.
+func interrupted(dir string, lines []seal) (string, bool) {
+	final := lines[len(lines)-1]
+	got := fileSum(filepath.Join(dir, filepath.FromSlash(final.File)))
+	if got == final.SHA256 {
+		return "", false
+	}
+	before := ""
+	for _, s := range lines[:len(lines)-1] {
+		if s.File == final.File {
+			before = s.SHA256
+		}
+	}
+	return got, got == before
+}
+
+// fileSum is the hex SHA-256 of the record at path, "" when there is none.
+func fileSum(path string) string {
+	data, err := ReadRecord(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// appendSeal appends the line sealing file rel of dir as sum ("" for absent).
+func appendSeal(dir, rel, sum string) error {
 	prev, err := lastChain(filepath.Join(dir, ManifestFile))
 	if err != nil {
-		return fmt.Errorf("seal %s: %w", path, err)
+		return err
 	}
 	s := seal{File: rel, SHA256: sum}
 	s.Chain = chainOf(prev, s.File, s.SHA256)
@@ -97,16 +179,13 @@ func sealWritten(path, sum string) error {
 	line, _ := json.Marshal(s)
 	f, err := os.OpenFile(filepath.Join(dir, ManifestFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("seal %s: %w", path, err)
+		return err
 	}
 	_, err = f.Write(append(line, '\n'))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("seal %s: %w", path, err)
-	}
-	return nil
+	return err
 }
 
 // lastChain is the chain of a manifest's last line, read from its end (a line is a few
@@ -205,13 +284,21 @@ func VerifySealed(dir string, sealed bool) error {
 		}
 		prev, last[s.File] = s.Chain, s.SHA256
 	}
+	// The final line alone may be one write ahead of its file: a process killed between a
+	// write's seal and its rename (sealWritten).
+	_, cut := interrupted(dir, lines)
 	for _, file := range order {
-		sum := last[file]
-		data, err := ReadRecord(filepath.Join(dir, filepath.FromSlash(file)))
-		if err != nil {
-			return fmt.Errorf("%s was removed after it was written", file)
+		if cut && file == lines[len(lines)-1].File {
+			continue // as the line before sealed it: the write never landed
 		}
-		if got := sha256.Sum256(data); hex.EncodeToString(got[:]) != sum {
+		got := fileSum(filepath.Join(dir, filepath.FromSlash(file)))
+		switch sum := last[file]; {
+		case sum == "" && got != "":
+			return fmt.Errorf("%s was added after the records were written", file)
+		case sum == "":
+		case got == "":
+			return fmt.Errorf("%s was removed after it was written", file)
+		case got != sum:
 			return fmt.Errorf("%s was changed after it was written", file)
 		}
 	}
@@ -222,7 +309,7 @@ func VerifySealed(dir string, sealed bool) error {
 			if e.IsDir() || strings.HasPrefix(e.Name(), ".") || rel == ManifestFile || rel == "snapshot.yaml" {
 				continue
 			}
-			if _, ok := last[rel]; !ok {
+			if sum, ok := last[rel]; !ok || sum == "" && !(cut && rel == lines[len(lines)-1].File) {
 				return fmt.Errorf("%s was added after the records were written", rel)
 			}
 		}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,4 +111,46 @@ func TestTheManifestSealsAnAttempt(t *testing.T) {
 	dir = writeAttempt(t)
 	_, err = ReadVerdict(dir)
 	assert.NoError(t, err, "records written with the key verify with it")
+}
+
+// A process killed between a write's seal and its rename leaves the manifest's final line
+// one write ahead of its file. The attempt still verifies (the file is as the line before
+// sealed it, or absent when none did), the next process to write there seals the file as
+// it is before chaining anything after it, and it verifies after that too. A file that is
+// neither as its final line nor as the line before says is still an edit.
+func TestAWriteKilledBetweenItsSealAndItsRename(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		file string // the record whose write was cut
+	}{
+		{"a record written again", "hooks.json"},
+		{"a record's first write", "collect.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeAttempt(t)
+			path := filepath.Join(dir, tc.file)
+			before, _ := os.ReadFile(path)
+			// The seal of the write, and no rename: what a SIGKILL between the two leaves.
+			require.NoError(t, sealWritten(path, fileSumOf([]byte(`{"version": 1, "cut": true}`))))
+			require.NoError(t, VerifySealed(dir, true), "the cut write never landed")
+
+			settled = recent{} // a new process: it has checked no manifest's tail
+			require.NoError(t, NewRedactor(nil).JSON(filepath.Join(dir, "response.json"), map[string]any{"output": "again"}))
+			require.NoError(t, VerifySealed(dir, true), "the tail was sealed as it is, then the new write chained after it")
+			after, _ := os.ReadFile(path)
+			assert.Equal(t, before, after)
+
+			if tc.file == "hooks.json" {
+				require.NoError(t, sealWritten(path, fileSumOf([]byte(`{"version": 2}`))))
+				require.NoError(t, os.WriteFile(path, []byte(`{"forged": true}`), 0o644))
+				assert.ErrorContains(t, VerifySealed(dir, true), "hooks.json was changed after it was written",
+					"neither the cut write nor the one before it: an edit")
+			}
+		})
+	}
+}
+
+func fileSumOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

@@ -86,6 +86,9 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
+	if werr == nil && sealed {
+		werr = sealWritten(path, hex.EncodeToString(sum.Sum(nil))) // before the rename (seal.go)
+	}
 	if werr == nil {
 		werr = os.Rename(tmp, path)
 	}
@@ -98,9 +101,6 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	// that would make the rename itself durable, which crash safety does not need (a
 	// continued run finds the old record and runs its phase again), at a second sync
 	// per record.
-	if sealed {
-		return sealWritten(path, hex.EncodeToString(sum.Sum(nil)))
-	}
 	return nil
 }
 
