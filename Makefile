@@ -35,9 +35,11 @@ test-e2e:
 ## and Go, the README's adoption steps), the two that show concurrency by hooks that wait
 ## for each other (four suite runs), the one that runs three CI
 ## engines' shards, and the four that run whole suites again under every way of selecting
-## and sharding them or across profiles, and the one that waits on a service's export
-## schedule at the end of a run; CI runs them after make test
-LONG_TESTS = ^(TestRookShapedAgent|TestAServiceOnItsBatchScheduleIsWaitedFor|TestALateSpanDecidesItsVerdictAgain|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles)$$
+## and sharding them or across profiles, the one that has every way of running a suite
+## agree and the one that kills runs at random points and continues them (sweeps of whole
+## suites), and the one that waits on a service's export schedule at the end of a run; CI
+## runs them after make test
+LONG_TESTS = ^(TestRookShapedAgent|TestAServiceOnItsBatchScheduleIsWaitedFor|TestALateSpanDecidesItsVerdictAgain|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles|TestOutcomesAgreeEverywhere|TestSIGKILLLosesNothing)$$
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
 
