@@ -24,11 +24,11 @@ test:
 # RACY are the internal packages with goroutines or state they share across them.
 RACY = /internal/(supervisor|hook|inflight|otlp|bankdemo|store|ratelimit|modeljudge|mcpprobe|fakejudge|fakehook)(/|$$)
 test-race:
-	$(GO) test -race -count=1 ./rooktest/... $$($(GO) list ./internal/... | grep -E '$(RACY)')
-	$(GO) test -count=1 $$($(GO) list ./internal/... | grep -vE '$(RACY)')
+	$(GO) test -race -count=1 -p 4 ./rooktest/... $$($(GO) list ./internal/... | grep -E '$(RACY)')
+	$(GO) test -count=1 -p 4 $$($(GO) list ./internal/... | grep -vE '$(RACY)')
 
 test-e2e:
-	$(GO) test -count=1 -parallel 4 -skip '$(LONG_TESTS)' ./rookgen/... ./schemas/... ./docs/...
+	$(GO) test -count=1 -p 4 -parallel 4 -skip '$(LONG_TESTS)' ./rookgen/... ./schemas/... ./docs/...
 
 ## test-long: the end-to-end tests that replay a whole adoption with real interpreters (the
 ## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python

@@ -31,7 +31,9 @@ func newJudge(t *testing.T, scripts map[string]string, tune func(*modeljudge.Con
 	fake.Delay = 2 * time.Second
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
-	cfg := modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL + "/v1", Model: "judge-model", APIKey: "sk-judge-key", Timeout: 500 * time.Millisecond,
+	// A generous timeout: a loaded machine under the race detector must not turn a prompt
+	// fake into a timed-out judge. The test of the timeout sets its own.
+	cfg := modeljudge.Config{Transport: judgehttp.New(), URL: srv.URL + "/v1", Model: "judge-model", APIKey: "sk-judge-key", Timeout: time.Minute,
 		Retries: 1, Backoff: 10 * time.Millisecond}
 	if tune != nil {
 		tune(&cfg)
@@ -62,7 +64,11 @@ func TestDecideScriptedAnswers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.script, func(t *testing.T) {
-			j, fake := newJudge(t, map[string]string{"SC-1": tc.script}, nil)
+			var tune func(*modeljudge.Config)
+			if tc.script == fakejudge.Slow {
+				tune = func(c *modeljudge.Config) { c.Timeout = 500 * time.Millisecond } // under the fake's 2 s
+			}
+			j, fake := newJudge(t, map[string]string{"SC-1": tc.script}, tune)
 			d := j.Decide(context.Background(), caseFor("SC-1"))
 			require.Len(t, d.Results, 2)
 			r := d.Results["C2"]
