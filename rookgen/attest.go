@@ -40,10 +40,7 @@ const statusesField = "rookgoStatuses"
 func attestCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen attest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runID := fs.String("run", "", "the run (default: the newest)")
-	agent := fs.String("agent", "", "the newest run of this agent")
-	profile := fs.String("profile", "", "the newest run of this profile (with -agent)")
-	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
+	choice := chooseRun(fs)
 	out := fs.String("o", "", "write the Statement to this file (default: standard output)")
 	predicate := fs.String("predicate", "", "also write the predicate alone to this file (for a signing step that builds the Statement itself, such as actions/attest)")
 	checksums := fs.String("checksums", "", "also write the subjects to this file as sha256sum lines (actions/attest's subject-checksums)")
@@ -60,11 +57,7 @@ func attestCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen attest: %v\n", err)
 		return 1
 	}
-	root, err := recordsRoot(*dir)
-	if err != nil {
-		return fail(err)
-	}
-	runDir, err := findRun(root, *runID, *agent, *profile)
+	runDir, err := choice.find()
 	if err != nil {
 		return fail(err)
 	}

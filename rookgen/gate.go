@@ -16,11 +16,8 @@ import (
 func gateCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runID := fs.String("run", "", "the run (default: the newest)")
-	agent := fs.String("agent", "", "the newest run of this agent")
-	profile := fs.String("profile", "", "the newest run of this profile (with -agent)")
-	base := fs.String("base", "", "the baseline run (default: the profile's previous run)")
-	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
+	choice := chooseRun(fs)
+	base := fs.String("base", "", "the baseline run (default: the profile's last complete run)")
 	maxRegressions := fs.Int("max-regressions", 0, "regressions (pass to fail) allowed before the test decides")
 	alpha := fs.Float64("alpha", 0.05, "the significance level: a regression whose p-value is under it fails the gate")
 	if err := fs.Parse(args); err != nil {
@@ -34,11 +31,7 @@ func gateCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen gate: %v\n", err)
 		return 1
 	}
-	root, err := recordsRoot(*dir)
-	if err != nil {
-		return fail(err)
-	}
-	runDir, err := findRun(root, *runID, *agent, *profile)
+	runDir, err := choice.find()
 	if err != nil {
 		return fail(err)
 	}

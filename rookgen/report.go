@@ -22,13 +22,10 @@ import (
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rookgen report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runID := fs.String("run", "", "the run (default: the newest)")
-	agent := fs.String("agent", "", "the newest run of this agent")
-	profile := fs.String("profile", "", "the newest run of this profile (with -agent)")
-	base := fs.String("base", "", "compare with this run (default: the profile's previous run)")
+	choice := chooseRun(fs)
+	base := fs.String("base", "", "compare with this run (default: the profile's last complete run)")
 	format := fs.String("format", "md", "md, json, yaml or html")
 	out := fs.String("o", "", "write to this file (default: standard output)")
-	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
 	siteDir := fs.String("site", "", "write the view of every run under the records root (rookgen ui's pages) as static files into this folder, and nothing else")
 	doMerge := fs.Bool("merge", false, "merge the shards of one run (the run folders under the DIR arguments, such as CI artifacts) into the records root, then report it")
 	dirs, err := parseInterleaved(fs, args)
@@ -43,12 +40,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen report: unexpected arguments %q (folders to merge go with -merge)\n", dirs)
 		return 2
 	}
-	root, err := recordsRoot(*dir)
+	root, err := recordsRoot(*choice.dir)
 	if err != nil {
 		return fail(err)
 	}
 	if *siteDir != "" {
-		s := newSite(*dir)
+		s := newSite(*choice.dir)
 		s.Root = root
 		if err := s.Write(*siteDir); err != nil {
 			return fail(err)
@@ -62,7 +59,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "rookgen report: -merge needs the folders of the shards, for example rookgen report -merge shards/*")
 			return 2
 		}
-		merged, err := mergeShards(dirs, *runID, root, stderr)
+		merged, err := mergeShards(dirs, *choice.runID, root, stderr)
 		if err != nil {
 			return fail(err)
 		}
@@ -72,7 +69,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 			return reportEach(merged, stdout, fail)
 		}
 		runDir = merged[0]
-	} else if runDir, err = findRun(root, *runID, *agent, *profile); err != nil {
+	} else if runDir, err = findRun(root, *choice.runID, *choice.agent, *choice.profile); err != nil {
 		return fail(err)
 	}
 	r, err := reportRun(runDir, *base, *format, *out, stdout)
@@ -88,7 +85,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // reportRun builds the report of the run in runDir against its baseline (base, or the
-// profile's previous run), and writes it in format to out (stdout when ""), and to the
+// profile's last complete run), and writes it in format to out (stdout when ""), and to the
 // step summary.
 func reportRun(runDir, base, format, out string, stdout io.Writer) (*report.Report, error) {
 	baseDir, err := baseRun(runDir, base)
@@ -153,7 +150,7 @@ func suiteIDs() func(agent string) ([]string, bool) {
 // findRun is the run -run names (of -agent, when given), or the newest run of the agent
 // and profile.
 // baseRun is the run to compare runDir with: the one -base names (a run of the same agent),
-// else the profile's previous run ("" when there is none).
+// else the profile's last complete run ("" when there is none).
 func baseRun(runDir, base string) (string, error) {
 	if base == "" {
 		return report.Previous(runDir), nil
@@ -163,6 +160,28 @@ func baseRun(runDir, base string) (string, error) {
 		return "", fmt.Errorf("-base=%s names no run of this agent", base)
 	}
 	return dir, nil
+}
+
+// runChoice are the flags that choose one run of the records, as report, gate and attest
+// take them.
+type runChoice struct{ runID, agent, profile, dir *string }
+
+func chooseRun(fs *flag.FlagSet) runChoice {
+	return runChoice{
+		runID:   fs.String("run", "", "the run (default: the newest)"),
+		agent:   fs.String("agent", "", "the newest run of this agent"),
+		profile: fs.String("profile", "", "the newest run of this profile (with -agent)"),
+		dir:     fs.String("dir", "", "records root (default .rook/runs at the module root)"),
+	}
+}
+
+// find is the folder of the run the flags choose.
+func (c runChoice) find() (string, error) {
+	root, err := recordsRoot(*c.dir)
+	if err != nil {
+		return "", err
+	}
+	return findRun(root, *c.runID, *c.agent, *c.profile)
 }
 
 func findRun(root, runID, agent, profile string) (string, error) {

@@ -142,7 +142,7 @@ func settleTail(dir string) error {
 // returned.
 func interrupted(dir string, lines []seal) (string, bool) {
 	final := lines[len(lines)-1]
-	got := fileSum(filepath.Join(dir, filepath.FromSlash(final.File)))
+	got := fileDigest(filepath.Join(dir, filepath.FromSlash(final.File)))
 	if got == final.SHA256 {
 		return "", false
 	}
@@ -153,16 +153,6 @@ func interrupted(dir string, lines []seal) (string, bool) {
 		}
 	}
 	return got, got == before
-}
-
-// fileSum is the hex SHA-256 of the record at path, "" when there is none.
-func fileSum(path string) string {
-	data, err := ReadRecord(path)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // appendSeal appends the line sealing file rel of dir as sum ("" for absent).
@@ -291,7 +281,7 @@ func VerifySealed(dir string, sealed bool) error {
 		if cut && file == lines[len(lines)-1].File {
 			continue // as the line before sealed it: the write never landed
 		}
-		got := fileSum(filepath.Join(dir, filepath.FromSlash(file)))
+		got := fileDigest(filepath.Join(dir, filepath.FromSlash(file)))
 		switch sum := last[file]; {
 		case sum == "" && got != "":
 			return fmt.Errorf("%s was added after the records were written", file)
