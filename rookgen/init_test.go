@@ -291,7 +291,7 @@ acceptance_criteria:
 			assert.Equal(t, 14, response.Usage.Output, "completion_tokens of two turns")
 			assert.Len(t, response.Calls, 2)
 
-			res, err = goTest(t, dir, append([]string{goflags, "SHOP_AUTHORIZATION=wrong"}, creds...), "./scenarios/...", "-v")
+			res, err = goTest(t, dir, append([]string{goflags, "SHOP_AUTHORIZATION=tok-wrong-7c2e9a41"}, creds...), "./scenarios/...", "-v")
 			require.Error(t, err)
 			assert.Contains(t, res.all, "answered 401: ")
 			assert.Contains(t, res.all, "who are you?")
