@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rookgo/rookgo/internal/report"
 )
@@ -54,11 +53,6 @@ func gateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	line := fmt.Sprintf("rookgen gate: run %s against %s: %s", r.RunID, report.BaseNote(runDir, baseDir, *base != ""), says)
 	fmt.Fprintln(stdout, line)
-	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
-			_, _ = fmt.Fprintf(f, "%s\n\n", line) // the summary is a courtesy; the exit code decides
-			_ = f.Close()
-		}
-	}
+	_ = appendSummary([]byte(line + "\n\n")) // the summary is a courtesy; the exit code decides
 	return code
 }

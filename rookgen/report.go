@@ -220,8 +220,7 @@ func render(r *report.Report, format string) ([]byte, error) {
 // stepSummary appends the markdown (rendered is the report in format) to GitHub's step
 // summary when GITHUB_STEP_SUMMARY is set.
 func stepSummary(r *report.Report, format string, rendered []byte) error {
-	summary := os.Getenv("GITHUB_STEP_SUMMARY")
-	if summary == "" {
+	if summaryPath() == "" {
 		return nil
 	}
 	md := rendered
@@ -231,15 +230,14 @@ func stepSummary(r *report.Report, format string, rendered []byte) error {
 			return err
 		}
 	}
-	return appendSummary(summary, md)
+	return appendSummary(md)
 }
 
 // reportEach lists merged runs and appends each one's markdown to GitHub's step summary.
 func reportEach(dirs []string, stdout io.Writer, fail func(error) int) int {
 	for _, d := range dirs {
 		fmt.Fprintf(stdout, "%s (report.html beside it; rookgen report -agent %s -run %s renders it)\n", d, filepath.Base(filepath.Dir(d)), filepath.Base(d))
-		summary := os.Getenv("GITHUB_STEP_SUMMARY")
-		if summary == "" {
+		if summaryPath() == "" {
 			continue
 		}
 		r, err := report.Build(d, report.Previous(d))
@@ -252,7 +250,7 @@ func reportEach(dirs []string, stdout io.Writer, fail func(error) int) int {
 		if err != nil {
 			return fail(err)
 		}
-		if err := appendSummary(summary, mb.Bytes()); err != nil {
+		if err := appendSummary(mb.Bytes()); err != nil {
 			return fail(err)
 		}
 	}
@@ -275,8 +273,16 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// appendSummary appends the markdown md to GitHub's step summary file at path.
-func appendSummary(path string, md []byte) error {
+// summaryPath is GitHub's step summary file, "" outside GitHub Actions.
+func summaryPath() string { return os.Getenv("GITHUB_STEP_SUMMARY") }
+
+// appendSummary appends the markdown md to GitHub's step summary; nothing outside GitHub
+// Actions.
+func appendSummary(md []byte) error {
+	path := summaryPath()
+	if path == "" {
+		return nil
+	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)

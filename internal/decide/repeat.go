@@ -25,13 +25,12 @@ func Repeats(sc *scenario.Scenario, runID string, ns []int, verdicts []*record.V
 	for i := range verdicts {
 		attempts[i] = attempt{ns[i], verdicts[i]}
 	}
-	reasonRank := map[string]int{record.AgentNeverRan: 3, record.NotObservable: 2, record.Undecidable: 1}
 	v = record.Verdict{ScenarioID: sc.ID, RunID: runID, ForbiddenHits: []record.ForbiddenHit{}, MinPass: sc.MinPass}
 	reason, unexcusable := "", ""
 	for _, a := range attempts {
 		av := a.Verdict
-		if av.Status == record.UnableToVerify && reasonRank[av.UnverifiableReason] > reasonRank[reason] {
-			reason = av.UnverifiableReason
+		if av.Status == record.UnableToVerify {
+			reason = weightier(reason, av.UnverifiableReason)
 		}
 		if why := counting.Unexcusable(av); why != "" && unexcusable == "" {
 			unexcusable = fmt.Sprintf("attempt %d: %s", a.N, why)

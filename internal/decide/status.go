@@ -12,7 +12,6 @@ func scenarioStatus(rows []record.Row, hits []record.ForbiddenHit, forbiddenChec
 		return record.Fail, ""
 	}
 	reason := ""
-	rank := map[string]int{record.AgentNeverRan: 3, record.NotObservable: 2, record.Undecidable: 1}
 	utv := false
 	for _, r := range rows {
 		switch r.Status {
@@ -20,9 +19,7 @@ func scenarioStatus(rows []record.Row, hits []record.ForbiddenHit, forbiddenChec
 			return record.Fail, ""
 		case record.UnableToVerify:
 			utv = true
-			if rank[r.Reason] > rank[reason] {
-				reason = r.Reason
-			}
+			reason = weightier(reason, r.Reason)
 		}
 	}
 	if utv {
@@ -32,4 +29,24 @@ func scenarioStatus(rows []record.Row, hits []record.ForbiddenHit, forbiddenChec
 		return record.UnableToVerify, record.Undecidable
 	}
 	return record.Pass, ""
+}
+
+// weightier is the weightier of two Unable to Verify reasons: the agent never ran over
+// not observable over undecidable (what to fix first), a when they weigh the same.
+func weightier(a, b string) string {
+	rank := func(r string) int {
+		switch r {
+		case record.AgentNeverRan:
+			return 3
+		case record.NotObservable:
+			return 2
+		case record.Undecidable:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
 }

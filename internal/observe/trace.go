@@ -13,7 +13,6 @@ import (
 // current name first and the older names still emitted after it.
 var (
 	attrOperation = []string{"gen_ai.operation.name"}
-	attrToolName  = []string{"gen_ai.tool.name"}
 	attrToolID    = []string{"gen_ai.tool.call.id"}
 	attrToolArgs  = []string{"gen_ai.tool.call.arguments", "gen_ai.tool.arguments"}
 	attrToolOut   = []string{"gen_ai.tool.call.result", "gen_ai.tool.result"}
@@ -44,13 +43,9 @@ func attrString(sp record.Span, names []string) string {
 // one whose operation is execute_tool, or, before the operation was named, one with a
 // tool name. argsOK is false when the span carries arguments that are not a JSON object.
 func tool(sp record.Span) (c record.Call, ok, argsOK bool) {
-	op := attrString(sp, attrOperation)
-	name := attrString(sp, attrToolName)
-	if op != "execute_tool" && !(op == "" && name != "") {
+	name, ok := sp.ToolName()
+	if !ok {
 		return record.Call{}, false, false
-	}
-	if name == "" {
-		name = strings.TrimSpace(strings.TrimPrefix(sp.Name, "execute_tool"))
 	}
 	c = record.Call{ID: attrString(sp, attrToolID), Name: name, From: "trace"}
 	argsOK = true

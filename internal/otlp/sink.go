@@ -165,7 +165,7 @@ func (s *Sink) lateSpan(sp record.Span, size int) {
 	if len(s.late.Names) < maxLateNames {
 		s.late.Names = append(s.late.Names, sp.Name)
 	}
-	if c, ok := toolName(sp); ok && len(s.late.Tools) < maxLateNames {
+	if c, ok := sp.ToolName(); ok && len(s.late.Tools) < maxLateNames {
 		s.late.Tools = append(s.late.Tools, c)
 	}
 	if len(s.late.Kept) >= MaxSpans || s.lateBytes+size > MaxBytes {
@@ -174,19 +174,6 @@ func (s *Sink) lateSpan(sp record.Span, size int) {
 	}
 	s.lateBytes += size
 	s.late.Kept = append(s.late.Kept, sp)
-}
-
-// toolName is the tool a span stands for, by the GenAI conventions' attributes.
-func toolName(sp record.Span) (string, bool) {
-	op, _ := sp.Attributes["gen_ai.operation.name"].(string)
-	name, _ := sp.Attributes["gen_ai.tool.name"].(string)
-	if op != "execute_tool" && (op != "" || name == "") {
-		return "", false
-	}
-	if name == "" {
-		name = strings.TrimSpace(strings.TrimPrefix(sp.Name, "execute_tool"))
-	}
-	return name, true
 }
 
 func spanBytes(id pcommon.SpanID) []byte { b := [8]byte(id); return b[:] }

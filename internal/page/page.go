@@ -26,7 +26,7 @@ import (
 var assets embed.FS
 
 var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
-	"class":     statusClass,
+	"class":     StatusClass,
 	"highlight": highlight,
 	"join":      strings.Join,
 }).ParseFS(assets, "assets/page.html"))
@@ -69,7 +69,10 @@ func (v view) FirstFailure() *report.Failure {
 	return &f
 }
 
-func statusClass(v any) string {
+// StatusClass is a status's CSS class in the run's page and in the view (internal/site):
+// pass, fail, utv, none for no status (a run that did not include the scenario), other for
+// the rest (not judged, untrusted, not run).
+func StatusClass(v any) string {
 	switch fmt.Sprint(v) {
 	case string(record.Pass):
 		return "pass"
@@ -77,6 +80,8 @@ func statusClass(v any) string {
 		return "fail"
 	case string(record.UnableToVerify):
 		return "utv"
+	case "":
+		return "none"
 	}
 	return "other"
 }

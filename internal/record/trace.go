@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -129,3 +130,19 @@ const (
 	TraceTokenHeader = "X-Rook-Token"
 	TraceStateKey    = "rook"
 )
+
+// ToolName is the tool a span stands for by the OpenTelemetry GenAI conventions: a span
+// whose operation (gen_ai.operation.name) is execute_tool, or, before the operation was
+// named, one with a tool name (gen_ai.tool.name); the name is the attribute's, else what
+// follows "execute_tool" in the span's name. ok is false for any other span.
+func (sp Span) ToolName() (name string, ok bool) {
+	op, _ := sp.Attributes["gen_ai.operation.name"].(string)
+	name, _ = sp.Attributes["gen_ai.tool.name"].(string)
+	if op != "execute_tool" && (op != "" || name == "") {
+		return "", false
+	}
+	if name == "" {
+		name = strings.TrimSpace(strings.TrimPrefix(sp.Name, "execute_tool"))
+	}
+	return name, true
+}

@@ -26,7 +26,7 @@ import (
 var assets embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"class": statusClass,
+	"class": page.StatusClass,
 	"join":  strings.Join,
 	"lower": strings.ToLower,
 }).ParseFS(assets, "assets/*.html"))
@@ -161,18 +161,4 @@ func (s *Site) Write(dir string) error {
 		}
 	}
 	return nil
-}
-
-func statusClass(status string) string {
-	switch status {
-	case string(record.Pass):
-		return "pass"
-	case string(record.Fail):
-		return "fail"
-	case string(record.UnableToVerify):
-		return "utv"
-	case "":
-		return "none"
-	}
-	return "other"
 }
