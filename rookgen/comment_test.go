@@ -105,7 +105,7 @@ func TestCommentIsCreatedThenUpdated(t *testing.T) {
 			}
 			srv := httptest.NewServer(api)
 			defer srv.Close()
-			env := map[string]string{}
+			var env map[string]string
 			if gitlab {
 				env = map[string]string{"GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "9", "CI_PROJECT_ID": "42",
 					"CI_API_V4_URL": srv.URL + "/api/v4", "ROOK_GITLAB_TOKEN": token, "CI_JOB_URL": "https://gitlab.example/acme/shop/-/jobs/5"}
