@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -171,6 +173,7 @@ func BenchmarkScale(b *testing.B) {
 		oursMB                    float64
 		jsonBytes                 int
 		floorMB                   float64
+		floorLiveMB, liveMB       float64 // the largest heap left live after a collection
 		unsealed                  time.Duration
 		unsealedMB                float64
 	}
@@ -203,12 +206,14 @@ func BenchmarkScale(b *testing.B) {
 			if n != 100 && n != 20000 {
 				continue
 			}
-			floor := runSuite(b, floorSuite(b, n), b.TempDir(), "-test.v=test2json", "-test.timeout=0")
-			f.floorMB = float64(floor.maxrssKB) / 1024
+			// The floor and the unsealed suite run with the collector's trace: the largest heap
+			// left live after a collection is what each keeps, the collector's headroom aside.
+			floor := runSuiteTraced(b, floorSuite(b, n), b.TempDir(), "-test.v=test2json", "-test.timeout=0")
+			f.floorMB, f.floorLiveMB = float64(floor.maxrssKB)/1024, liveMB(floor.out)
 			bin, _ = compileSuite(b, dir, "tiny", "-overlay="+unsealed)
-			res = runSuite(b, bin, filepath.Join(dir, "scenarios/tiny"), "-rook.dir="+b.TempDir(), "-test.v=test2json", "-test.timeout=0")
+			res = runSuiteTraced(b, bin, filepath.Join(dir, "scenarios/tiny"), "-rook.dir="+b.TempDir(), "-test.v=test2json", "-test.timeout=0")
 			passed(b, res, n)
-			f.unsealed, f.unsealedMB = res.wall, float64(res.maxrssKB)/1024
+			f.unsealed, f.unsealedMB, f.liveMB = res.wall, float64(res.maxrssKB)/1024, liveMB(res.out)
 		}
 	}
 	base := got[100]
@@ -230,12 +235,40 @@ func BenchmarkScale(b *testing.B) {
 		}
 		if f.floorMB > 0 {
 			b.ReportMetric(f.floorMB, fmt.Sprintf("floor-RSS-MB@%d", n))
+			b.ReportMetric(f.floorLiveMB, fmt.Sprintf("floor-live-MB@%d", n))
+			b.ReportMetric(f.liveMB, fmt.Sprintf("live-MB@%d", n))
 			b.ReportMetric(f.run.Seconds()/f.unsealed.Seconds(), fmt.Sprintf("sealed-vs-unsealed-time@%d", n))
 			b.ReportMetric(f.rssMB/f.unsealedMB, fmt.Sprintf("sealed-vs-unsealed-RSS@%d", n))
 		}
 	}
 	top := got[20000]
 	b.ReportMetric((top.rssMB-base.rssMB)/(top.floorMB-base.floorMB), "floor-growth-ratio@20000")
+	b.ReportMetric((top.liveMB-base.liveMB)/max(top.floorLiveMB-base.floorLiveMB, 1), "live-growth-ratio@20000")
+}
+
+// runSuiteTraced runs a suite as runSuite does, with the collector's trace on its stderr
+// (GODEBUG=gctrace=1), for liveMB.
+func runSuiteTraced(b *testing.B, bin, dir string, args ...string) measured {
+	b.Helper()
+	res, err := measure(dir, []string{"GODEBUG=gctrace=1"}, append([]string{bin}, args...)...)
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", bin, err, tail(res.out, 4000))
+	}
+	return res
+}
+
+// gcLine is a collection in the collector's trace: "gc 12 @3.1s ...: ..., 6->7->3 MB, ...".
+var gcLine = regexp.MustCompile(`(?m)^gc \d+ @.*?(\d+)->(\d+)->(\d+) MB`)
+
+// liveMB is the largest heap a collection left live in the trace out holds, in MB.
+func liveMB(out string) float64 {
+	most := 0.0
+	for _, m := range gcLine.FindAllStringSubmatch(out, -1) {
+		if v, _ := strconv.ParseFloat(m[3], 64); v > most {
+			most = v
+		}
+	}
+	return most
 }
 
 // floorSuite builds the floor of a suite of n scenarios: a test binary with one test whose
