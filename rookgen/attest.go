@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -185,7 +183,7 @@ func predicateOf(tr *trpb.TestResult, statuses map[string]any) (*structpb.Struct
 // A record that is not a regular file is an error: no record is read through a link.
 func runFiles(runDir string, run *record.Run) (records, config []*ita.ResourceDescriptor, err error) {
 	add := func(to *[]*ita.ResourceDescriptor, rel string) error {
-		sum, err := recordDigest(filepath.Join(runDir, filepath.FromSlash(rel)))
+		sum, err := store.RecordDigest(filepath.Join(runDir, filepath.FromSlash(rel)))
 		if err != nil {
 			return err
 		}
@@ -234,27 +232,6 @@ func runFiles(runDir string, run *record.Run) (records, config []*ita.ResourceDe
 		return nil, nil, fmt.Errorf("run %s recorded no configuration (no profile.yaml, no scenario snapshot)", run.ID)
 	}
 	return records, config, nil
-}
-
-// recordDigest is the hex SHA-256 of the record at path, read without following a link.
-func recordDigest(path string) (string, error) {
-	info, err := os.Lstat(path)
-	if err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file: a record is never a link", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = f.Close() }() // read only
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // indentedJSON is m as in-toto's JSON, indented: protojson varies its spacing from build

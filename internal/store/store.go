@@ -142,14 +142,32 @@ func (r *Redactor) WriteVerdict(dir string, v *record.Verdict) error {
 	return r.YAML(path, v)
 }
 
-// fileDigest is the hex SHA-256 of a file, or "" when it cannot be read.
+// fileDigest is the hex SHA-256 of a record, or "" when it cannot be read.
 func fileDigest(path string) string {
-	data, err := ReadRecord(path)
+	sum, _ := RecordDigest(path)
+	return sum
+}
+
+// RecordDigest is the hex SHA-256 of the record at path, read as it streams and never
+// through a link (ReadRecord).
+func RecordDigest(path string) (string, error) {
+	info, err := os.Lstat(path)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	if !info.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (a link is not followed to read a record)", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = f.Close() }() // read only
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ReadHooks reads the hooks.json in dir, with the numbers hooks printed kept exact; a
