@@ -22,17 +22,6 @@ type gate struct {
 	chosen bool
 }
 
-// lastComplete is the newest run of agent's profile under records that is a whole run of
-// its suite (report.Partial), other than skip; "" when there is none.
-func lastComplete(records, agent, profile, skip string) string {
-	for _, o := range store.ListRuns(records, agent) {
-		if o.ProfileID == profile && o.ID != skip && report.Partial(o.Dir) == "" {
-			return o.ID
-		}
-	}
-	return ""
-}
-
 // parseGate reads -rook.gate (given as as): "on" for the defaults (no regression allowed,
 // alpha 0.05, the previous run), or a comma-separated list of alpha=A, max-regressions=N,
 // base=ID.
@@ -108,4 +97,15 @@ func (g gate) decide(t tb, dir string) {
 		return
 	}
 	logf(t, "%s", msg)
+}
+
+// lastComplete is the id of the gate's baseline before this run starts: the newest complete
+// run of agent's profile under records other than skip (report.LastComplete); "" when there
+// is none.
+func lastComplete(records, agent, profile, skip string) string {
+	dir, _ := report.LastComplete(records, agent, profile, func(o store.RunDir) bool { return o.ID != skip })
+	if dir == "" {
+		return ""
+	}
+	return filepath.Base(dir)
 }

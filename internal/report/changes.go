@@ -184,8 +184,15 @@ func Baseline(dir string) (base string, passedOver []string) {
 		return "", nil
 	}
 	this := store.RunDir{ID: filepath.Base(dir), Seen: store.Seen(dir)}
-	for _, o := range store.ListRuns(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir))) {
-		if !this.Newer(o) || o.ProfileID != run.Pins.ProfileID {
+	return LastComplete(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), run.Pins.ProfileID, this.Newer)
+}
+
+// LastComplete is the newest run of agent's profile under root that keep accepts and that
+// is a whole run of its suite ("" when there is none), and the newer ones it passed over
+// because they were partial (Partial), each "id (why)".
+func LastComplete(root, agent, profile string, keep func(store.RunDir) bool) (dir string, passedOver []string) {
+	for _, o := range store.ListRuns(root, agent) {
+		if o.ProfileID != profile || !keep(o) {
 			continue
 		}
 		if why := Partial(o.Dir); why != "" {
