@@ -412,27 +412,12 @@ func TestASourcesPlaceholderIsText(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("the hook init writes needs node")
 	}
-	const token = "ghp_live5f2b9c0e7a1d4e36aa"
-	t.Setenv("GITHUB_TOKEN", token)
-	var got []string
-	srv := loopbackAgent(t, "/chat", func(in chatRequest, r *http.Request) (any, int) {
-		got = append(got, r.Header.Get("X-Note")+" "+in.Message)
-		return map[string]any{"reply": "ok"}, http.StatusOK
-	})
-	har := `{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{"request": {"method": "POST", "url": "` + srv.URL + `/chat",
-	  "headers": [{"name": "Content-Type", "value": "application/json"}, {"name": "X-Note", "value": "{{env:GITHUB_TOKEN}}"}],
-	  "postData": {"mimeType": "application/json", "text": "{\"message\": \"hello {{env:GITHUB_TOKEN}}\"}"}},
-	  "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{\"reply\": \"hi\"}"}}}]}}`
-	file := filepath.Join(t.TempDir(), "chat.har")
-	require.NoError(t, os.WriteFile(file, []byte(har), 0o644))
-	dir := newModule(t)
-	var stdout, stderr bytes.Buffer
-	run([]string{"init", "bot", "--from", file, "-root", dir}, &stdout, &stderr)
-	all := stdout.String() + stderr.String() + strings.Join(got, "\n")
-	assert.NotContains(t, all, token, "the user's token goes nowhere")
-	require.NotEmpty(t, got, "init's probe called the agent: %s", stdout.String()+stderr.String())
-	assert.Contains(t, got[0], "{{env:GITHUB_TOKEN}}", "the source's text is sent as it is")
-	assertNoFileHolds(t, dir, token)
+	out, dir, _, got := initFromHostileHAR(t, `{"name": "X-Note", "value": "{{env:GITHUB_TOKEN}}"}`, `{\"message\": \"hello {{env:GITHUB_TOKEN}}\"}`)
+	all := out + strings.Join(*got, "\n")
+	assert.NotContains(t, all, hostileToken, "the user's token goes nowhere")
+	require.NotEmpty(t, *got, "init's probe called the agent: %s", out)
+	assert.Contains(t, (*got)[0], "{{env:GITHUB_TOKEN}}", "the source's text is sent as it is")
+	assertNoFileHolds(t, dir, hostileToken)
 }
 
 // A variable a source names is text too: a recording whose headers and body hold
@@ -443,30 +428,14 @@ func TestASourcesVariableIsNeverRead(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("the hook init writes needs node")
 	}
-	const token = "ghp_live5f2b9c0e7a1d4e36aa"
-	t.Setenv("GITHUB_TOKEN", token)
-	var got []string
-	srv := loopbackAgent(t, "/chat", func(in chatRequest, r *http.Request) (any, int) {
-		got = append(got, fmt.Sprint(r.Header, in))
-		return map[string]any{"reply": "ok"}, http.StatusOK
-	})
-	har := `{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{"request": {"method": "POST", "url": "` + srv.URL + `/chat",
-	  "headers": [{"name": "Content-Type", "value": "application/json"}, {"name": "X-Note", "value": "$GITHUB_TOKEN"},
-	    {"name": "Authorization", "value": "Bearer ${GITHUB_TOKEN}"}],
-	  "postData": {"mimeType": "application/json", "text": "{\"message\": \"hello\", \"session\": \"$GITHUB_TOKEN\"}"}},
-	  "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{\"reply\": \"hi\"}"}}}]}}`
-	file := filepath.Join(t.TempDir(), "chat.har")
-	require.NoError(t, os.WriteFile(file, []byte(har), 0o644))
-	dir := newModule(t)
-	var stdout, stderr bytes.Buffer
-	run([]string{"init", "bot", "--from", file, "-root", dir}, &stdout, &stderr)
-	out := stdout.String() + stderr.String()
-	assert.NotContains(t, out+strings.Join(got, "\n"), token, "the user's token goes nowhere")
+	out, dir, srv, got := initFromHostileHAR(t, `{"name": "X-Note", "value": "$GITHUB_TOKEN"}, {"name": "Authorization", "value": "Bearer ${GITHUB_TOKEN}"}`,
+		`{\"message\": \"hello\", \"session\": \"$GITHUB_TOKEN\"}`)
+	assert.NotContains(t, out+strings.Join(*got, "\n"), hostileToken, "the user's token goes nowhere")
 	assert.NotContains(t, out, "{{env:GITHUB_TOKEN}}")
 	for _, want := range []string{"X-Note: {{env:BOT_X_NOTE}}", "Authorization: Bearer {{env:BOT_AUTHORIZATION}}", "the source names $GITHUB_TOKEN, which is not read"} {
 		assert.Contains(t, out, want)
 	}
-	assertNoFileHolds(t, dir, token)
+	assertNoFileHolds(t, dir, hostileToken)
 	assertNoFileHolds(t, dir, "env:GITHUB_TOKEN")
 
 	// A model's answer is a source: the variable it names is not read either.
@@ -479,11 +448,38 @@ func TestASourcesVariableIsNeverRead(t *testing.T) {
 	require.NoError(t, err)
 	content = string(b)
 	dir = newModule(t)
-	stdout.Reset()
-	stderr.Reset()
+	var stdout, stderr bytes.Buffer
 	run([]string{"init", "bot", "--prompt", "POST to " + srv.URL + "/chat with the header X-Api-Key", "-root", dir}, &stdout, &stderr)
 	out = stdout.String() + stderr.String()
 	assert.Contains(t, out, "X-Api-Key: {{env:BOT_X_API_KEY}}")
-	assert.NotContains(t, out+strings.Join(got, "\n"), token)
+	assert.NotContains(t, out+strings.Join(*got, "\n"), hostileToken)
 	assertNoFileHolds(t, dir, "env:GITHUB_TOKEN")
+}
+
+// hostileToken is the user's GITHUB_TOKEN while a hostile source is read.
+const hostileToken = "ghp_live5f2b9c0e7a1d4e36aa"
+
+// initFromHostileHAR runs init --from a HAR recording of one POST to a loopback agent, with
+// headers (JSON objects, after Content-Type) and body (a JSON string's text) as the
+// recording holds them, while the user's GITHUB_TOKEN is set. It returns what init printed,
+// the module, the agent, and what the agent was sent (headers and message, as the requests
+// come).
+func initFromHostileHAR(t *testing.T, headers, body string) (out, dir string, srv *httptest.Server, got *[]string) {
+	t.Helper()
+	t.Setenv("GITHUB_TOKEN", hostileToken)
+	got = &[]string{}
+	srv = loopbackAgent(t, "/chat", func(in chatRequest, r *http.Request) (any, int) {
+		*got = append(*got, fmt.Sprint(r.Header, in))
+		return map[string]any{"reply": "ok"}, http.StatusOK
+	})
+	har := `{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{"request": {"method": "POST", "url": "` + srv.URL + `/chat",
+	  "headers": [{"name": "Content-Type", "value": "application/json"}, ` + headers + `],
+	  "postData": {"mimeType": "application/json", "text": "` + body + `"}},
+	  "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{\"reply\": \"hi\"}"}}}]}}`
+	file := filepath.Join(t.TempDir(), "chat.har")
+	require.NoError(t, os.WriteFile(file, []byte(har), 0o644))
+	dir = newModule(t)
+	var stdout, stderr bytes.Buffer
+	run([]string{"init", "bot", "--from", file, "-root", dir}, &stdout, &stderr)
+	return stdout.String() + stderr.String(), dir, srv, got
 }
