@@ -55,6 +55,10 @@ func (c Call) Getenv(name string) string {
 type Reply struct {
 	// Output is execute's reply.
 	Output string `json:"output,omitempty"`
+	// ReplyUnobserved, in place of Output, says why execute could not see what the agent
+	// replied (it reads the agent's trace, recorded with message content off): criteria
+	// about the reply are then Unable to Verify, never decided on an empty one.
+	ReplyUnobserved string `json:"reply_unobserved,omitempty"`
 	// Conversation threads later turns and phases.
 	Conversation string `json:"conversation,omitempty"`
 	// Calls are the tool calls the agent made; nil is "not observed", and an empty,

@@ -23,6 +23,10 @@ type Output struct {
 	// Reply is execute's output (or agent_reply); HasReply says it was given.
 	Reply    string
 	HasReply bool
+	// ReplyUnobserved says why execute could not see the agent's reply (reply_unobserved:
+	// a hook that reads a trace recorded with message content off): the turn replied, and
+	// what it said is not known, so nothing about it is decided from it.
+	ReplyUnobserved string
 	// Conversation is the handle that threads later turns and phases.
 	Conversation string
 	// Usage is nil when the hook reported none.
@@ -105,6 +109,19 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 		}
 		out.Reply, out.HasReply = s, isStr
 	}
+	if u, ok := m["reply_unobserved"]; ok && u != nil {
+		why, isStr := u.(string)
+		switch {
+		case !isStr || strings.TrimSpace(why) == "":
+			problems = append(problems, fmt.Errorf("\"reply_unobserved\" must say, as text, why the reply was not seen, got %s", quote(mustJSON(u))))
+		case out.HasReply:
+			problems = append(problems, errors.New("\"reply_unobserved\" is given with an \"output\": a turn's reply is either seen or not"))
+		case len(why) > maxWhy:
+			out.ReplyUnobserved = strings.ToValidUTF8(why[:maxWhy], "") + "..."
+		default:
+			out.ReplyUnobserved = why
+		}
+	}
 	out.Notes, out.Unread = nearMisses(m, requireReply)
 	if r, ok := m["retry_after_ms"]; ok && r != nil {
 		ms, err := parseMillis("retry_after_ms", r, maxRetryAfterMs)
@@ -113,7 +130,7 @@ func FromData(m map[string]any, requireReply bool) (*Output, error) {
 		}
 		out.RetryAfterMs = ms
 	}
-	if requireReply && !out.HasReply && out.RetryAfterMs == nil && len(problems) == 0 {
+	if requireReply && !out.HasReply && out.ReplyUnobserved == "" && out.RetryAfterMs == nil && len(problems) == 0 {
 		problems = append(problems, fmt.Errorf("stdout has no \"output\" (or \"agent_reply\"); execute must return the agent's answer: %s", quote(mustJSON(m))))
 	}
 	if c, ok := m["conversation"]; ok && c != nil {
@@ -203,6 +220,9 @@ func empty(v any) bool {
 	}
 	return false
 }
+
+// maxWhy bounds the reason a hook gives for a reply it did not see, which verdicts repeat.
+const maxWhy = 300
 
 // MaxTokens bounds a token count a hook reports: a count beyond it is a bug or an attack,
 // and it keeps every sum of counts far from overflowing.

@@ -3,6 +3,7 @@ package hook_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,6 +49,17 @@ func TestParseOutput(t *testing.T) {
 		{name: "output not a string", stdout: `{"output":{"text":"x"}}`, execute: true, wantErr: `"output" must be a string`},
 		{name: "calls not a list", stdout: `{"output":"x","calls":{"name":"a"}}`, execute: true, wantErr: `"calls" must be a list`},
 		{name: "call without name", stdout: `{"output":"x","calls":[{"arguments":{}}]}`, execute: true, wantErr: `"calls[0]" has no "name"`},
+		{name: "reply not seen", stdout: `{"reply_unobserved":"content capture is off","calls":[]}`, execute: true, check: func(t *testing.T, o *hook.Output) {
+			assert.False(t, o.HasReply)
+			assert.Equal(t, "content capture is off", o.ReplyUnobserved)
+		}},
+		{name: "reply not seen, said at length", stdout: `{"reply_unobserved":"` + strings.Repeat("é", 400) + `"}`, execute: true, check: func(t *testing.T, o *hook.Output) {
+			assert.LessOrEqual(t, len(o.ReplyUnobserved), 303)
+			assert.True(t, utf8.ValidString(o.ReplyUnobserved))
+		}},
+		{name: "reply both seen and not", stdout: `{"output":"x","reply_unobserved":"off"}`, execute: true, wantErr: "either seen or not"},
+		{name: "reply not seen, no reason", stdout: `{"reply_unobserved":" "}`, execute: true, wantErr: `"reply_unobserved" must say`},
+		{name: "reply not seen, not text", stdout: `{"reply_unobserved":true}`, execute: true, wantErr: `"reply_unobserved" must say`},
 		{name: "negative usage", stdout: `{"output":"x","usage":{"input":-1}}`, execute: true, wantErr: "non-negative"},
 	}
 	for _, tc := range tests {

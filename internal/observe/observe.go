@@ -278,7 +278,8 @@ func (o *Observations) AgentText() Seen[string] {
 // Words are every text the agent said, where a search for what it must never say looks:
 // each turn's reply ("turn 2 reply"), and the text its hook printed under keys the
 // contract does not read ("turn 2 \"response\""), which is the agent's too. Whole when
-// the agent replied: nothing it printed is left out.
+// the agent replied and every reply was seen (a hook may say it could not see one:
+// reply_unobserved).
 func (o *Observations) Words() Seen[[]Where] {
 	var out []Where
 	for _, t := range o.turns {
@@ -289,7 +290,7 @@ func (o *Observations) Words() Seen[[]Where] {
 	if len(out) == 0 {
 		why = "the agent never replied"
 	}
-	return Seen[[]Where]{Value: out, Coverage: Coverage{Observed: len(out) > 0, Complete: len(out) > 0, Why: why, Sources: []string{"execute"}}}
+	return seen(o, Replies, out, len(out) > 0, true, why, "execute")
 }
 
 // Collect is collect's data: not observed when there is none, and why.

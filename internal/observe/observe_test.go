@@ -197,3 +197,23 @@ func TestEvidenceSaysWhereACallWasSeen(t *testing.T) {
 	assert.Contains(t, rows["NO"].Evidence, "issue_refund, from the agent's trace, turn 1")
 	assert.Contains(t, rows["YES"].Evidence, "lookup, from execute's report, turn 1")
 }
+
+// A turn whose hook could not see the reply (reply_unobserved: a trace recorded with
+// message content off) replied, and what it said is not known: every criterion about its
+// words is Unable to Verify, never decided on an empty reply, and its calls still decide.
+func TestAReplyNotSeenDecidesNothingAboutIt(t *testing.T) {
+	obs := hooked(map[string]any{"reply_unobserved": "the trace records no message content",
+		"calls": []any{map[string]any{"name": "lookup_order", "arguments": map[string]any{"order": "ORD-1"}}}})
+	rows := decided(t, obs, `  - {id: HAS, statement: s, check: contains, params: {text: shipped}}
+  - {id: NOT, statement: s, check: not_contains, params: {text: "@"}}
+  - {id: RE, statement: s, check: regex, params: {pattern: "^$"}}
+  - {id: CALL, statement: s, check: called, params: {name: lookup_order}}
+`)
+	for _, id := range []string{"HAS", "NOT", "RE"} {
+		assert.Equal(t, record.UnableToVerify, rows[id].Status, "%s: %s", id, rows[id].Achieved)
+		assert.Contains(t, rows[id].Achieved+rows[id].Reason, "no message content", id)
+	}
+	assert.Equal(t, record.Pass, rows["CALL"].Status, rows["CALL"].Achieved)
+	words := obs.Words()
+	assert.NotEmpty(t, words.Gap(), "a search for forbidden text is not whole without the reply")
+}

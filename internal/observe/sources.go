@@ -72,6 +72,9 @@ func (o *Observations) Turn(input string, rec *record.PhaseRecord) bool {
 			t.quiet = append(t.quiet, try)
 		}
 	}
+	if out.ReplyUnobserved != "" {
+		o.lose(Replies, n, fmt.Sprintf("turn %d's reply was not seen: %s", n, out.ReplyUnobserved))
+	}
 	t.unread = unread(n, out)
 	o.lostUnread(n, out)
 	o.turns = append(o.turns, t)

@@ -329,7 +329,7 @@ func (a *attemptRun) askedToWait(rec *record.PhaseRecord, out *hook.Output, wait
 	if a.log != nil {
 		a.log(fmt.Sprintf("execute (turn %d): the agent's API asked to wait %s (retry_after_ms); no turn of any scenario starts before then", rec.Turn, d))
 	}
-	if out.HasReply {
+	if out.HasReply || out.ReplyUnobserved != "" {
 		return false
 	}
 	if *waits < maxWaits {
