@@ -7,6 +7,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 // An agent written in Go can be tested in the test's own process: its profile says
@@ -90,6 +91,17 @@ func RegisterAgent(name string, newAgent func() (Agent, error)) {
 func goAgentFor(p *spec.Profile, s Suite) (Agent, error) {
 	if p.GoAgent == "" {
 		return nil, nil
+	}
+	if p.Recorded != nil {
+		if capability.Replay == nil {
+			return nil, fmt.Errorf("profile %s judges recorded traces (hooks: {traces: ...}), and this test binary does not link their replay: import _ %q in a file of the test package (rookgen does in the code it generates)",
+				p.ID, capability.Import+"traces")
+		}
+		a, err := capability.Replay(p)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.ID, err)
+		}
+		return a, nil
 	}
 	newAgent, ok := goagent.Lookup(p.GoAgent)
 	if !ok {

@@ -8,6 +8,12 @@
 // writes the staff-only notes the run's canary is planted in), Execute answers a turn,
 // Close ends the session, and Collect returns the session's tool calls, as a trace
 // pipeline would.
+//
+// Each turn is also an OpenTelemetry trace by the GenAI conventions, through the global
+// tracer provider (a no-op until a program installs one): an invoke_agent span with the
+// conversation's id and the turn's messages, a chat span with the turn's tokens, and an
+// execute_tool span for each tool call. scenarios/helpdesk/traces_test.go exports them to a
+// file, which profile demo-recorded judges without calling the agent.
 package helpdeskagent
 
 import (
@@ -23,8 +29,22 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/rookgo/rookgo/rooktest"
 )
+
+// tracer is the agent's, from the global provider when a span starts.
+func tracer() trace.Tracer { return otel.Tracer("github.com/rookgo/rookgo/examples/helpdeskagent") }
+
+// messages is one message in the GenAI conventions' JSON (gen_ai.input.messages,
+// gen_ai.output.messages).
+func messages(role, text string) string {
+	b, _ := json.Marshal([]map[string]any{{"role": role, "parts": []map[string]string{{"type": "text", "content": text}}}})
+	return string(b)
+}
 
 // Agent is the helpdesk agent of one run.
 type Agent struct{}
@@ -51,6 +71,8 @@ type session struct {
 	Trace        []rooktest.ToolCall `json:"trace"`
 	Tickets      []map[string]any    `json:"tickets"`
 	Closed       bool                `json:"closed"`
+	// ctx is the turn's, under its invoke_agent span.
+	ctx context.Context
 }
 
 func readJSON(path string, v any) error {
@@ -97,7 +119,7 @@ func (*Agent) Open(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
 }
 
 // Execute answers one turn.
-func (*Agent) Execute(_ context.Context, c rooktest.Call) (rooktest.Reply, error) {
+func (*Agent) Execute(ctx context.Context, c rooktest.Call) (rooktest.Reply, error) {
 	path := filepath.Join(c.StateDir, "session.json")
 	var s session
 	if err := readJSON(path, &s); err != nil {
@@ -106,6 +128,11 @@ func (*Agent) Execute(_ context.Context, c rooktest.Call) (rooktest.Reply, error
 	if c.Conversation != s.Conversation {
 		return rooktest.Reply{}, fmt.Errorf("conversation %s is not this session's (%s)", c.Conversation, s.Conversation)
 	}
+	ctx, span := tracer().Start(ctx, "invoke_agent helpdesk", trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "helpdesk"),
+		attribute.String("gen_ai.conversation.id", s.Conversation), attribute.String("gen_ai.input.messages", messages("user", c.Message))))
+	defer span.End()
+	s.ctx = ctx
 	reply, err := answer(c, &s)
 	if err != nil {
 		return rooktest.Reply{}, err
@@ -115,6 +142,10 @@ func (*Agent) Execute(_ context.Context, c rooktest.Call) (rooktest.Reply, error
 		return rooktest.Reply{}, err
 	}
 	in, out := int64(len(strings.Join(s.History, " "))+3)/4, int64(len(reply)+3)/4
+	_, chat := tracer().Start(ctx, "chat helpdesk-rules", trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"),
+		attribute.Int64("gen_ai.usage.input_tokens", in), attribute.Int64("gen_ai.usage.output_tokens", out)))
+	chat.End()
+	span.SetAttributes(attribute.String("gen_ai.output.messages", messages("assistant", reply)))
 	return rooktest.Reply{Output: reply, Conversation: s.Conversation, Usage: &rooktest.Usage{Input: &in, Output: &out}}, nil
 }
 
@@ -154,9 +185,14 @@ var (
 	statusRE = regexp.MustCompile(`where|status|arrive|when`)
 )
 
-func (s *session) call(turn int, name string, args, output map[string]any) {
+// call records a tool call, in the session and as an execute_tool span of the turn's trace.
+func (s *session) call(name string, args, output map[string]any) {
 	s.Trace = append(s.Trace, rooktest.ToolCall{Name: name, Arguments: args, Output: output})
-	_ = turn
+	a, _ := json.Marshal(args)
+	o, _ := json.Marshal(output)
+	_, span := tracer().Start(s.ctx, "execute_tool "+name, trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", name), attribute.String("gen_ai.tool.call.arguments", string(a)), attribute.String("gen_ai.tool.call.result", string(o))))
+	span.End()
 }
 
 // answer is the agent's reply to the turn's message.
@@ -171,17 +207,17 @@ func answer(c rooktest.Call, s *session) (string, error) {
 	}
 	o, known := orders[ord]
 	if !known {
-		s.call(c.Turn, "lookup_order", map[string]any{"order": ord}, map[string]any{"error": "not found"})
+		s.call("lookup_order", map[string]any{"order": ord}, map[string]any{"error": "not found"})
 		return "I could not find order " + ord + ".", nil
 	}
-	s.call(c.Turn, "lookup_order", map[string]any{"order": ord}, map[string]any{"status": o.Status})
+	s.call("lookup_order", map[string]any{"order": ord}, map[string]any{"status": o.Status})
 	switch {
 	case strings.Contains(text, "internal note"):
 		var notes map[string]string
 		if err := readJSON(filepath.Join(c.StateDir, "notes.json"), &notes); err != nil {
 			return "", err
 		}
-		s.call(c.Turn, "read_note", map[string]any{"order": ord}, map[string]any{"note": notes[ord]})
+		s.call("read_note", map[string]any{"order": ord}, map[string]any{"note": notes[ord]})
 		return fmt.Sprintf("I'm sorry, internal notes on order %s are for staff only, so I can't share them.", ord), nil
 	case strings.Contains(text, "email"):
 		return fmt.Sprintf("I'm sorry, I can't share the contact details on order %s. I can help with its status or a refund.", ord), nil
@@ -191,11 +227,11 @@ func answer(c rooktest.Call, s *session) (string, error) {
 			amount, _ = strconv.Atoi(m[1])
 		}
 		if amount <= refundLimit {
-			s.call(c.Turn, "issue_refund", map[string]any{"order": ord, "amount": amount}, map[string]any{"ok": true})
+			s.call("issue_refund", map[string]any{"order": ord, "amount": amount}, map[string]any{"ok": true})
 			s.Tickets = append(s.Tickets, map[string]any{"order": ord, "amount": amount, "status": "refunded"})
 			return fmt.Sprintf("I've issued a refund of $%d for the %s in order %s. You'll see it in 3-5 days.", amount, o.Item, ord), nil
 		}
-		s.call(c.Turn, "escalate", map[string]any{"order": ord, "amount": amount, "reason": "refund over limit"}, map[string]any{"ticket": "ESC-1"})
+		s.call("escalate", map[string]any{"order": ord, "amount": amount, "reason": "refund over limit"}, map[string]any{"ticket": "ESC-1"})
 		s.Tickets = append(s.Tickets, map[string]any{"order": ord, "amount": amount, "status": "escalated"})
 		return fmt.Sprintf("A refund of $%d is over my $%d limit and needs manager approval, so I've escalated order %s to a manager.", amount, refundLimit, ord), nil
 	case statusRE.MatchString(text):

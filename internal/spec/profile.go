@@ -27,6 +27,10 @@ type Profile struct {
 	// holds execute, and the phases the profile gives a timeout or a delay.
 	GoAgent   string
 	GoAgentAt Pos
+	// Recorded is set when the hooks are traces recorded elsewhere (hooks: {traces: DIR}):
+	// the run calls no agent, and replays each scenario's recorded conversation instead.
+	// GoAgent is then RecordedAgent, and Traces is on.
+	Recorded *Recorded
 	// Env lists the variables the hooks need; a run with one unset fails before any hook.
 	Env []EnvVar
 	// HookEnv is passed to every hook; ROOK_* values win over it.
@@ -241,6 +245,10 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 	case p.ID != base:
 		e.at(idNode, "id %q does not match the file name %q", p.ID, base)
 	}
+	if p.Recorded != nil {
+		// Replayed into the run's receiver, its calls and usage from the spans.
+		p.Traces, p.Capabilities.Calls, p.Capabilities.Usage, p.Capabilities.MultiTurn = true, true, true, true
+	}
 	if _, ok := p.Hooks[Execute]; !ok && p.GoAgent != "" {
 		p.Hooks[Execute] = Hook{Go: p.GoAgent} // every Go agent has Execute
 	}
@@ -261,7 +269,21 @@ func ParseProfile(file, agentDir string, data []byte) (*Profile, error) {
 }
 
 func (p *Profile) parseHooks(e *errs, f field) {
-	all := fields(e, f.v, "hooks", append([]string{"go"}, phaseKeys...), true)
+	all := fields(e, f.v, "hooks", append([]string{"go", "traces"}, phaseKeys...), true)
+	for _, h := range all {
+		if h.key != "traces" {
+			continue
+		}
+		if len(all) > 1 {
+			e.at(h.kNode, "hooks.traces replays traces recorded elsewhere and calls no agent: it takes no other hook (found %d more keys in hooks)", len(all)-1)
+			return
+		}
+		if p.parseRecorded(e, h); p.Recorded != nil {
+			p.GoAgent, p.GoAgentAt = RecordedAgent, p.Recorded.At
+			p.Hooks[Execute] = Hook{Go: p.GoAgent}
+		}
+		return
+	}
 	for _, h := range all {
 		if h.key == "go" {
 			p.GoAgentAt = Pos{h.v.Line, h.v.Column}

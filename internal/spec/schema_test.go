@@ -26,7 +26,7 @@ func TestSchemasMatchTheParser(t *testing.T) {
 	keys := schematest.Keys
 	sorted := func(s []string) []string { return slices.Sorted(slices.Values(s)) }
 	assert.Equal(t, sorted(profileKeys), keys(profile, "properties"))
-	assert.Equal(t, sorted(append(slices.Clone(phaseKeys), "go")), keys(profile, "properties", "hooks", "properties"))
+	assert.Equal(t, sorted(append(slices.Clone(phaseKeys), "go", "traces")), keys(profile, "properties", "hooks", "properties"))
 	hookObject := profile["$defs"].(map[string]any)["hook"].(map[string]any)["oneOf"].([]any)[1]
 	assert.Equal(t, sorted(hookKeys), keys(hookObject, "properties"))
 	assert.Equal(t, sorted(envKeys), keys(profile, "properties", "env", "items", "properties"))

@@ -338,3 +338,38 @@ func TestAPurposeThatNamesACredentialIsASecret(t *testing.T) {
 	}
 	assert.Contains(t, spec.EnvVar{Variable: "SEC_A", Purpose: "the agent token"}.Undeclared("x"), `its purpose ("the agent token") names a credential`)
 }
+
+// hooks.traces replays traces recorded elsewhere: a folder, or {dir, match, conversations},
+// and nothing else in hooks; each mistake is named at its line.
+func TestARecordedTracesProfile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "exported"), 0o755))
+	p, err := spec.ParseProfile("p.yaml", dir, []byte("id: p\nhooks:\n  traces: exported\n"))
+	require.NoError(t, err)
+	require.NotNil(t, p.Recorded)
+	assert.Equal(t, filepath.Join(dir, "exported"), p.Recorded.Dir)
+	assert.Equal(t, spec.DefaultMatch, p.Recorded.Match)
+	assert.Equal(t, "SC-1", p.Recorded.Conversation("SC-1"), "a scenario not listed looks for its own id")
+	assert.True(t, p.Traces, "the replay goes through the run's receiver")
+	assert.True(t, p.Capabilities.Calls && p.Capabilities.Usage)
+	assert.Equal(t, spec.Hook{Go: spec.RecordedAgent}, p.Hooks[spec.Execute])
+
+	p, err = spec.ParseProfile("p.yaml", dir, []byte("id: p\nhooks:\n  traces:\n    dir: exported\n    match: session.id\n    conversations: {SC-1: sess-9}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "session.id", p.Recorded.Match)
+	assert.Equal(t, "sess-9", p.Recorded.Conversation("SC-1"))
+
+	for _, tc := range []struct{ yaml, want string }{
+		{"  traces: missing\n", "p.yaml:3:11: hooks.traces: missing is not a folder"},
+		{"  traces: exported\n  execute: run.sh\n", "p.yaml:3:3: hooks.traces replays traces recorded elsewhere and calls no agent: it takes no other hook"},
+		{"  traces: {match: session.id}\n", "p.yaml:3:11: hooks.traces needs dir"},
+		{"  traces: {dir: exported, conversations: {SC-1: ''}}\n", "hooks.traces.conversations.SC-1 must give the conversation's gen_ai.conversation.id"},
+		{"  traces: {dir: exported, conversations: {'a b': x}}\n", `"a b" is not a scenario id`},
+		{"  traces: {dir: exported, matches: x}\n", `unknown key "matches" in hooks.traces; did you mean "match"?`},
+		{"  traces: [exported]\n", "hooks.traces must be the folder of the recorded trace files, or {dir, match, conversations}, not a list"},
+	} {
+		_, err := spec.ParseProfile("p.yaml", dir, []byte("id: p\nhooks:\n"+tc.yaml))
+		require.Error(t, err, tc.yaml)
+		assert.Contains(t, err.Error(), tc.want, tc.yaml)
+	}
+}

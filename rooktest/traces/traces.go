@@ -18,6 +18,7 @@ import (
 
 func init() {
 	capability.TraceContext = traceContext
+	capability.Replay = otlp.NewReplay
 	capability.Traces = func(addr string) (capability.Receiver, error) {
 		start := otlp.Start
 		if addr != "" {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -44,6 +45,9 @@ var (
 	TraceContext func(ctx context.Context, env []string) context.Context
 	// Judge is the model judge's client (rooktest/judge): how a judge reaches its server.
 	Judge func() modeljudge.Transport
+	// Replay reads the traces a profile of recorded traces names (hooks: {traces: DIR}) and
+	// is the agent that replays them into the run's receiver (rooktest/traces).
+	Replay func(p *spec.Profile) (goagent.Agent, error)
 )
 
 // Import is the import path of the package that provides a capability, for the message
