@@ -127,7 +127,7 @@ func TestARecordedConversationReplaysTurnByTurn(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{
 		"invoke_agent support 0101": "execute turn 1", "execute_tool lookup 0102": "",
-		"POST /chat 0109": "", // the session's: no turn holds it
+		"POST /chat 0109":           "", // the session's: no turn holds it
 		"invoke_agent support 0201": "execute turn 2", "invoke_agent billing 0202": "", "execute_tool refund 0203": "",
 	}, under, "only each turn's own span is a call's child; the others keep their recorded parents")
 	assert.Contains(t, tr.Incomplete, "execute turn 3 exported no span", "the turn with no recorded counterpart is a gap")
