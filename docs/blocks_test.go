@@ -104,9 +104,12 @@ func checkScenario(t *testing.T, b block, text string) {
 	}
 }
 
+// recordedDir is the folder of recorded traces a profile's hooks name.
+var recordedDir = regexp.MustCompile(`(?m)^ {2,}(?:traces|dir): ([\w./-]+)\s*$`)
+
 var scriptPath = regexp.MustCompile(`[\w./-]+\.(?:mjs|js|py|sh|ts)\b`)
 
-// checkProfile reads a profile block as rookgen does (with the scripts it names present),
+// checkProfile reads a profile block as rookgen does (with the scripts and folders it names present),
 // and validates it with the schema.
 func checkProfile(t *testing.T, b block, text string) {
 	t.Helper()
@@ -117,6 +120,11 @@ func checkProfile(t *testing.T, b block, text string) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(f, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range recordedDir.FindAllStringSubmatch(text, -1) { // hooks: {traces: DIR}
+		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(m[1])), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -49,13 +49,14 @@ type (
 	// Reply is what a phase returns, what a hook prints as its one JSON object, held to the
 	// same contract:
 	//
-	//	Output       string         // execute's reply ("output")
-	//	Conversation string         // the id later turns and phases continue ("conversation")
-	//	Calls        []ToolCall     // the tools called; nil is not observed, []ToolCall{} none ("calls")
-	//	Usage        *Usage         // the turn's tokens; nil when not known ("usage")
-	//	LatencyMs    *int64         // the agent's own time for the turn ("latency_ms")
-	//	RetryAfterMs *int64         // wait this long, then try the turn again ("retry_after_ms")
-	//	Data         map[string]any // any other key of the contract (collect's, evidence files)
+	//	Output          string         // execute's reply ("output")
+	//	ReplyUnobserved string         // instead of Output: why the reply was not seen ("reply_unobserved")
+	//	Conversation    string         // the id later turns and phases continue ("conversation")
+	//	Calls           []ToolCall     // the tools called; nil is not observed, []ToolCall{} none ("calls")
+	//	Usage           *Usage         // the turn's tokens; nil when not known ("usage")
+	//	LatencyMs       *int64         // the agent's own time for the turn ("latency_ms")
+	//	RetryAfterMs    *int64         // wait this long, then try the turn again ("retry_after_ms")
+	//	Data            map[string]any // any other key of the contract (collect's, evidence files)
 	//
 	// See the example.
 	Reply = goagent.Reply
