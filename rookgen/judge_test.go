@@ -345,3 +345,69 @@ func TestAnUnreachableJudgeIsSaid(t *testing.T) {
 	require.Error(t, err, out)
 	assert.Contains(t, out, "never answered 1 scenario(s) of this run")
 }
+
+// TestAJudgePanelEndToEnd judges a suite with a panel of three judge servers, one careless
+// (Pass to every statement, controls included): the careful two decide every criterion,
+// the careless one is out of each request whose controls it fails, verdict.yaml records
+// each member's answers, report.yaml the panel's totals and effective votes, and no
+// member's key reaches a record or the output.
+func TestAJudgePanelEndToEnd(t *testing.T) {
+	t.Parallel() // waits on hooks and builds more than it computes
+	dir, _ := judgeModule(t)
+	var entries []string
+	const carelessKey = "sk-careless-5c4b3a-never-shown"
+	for _, m := range []struct{ name, script string }{{"careful-a", fakejudge.GroundedPass}, {"careful-b", fakejudge.GroundedPass}, {"careless", fakejudge.PassAll}} {
+		fake := fakejudge.New(map[string]string{})
+		fake.Default, fake.EchoAuth = m.script, true
+		srv := httptest.NewServer(fake)
+		t.Cleanup(srv.Close)
+		entries = append(entries, m.name+"@"+srv.URL+"/v1")
+	}
+	env := []string{"ROOK_JUDGE_PANEL=" + strings.Join(entries, ", "), "ROOK_JUDGE_API_KEY=" + judgeKey, "ROOK_JUDGE_API_KEY_3=" + carelessKey,
+		"ROOK_JUDGE_TIMEOUT=5s", "ROOK_JUDGE_RETRIES=1", "ROOK_JUDGE_PREFLIGHT=off", goflags}
+	res, err := goTest(t, dir, env, "./scenarios/fake", "-run", "^TestFake$/^(SC-PASS|SC-FAIL|SC-GARBAGE)$")
+	require.NoError(t, err, "every scenario's llm_judge criterion passes by the careful majority:\n%s", res.all)
+	for _, id := range []string{"SC-PASS", "SC-FAIL", "SC-GARBAGE"} {
+		name := "TestFake/" + id + "/C1_llm_judge_the_agent_says_it_will_refund_ord_7"
+		assert.Equal(t, "pass", res.action[name], "%s:\n%s", id, res.output[name])
+		assert.Contains(t, res.output[name], "panel of 3 (careful-a, careful-b, careless)")
+	}
+	assert.NotContains(t, res.all, judgeKey)
+	assert.NotContains(t, res.all, carelessKey)
+	records := filepath.Join(dir, ".rook")
+	assertNoFileHolds(t, records, judgeKey)
+	assertNoFileHolds(t, records, carelessKey)
+
+	runs, err := filepath.Glob(filepath.Join(records, "runs", "fake", "*"))
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	v := readYAMLFile(t, filepath.Join(runs[0], "scenarios", "SC-PASS", "verdict.yaml"))
+	panel := v["judge"].(map[string]any)["panel"].(map[string]any)
+	assert.Equal(t, "majority", panel["rule"])
+	members := panel["members"].([]any)
+	require.Len(t, members, 3)
+	careless := members[2].(map[string]any)
+	assert.Equal(t, "careless", careless["model"])
+	assert.Contains(t, careless["out"], "failed a control")
+	assert.NotContains(t, members[0].(map[string]any), "out")
+
+	rep := readYAMLFile(t, filepath.Join(runs[0], "report.yaml"))
+	totals := rep["panel"].(map[string]any)
+	assert.NotNil(t, totals["effective_votes"], "%v", totals)
+	assert.Len(t, totals["pairs"], 3)
+	for _, m := range totals["members"].([]any) {
+		m := m.(map[string]any)
+		if m["model"] == "careless" {
+			assert.Equal(t, 3, m["out"], "out of every request: each has a control it answers wrong")
+			assert.Less(t, m["controls_right"], m["controls"])
+		} else {
+			assert.Equal(t, 0, m["out"])
+			assert.Equal(t, m["controls"], m["controls_right"])
+		}
+	}
+	var md, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"report", "-dir", filepath.Join(records, "runs"), "-run", filepath.Base(runs[0]), "-format", "md"}, &md, &stderr), stderr.String())
+	assert.Contains(t, md.String(), "Panel: 3 members (majority), worth 1.80 independent votes on the controls.")
+	assert.Contains(t, md.String(), "careless: out of 3 of 3 request(s)")
+	t.Logf("report.yaml panel: %v", totals)
+}

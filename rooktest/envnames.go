@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/hook"
@@ -41,7 +42,7 @@ func strayVars(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if isKnown[name] || (!strings.HasPrefix(name, "ROOKTEST_") && !strings.HasPrefix(name, "ROOK_")) {
+		if isKnown[name] || (!strings.HasPrefix(name, "ROOKTEST_") && !strings.HasPrefix(name, "ROOK_")) || panelKey(name) {
 			continue
 		}
 		var family []string // a ROOKTEST_ name is compared with ROOKTEST_ names, a ROOK_ one with ROOK_ ones
@@ -56,4 +57,11 @@ func strayVars(env []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// panelKey reports whether name is a panel member's key, ROOK_JUDGE_API_KEY_<n> (readPanel).
+func panelKey(name string) bool {
+	n, ok := strings.CutPrefix(name, "ROOK_JUDGE_API_KEY_")
+	_, err := strconv.Atoi(n)
+	return ok && err == nil
 }

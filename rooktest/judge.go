@@ -30,6 +30,8 @@ func init() {
 	flag.String("rook.judge-preflight", "", "on or off: ask the judge one question with a certain answer before the run's first judged criterion (ROOK_JUDGE_PREFLIGHT; default on)")
 	flag.String("rook.judge-cache", "", "on or off: reuse the judge's answer to an unchanged prompt (ROOK_JUDGE_CACHE; default on)")
 	flag.Int("rook.judge-samples", 0, "answers to ask the judge for each request, odd: a criterion takes the status most of them gave, and a split is Unable to Verify (ROOK_JUDGE_SAMPLES; default 1)")
+	flag.String("rook.judge-panel", "", "a panel of judges in place of one: MODEL@URL entries, separated by spaces or commas; member n's key is ROOK_JUDGE_API_KEY_n, else ROOK_JUDGE_API_KEY (ROOK_JUDGE_PANEL)")
+	flag.String("rook.judge-panel-rule", "", "majority (more than half of the members still in; a tie is Unable to Verify) or unanimous (ROOK_JUDGE_PANEL_RULE; default majority)")
 	flag.Int("rook.judge-audit", 0, "percent of judge requests to ask again with the agent's evidence removed: a judge that still answers Pass or Fail there is guessing, and every row it decides in the run is marked judge_guessed (ROOK_JUDGE_AUDIT; default 0)")
 	flag.Float64("rook.min-agreement", 0, "0 to 1: judged rows of a criterion whose judge agrees with people (labels/<agent>.yaml) less often, or was never labelled, are Unable to Verify (ROOKTEST_MIN_AGREEMENT; default off)")
 	flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
@@ -98,6 +100,9 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 	if cache {
 		o.cfg.CacheDir = "on" // made a path under the records root by judgeFor
 	}
+	if err := readPanel(s, &o.cfg); err != nil {
+		return o, err
+	}
 	if strings.EqualFold(o.cfg.URL, "none") { // no judge, on purpose
 		o.none, o.cfg.URL, o.cfg.Model, o.cfg.APIKey = true, "", "", ""
 	}
@@ -108,6 +113,46 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 		return o, fmt.Errorf("a judge model (%s) needs a server: set ROOK_JUDGE_URL or -rook.judge-url", o.cfg.Model)
 	}
 	return o, nil
+}
+
+// readPanel reads a panel of judges (ROOK_JUDGE_PANEL, ROOK_JUDGE_PANEL_RULE) into cfg.
+// A panel stands in for ROOK_JUDGE_URL and ROOK_JUDGE_MODEL, which must then be unset; the
+// other judge settings apply to every member.
+func readPanel(s settings, cfg *modeljudge.Config) error {
+	text, as := s.get("rook.judge-panel", "ROOK_JUDGE_PANEL")
+	rule, ruleAs := s.get("rook.judge-panel-rule", "ROOK_JUDGE_PANEL_RULE")
+	if text == "" {
+		if rule != "" {
+			return fmt.Errorf("%s=%s needs a panel: set ROOK_JUDGE_PANEL", ruleAs, rule)
+		}
+		return nil
+	}
+	if cfg.URL != "" || cfg.Model != "" {
+		return fmt.Errorf("%s names a panel of judges, and ROOK_JUDGE_URL or ROOK_JUDGE_MODEL one judge: set one or the other", as)
+	}
+	switch rule {
+	case "", modeljudge.RuleMajority, modeljudge.RuleUnanimous:
+		cfg.Rule = rule
+	default:
+		return fmt.Errorf("%s=%q: want majority or unanimous", ruleAs, rule)
+	}
+	entries := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' })
+	for i, e := range entries {
+		at := strings.LastIndex(e, "@http")
+		if at <= 0 {
+			return fmt.Errorf("%s: member %d (%q) is not MODEL@URL, such as qwen3:8b@http://127.0.0.1:11434/v1", as, i+1, e)
+		}
+		key := s.getenv(fmt.Sprintf("ROOK_JUDGE_API_KEY_%d", i+1))
+		if key == "" {
+			key = cfg.APIKey
+		}
+		cfg.Panel = append(cfg.Panel, modeljudge.Member{Model: e[:at], URL: e[at+1:], APIKey: key})
+	}
+	if len(cfg.Panel) < 2 {
+		return fmt.Errorf("%s names %d judge: a panel has two or more (one judge is ROOK_JUDGE_URL and ROOK_JUDGE_MODEL)", as, len(cfg.Panel))
+	}
+	cfg.URL, cfg.Model = "panel", "panel" // configured: every member is asked
+	return nil
 }
 
 // judgeFor is the run's judge, nil when none is configured.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -115,6 +116,12 @@ func TestEnvTwins(t *testing.T) {
 		{env: map[string]string{"ROOKTEST_MIN_CONFIDENCE": "Sure"}, want: `ROOKTEST_MIN_CONFIDENCE="Sure": want High, Medium or Low`},
 		{env: map[string]string{"ROOKTEST_BUDGET": "-5"}, want: `ROOKTEST_BUDGET=-5: want an amount above 0, such as 5 or $2.50`},
 		{env: map[string]string{"ROOK_JUDGE_URL": "http://127.0.0.1:1"}, want: `a judge URL (http://127.0.0.1:1) needs a model: set ROOK_JUDGE_MODEL or -rook.judge-model`},
+		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1 b@http://127.0.0.1:2/v1", "ROOK_JUDGE_URL": "http://127.0.0.1:3", "ROOK_JUDGE_MODEL": "m"},
+			want: `ROOK_JUDGE_PANEL names a panel of judges, and ROOK_JUDGE_URL or ROOK_JUDGE_MODEL one judge: set one or the other`},
+		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1"}, want: `ROOK_JUDGE_PANEL names 1 judge: a panel has two or more (one judge is ROOK_JUDGE_URL and ROOK_JUDGE_MODEL)`},
+		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1, http://127.0.0.1:2/v1"}, want: `ROOK_JUDGE_PANEL: member 2 ("http://127.0.0.1:2/v1") is not MODEL@URL, such as qwen3:8b@http://127.0.0.1:11434/v1`},
+		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1 b@http://127.0.0.1:2/v1", "ROOK_JUDGE_PANEL_RULE": "most"}, want: `ROOK_JUDGE_PANEL_RULE="most": want majority or unanimous`},
+		{env: map[string]string{"ROOK_JUDGE_PANEL_RULE": "unanimous"}, want: `ROOK_JUDGE_PANEL_RULE=unanimous needs a panel: set ROOK_JUDGE_PANEL`},
 	} {
 		_, err := readConfig(settingsOf(tc.flags, tc.env))
 		assert.EqualError(t, err, tc.want)
@@ -124,6 +131,15 @@ func TestEnvTwins(t *testing.T) {
 	assert.Equal(t, "m", c.judge.cfg.Model)
 	assert.Equal(t, "http://127.0.0.1:1", c.judge.cfg.URL)
 	assert.Equal(t, 3, c.judge.cfg.Retries)
+
+	// A panel: every member with its key (its own, else the shared one), the rule.
+	c, err = readConfig(settingsOf(nil, map[string]string{"ROOK_JUDGE_PANEL": "qwen3:8b@http://127.0.0.1:11434/v1,\n gpt-x@https://judge.example.test/v1",
+		"ROOK_JUDGE_API_KEY": "shared-key-1", "ROOK_JUDGE_API_KEY_2": "own-key-2", "ROOK_JUDGE_PANEL_RULE": "unanimous"}))
+	require.NoError(t, err)
+	assert.Equal(t, []modeljudge.Member{{Model: "qwen3:8b", URL: "http://127.0.0.1:11434/v1", APIKey: "shared-key-1"},
+		{Model: "gpt-x", URL: "https://judge.example.test/v1", APIKey: "own-key-2"}}, c.judge.cfg.Panel)
+	assert.Equal(t, modeljudge.RuleUnanimous, c.judge.cfg.Rule)
+	assert.NotNil(t, c.judge.judgeFor(t.TempDir(), nil, nil))
 
 	// none is a run without a judge on purpose, whatever else is set.
 	c, err = readConfig(settingsOf(nil, map[string]string{"ROOK_JUDGE_URL": "none", "ROOK_JUDGE_MODEL": "m"}))

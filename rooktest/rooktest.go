@@ -313,6 +313,11 @@ func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) (*store.Redactor,
 		// The judge's key is redacted like a declared secret: records, log, JUnit.
 		secrets["ROOK_JUDGE_API_KEY"] = key
 	}
+	for i, m := range jopts.cfg.Panel {
+		if m.APIKey != "" && m.APIKey != jopts.cfg.APIKey {
+			secrets[fmt.Sprintf("ROOK_JUDGE_API_KEY_%d", i+1)] = m.APIKey
+		}
+	}
 	return store.NewRedactor(secrets), nil
 }
 

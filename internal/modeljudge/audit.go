@@ -93,6 +93,9 @@ func (j *Judge) caught(why string) {
 // Guessed says how the judge was caught guessing in this run, or "" when no audit caught
 // it: then every row it decides in the run is marked judge_guessed.
 func (j *Judge) Guessed() string {
+	if len(j.members) > 0 {
+		return j.panelGuessed()
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.guessed

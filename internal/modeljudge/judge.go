@@ -12,11 +12,13 @@ package modeljudge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,6 +61,10 @@ type Config struct {
 	// Transport reaches the server (judgehttp.New()); nil fails every request with
 	// ErrNoTransport.
 	Transport Transport
+	// Panel, when it names judges, asks each of them every request in place of URL,
+	// Model and APIKey (panel.go); Rule is how their answers decide (RuleMajority when "").
+	Panel []Member
+	Rule  string
 }
 
 // Defaults fills in what a Config leaves zero.
@@ -98,12 +104,25 @@ type Judge struct {
 
 	preflight     sync.Once
 	preflightFail error
+
+	// members are the panel's judges, when cfg.Panel names them.
+	members []*Judge
 }
 
-// New returns the judge of one run; its requests together end within cfg.TotalTime.
+// New returns the judge of one run; its requests together end within cfg.TotalTime. With
+// cfg.Panel it is a panel: one judge per member, with the rest of cfg.
 func New(cfg Config) *Judge {
 	cfg = cfg.withDefaults()
-	return &Judge{cfg: cfg, deadline: time.Now().Add(cfg.TotalTime)}
+	j := &Judge{cfg: cfg, deadline: time.Now().Add(cfg.TotalTime)}
+	if len(cfg.Panel) > 0 {
+		j.cfg.Rule = cmp.Or(cfg.Rule, RuleMajority)
+		for _, m := range cfg.Panel {
+			mc := cfg
+			mc.URL, mc.Model, mc.APIKey, mc.Panel = m.URL, m.Model, m.APIKey, nil
+			j.members = append(j.members, New(mc))
+		}
+	}
+	return j
 }
 
 // Format says how the judge asks for structured output now: "json_schema" while the
@@ -115,12 +134,25 @@ func (j *Judge) Format() string {
 	return [...]string{"json_schema", "json_object", "the prompt only"}[j.format]
 }
 
-// Model is the model the judge asks for.
-func (j *Judge) Model() string { return j.cfg.Model }
+// Model is the model the judge asks for; a panel's names its members' ("panel of 3 (a, b,
+// c)").
+func (j *Judge) Model() string {
+	if len(j.members) > 0 {
+		return panelName(j.members)
+	}
+	return j.cfg.Model
+}
 
 // URL is the judge server's base URL as it is shown and recorded: a password in it is
-// replaced by xxxxx.
+// replaced by xxxxx. A panel's lists its members'.
 func (j *Judge) URL() string {
+	if len(j.members) > 0 {
+		urls := make([]string, len(j.members))
+		for i, m := range j.members {
+			urls[i] = m.URL()
+		}
+		return strings.Join(urls, " ")
+	}
 	u, err := url.Parse(j.cfg.URL)
 	if err != nil {
 		return "(a judge URL that does not parse)"
@@ -138,12 +170,22 @@ type Decision struct {
 	// sent, every answer received), to write as evidence/judge-request.json and
 	// evidence/judge-response.json. The API key is in neither: it travels in a header.
 	Request, Response []byte
+
+	// answers are the first usable answer's statuses for every item of the request,
+	// controls included (a panel records them); out says why this judge's answer counts
+	// for nothing (every sample failed a control or was unusable, or an audit caught it
+	// guessing), "" when it counts.
+	answers map[string]record.Status
+	out     string
 }
 
 // Decide judges c's criteria. It always returns a Result per criterion: a judge that
 // could not be reached, refused, answered out of protocol or failed a control leaves them
 // Unable to Verify with the reason.
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
+	if len(j.members) > 0 {
+		return j.panelDecide(ctx, c)
+	}
 	g := groundsOf(c, j.cfg.Redact) // the judge quotes what it was sent: redacted
 	p := planFor(c, j.cfg.Redact, j.cfg.Budget)
 	asked := c
@@ -169,6 +211,7 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		for _, cr := range c.Criteria {
 			d.Results[cr.ID] = guessedResult(why)
 		}
+		d.out = d.Results[c.Criteria[0].ID].Achieved
 		return d
 	}
 	var samples []sample
@@ -179,12 +222,31 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		samples = j.samples(ctx, user, n, &d)
 	}
 	var decided []judged
+	failed, unusable := "", ""
 	for _, s := range samples {
 		jd := judgeSample(s, p, g)
-		if jd.failedControl {
+		switch {
+		case jd.failedControl:
 			d.Info.ControlsFailed++
+			if failed == "" {
+				failed = anyResult(jd.results).Achieved
+			}
+		case !jd.answered && unusable == "":
+			unusable = "it gave no usable answer: " + anyResult(jd.results).Achieved
+		}
+		if d.answers == nil && jd.byRequest != nil {
+			d.answers = jd.byRequest
 		}
 		decided = append(decided, jd)
+	}
+	usable := 0
+	for _, jd := range decided {
+		if jd.answered && !jd.failedControl {
+			usable++
+		}
+	}
+	if usable == 0 {
+		d.out = cmp.Or(failed, unusable)
 	}
 	if j.audits(user) && len(samples) > 0 && samples[0].err == nil {
 		d.Info.Audit = j.audit(ctx, c, n)
@@ -199,10 +261,19 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 		}
 		if guessed != "" {
 			r = guessedResult(guessed)
+			d.out = r.Achieved
 		}
 		d.Results[cr.ID] = r
 	}
 	return d
+}
+
+// anyResult is one of results (they are all alike where it is asked).
+func anyResult(results map[string]Result) Result {
+	for _, r := range results {
+		return r
+	}
+	return unable("no criterion was asked")
 }
 
 // guessedResult is a row of a judge an audit caught guessing in the run (why says how):

@@ -22,6 +22,9 @@ var preflightCase = Case{
 // Preflight asks the preflight question once per run, when preflight is on; its
 // error, if any, is the reason every llm_judge row of the run is Unable to Verify.
 func (j *Judge) Preflight(ctx context.Context) error {
+	if len(j.members) > 0 {
+		return j.panelPreflight(ctx)
+	}
 	if !j.cfg.Preflight {
 		return nil
 	}

@@ -21,6 +21,9 @@ type judged struct {
 	results       map[string]Result
 	failedControl bool
 	answered      bool // the judge gave a usable answer
+	// byRequest is its status for every item of the request, controls included, by the
+	// request's ids; nil when it gave no usable answer.
+	byRequest map[string]record.Status
 }
 
 // judgeSample parses and grounds one sample against the plan: a sample that failed a
@@ -46,6 +49,10 @@ func judgeSample(s sample, p plan, g grounds) judged {
 	}
 	out.answered = true
 	byRequestID := decide(a, p.asked, g)
+	out.byRequest = make(map[string]record.Status, len(byRequestID))
+	for rid, r := range byRequestID {
+		out.byRequest[rid] = r.Status
+	}
 	if why := p.failedControl(byRequestID); why != "" {
 		out.failedControl = true
 		return all(unable(why + ", so this answer decides nothing"))

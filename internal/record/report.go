@@ -20,6 +20,8 @@ type Report struct {
 	Clusters []Cluster `yaml:"clusters"`
 	// Judges total what each model judge did in the run, by the model asked for.
 	Judges []JudgeTotals `yaml:"judges,omitempty"`
+	// Panel is how a panel of judges did, when one decided (record.PanelTotals).
+	Panel *PanelTotals `yaml:"panel,omitempty"`
 	// LateSpans are the attempts whose spans arrived after they were judged, as run.yaml
 	// lists them: what they show is in no verdict.
 	LateSpans []LateSpans `yaml:"late_spans,omitempty"`
@@ -84,6 +86,10 @@ func (r *Report) AddJudge(v *Verdict) {
 	}
 	if j.Usage != nil && j.Usage.Output != nil {
 		t.TokensOut += *j.Usage.Output
+	}
+	if j.Panel != nil {
+		r.addPanel(j.Panel)
+		r.Panel.settle()
 	}
 }
 

@@ -159,6 +159,33 @@ type JudgeInfo struct {
 	// Audit is set when the request was asked again with the agent's evidence removed
 	// (-rook.judge-audit).
 	Audit *JudgeAudit `yaml:"audit,omitempty"`
+	// Panel is set when a panel of judges decided: each member's answers, and the rule.
+	Panel *JudgePanel `yaml:"panel,omitempty"`
+}
+
+// JudgePanel is how a panel of judges answered one request: every member was asked the
+// same request, with the same controls.
+type JudgePanel struct {
+	// Rule is majority (more than half of the members still in) or unanimous.
+	Rule string `yaml:"rule"`
+	// Expected is the status the record gives each control, by the request's ids.
+	Expected map[string]Status `yaml:"expected,omitempty"`
+	Members  []PanelMember     `yaml:"members"`
+}
+
+// PanelMember is one judge of a panel, and what it answered to one request.
+type PanelMember struct {
+	URL           string `yaml:"url"`
+	Model         string `yaml:"model"`
+	ReportedModel string `yaml:"reported_model,omitempty"`
+	Cached        bool   `yaml:"cached,omitempty"`
+	// Out says why its answer decided nothing (it failed a control, gave no usable
+	// answer, failed the preflight, or was caught guessing); "" when it counted.
+	Out string `yaml:"out,omitempty"`
+	// Answers are its statuses for every item of the request, controls included, by the
+	// request's ids; none when it gave no usable answer.
+	Answers map[string]Status `yaml:"answers,omitempty"`
+	Usage   *Usage            `yaml:"usage,omitempty"`
 }
 
 // JudgeAudit is what the judge answered to a request asked again with the agent's

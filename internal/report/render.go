@@ -76,6 +76,14 @@ func (r *Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(&b, "Judge %s: %d scenario(s) judged (%d from the cache); controls failed %d of %d%s; tokens %d in, %d out.\n\n",
 			md(j.Model), j.Judged, j.Cached, j.ControlsFailed, j.Controls, audit, j.TokensIn, j.TokensOut)
 	}
+	if p := r.Panel; p != nil {
+		fmt.Fprintf(&b, "Panel: %s.", md(p.String()))
+		for _, m := range p.Members {
+			fmt.Fprintf(&b, " %s: out of %d of %d request(s), %d of %d controls right, agreed with the others on %d of %d.",
+				md(m.Model), m.Out, m.Requests, m.ControlsRight, m.Controls, m.Agreed, m.Shared)
+		}
+		b.WriteString("\n\n")
+	}
 	m := r.Metrics
 	fmt.Fprintf(&b, "Duration %d ms; tokens %d in, %d out; latency p50 %d ms, p95 %d ms; %d turns. Records: `%s`\n",
 		m.DurationMs, m.TokensIn, m.TokensOut, m.LatencyP50Ms, m.LatencyP95Ms, m.TurnsTotal, r.Dir)

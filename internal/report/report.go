@@ -54,6 +54,8 @@ type Report struct {
 	// Judges total what each model judge did: scenarios judged, controls asked and failed,
 	// the tokens its answers said they used.
 	Judges []record.JudgeTotals `json:"judges,omitempty" yaml:"judges,omitempty"`
+	// Panel is how a panel of judges did, when one decided (record.PanelTotals).
+	Panel *record.PanelTotals `json:"panel,omitempty" yaml:"panel,omitempty"`
 	// Changes compares the run with Base, the previous run of the same agent and profile
 	// (or the one -base named); nil without one.
 	Base    string   `json:"base,omitempty" yaml:"base,omitempty"`
@@ -196,7 +198,7 @@ func Build(dir, base string) (*Report, error) {
 	}
 	r := &Report{Version: Version, RunID: run.ID, Agent: run.Agent, Profile: run.Pins.ProfileID, Dir: dir}
 	if rep != nil {
-		r.Totals, r.Metrics, r.Judges = rep.Totals, rep.Metrics, rep.Judges
+		r.Totals, r.Metrics, r.Judges, r.Panel = rep.Totals, rep.Metrics, rep.Judges, rep.Panel
 	}
 	r.others = map[string]bool{}
 	for _, e := range append(slices.Clone(run.Skipped), run.Unrunnable...) {
