@@ -1,6 +1,7 @@
 package rooktest
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,6 +33,9 @@ func init() {
 	flag.Int("rook.judge-samples", 0, "answers to ask the judge for each request, odd: a criterion takes the status most of them gave, and a split is Unable to Verify (ROOK_JUDGE_SAMPLES; default 1)")
 	flag.String("rook.judge-panel", "", "a panel of judges in place of one: MODEL@URL entries, separated by spaces or commas; member n's key is ROOK_JUDGE_API_KEY_n, else ROOK_JUDGE_API_KEY (ROOK_JUDGE_PANEL)")
 	flag.String("rook.judge-panel-rule", "", "majority (more than half of the members still in; a tie is Unable to Verify) or unanimous (ROOK_JUDGE_PANEL_RULE; default majority)")
+	flag.String("rook.user-url", "", "base URL of the OpenAI-compatible server whose model plays simulated users (ROOK_USER_URL; default the judge's)")
+	flag.String("rook.user-model", "", "the model that plays simulated users (ROOK_USER_MODEL; default the judge's)")
+	flag.String("rook.user-api-key", "", "the simulated users' server's API key, redacted everywhere (ROOK_USER_API_KEY; default the judge's)")
 	flag.Int("rook.judge-audit", 0, "percent of judge requests to ask again with the agent's evidence removed: a judge that still answers Pass or Fail there is guessing, and every row it decides in the run is marked judge_guessed (ROOK_JUDGE_AUDIT; default 0)")
 	flag.Float64("rook.min-agreement", 0, "0 to 1: judged rows of a criterion whose judge agrees with people (labels/<agent>.yaml) less often, or was never labelled, are Unable to Verify (ROOKTEST_MIN_AGREEMENT; default off)")
 	flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
@@ -39,7 +43,9 @@ func init() {
 
 // judgeOptions is the model judge as the flags and environment configure it.
 type judgeOptions struct {
-	cfg           modeljudge.Config
+	cfg modeljudge.Config
+	// user is the model that plays simulated users: ROOK_USER_*, else the judge's.
+	user          modeljudge.Config
 	none          bool // ROOK_JUDGE_URL=none: no judge, on purpose
 	minConfidence string
 	minAgreement  float64
@@ -100,6 +106,17 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 	if cache {
 		o.cfg.CacheDir = "on" // made a path under the records root by judgeFor
 	}
+	o.user = o.cfg
+	o.user.URL = cmp.Or(s.value("rook.user-url", "ROOK_USER_URL"), o.cfg.URL)
+	o.user.Model = cmp.Or(s.value("rook.user-model", "ROOK_USER_MODEL"), o.cfg.Model)
+	o.user.APIKey = cmp.Or(s.value("rook.user-api-key", "ROOK_USER_API_KEY"), o.cfg.APIKey)
+	o.user.Samples, o.user.Audit, o.user.Preflight = 1, 0, false // it plays the user: it is not judged
+	if strings.EqualFold(o.user.URL, "none") {
+		o.user.URL, o.user.Model, o.user.APIKey = "", "", ""
+	}
+	if (o.user.URL == "") != (o.user.Model == "") {
+		return o, fmt.Errorf("the simulated user's server and model go together: set ROOK_USER_URL and ROOK_USER_MODEL (or the judge's)")
+	}
 	if err := readPanel(s, &o.cfg); err != nil {
 		return o, err
 	}
@@ -153,6 +170,22 @@ func readPanel(s settings, cfg *modeljudge.Config) error {
 	}
 	cfg.URL, cfg.Model = "panel", "panel" // configured: every member is asked
 	return nil
+}
+
+// userFor is the model that plays the run's simulated users, nil when none is configured.
+func (o judgeOptions) userFor(recordsRoot string, redact func(string) string) *modeljudge.Judge {
+	if o.user.URL == "" {
+		return nil
+	}
+	cfg := o.user
+	cfg.Redact = redact
+	if capability.Judge != nil {
+		cfg.Transport = capability.Judge()
+	}
+	if cfg.CacheDir != "" {
+		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
+	}
+	return modeljudge.New(cfg)
 }
 
 // judgeFor is the run's judge, nil when none is configured.

@@ -31,13 +31,17 @@ func TestARecordedRunDecidesAsTheLiveRun(t *testing.T) {
 	root, err := filepath.Abs("..")
 	require.NoError(t, err)
 	dependOnExample(t, root)
+	committed := filepath.Join(root, "profiles", "helpdesk", "recorded", "helpdesk.jsonl")
+	profile := filepath.Join(root, "profiles", "helpdesk", "demo-recorded.yaml")
+	if os.Getenv("ROOK_UPDATE_DOCS") != "" {
+		tmp := t.TempDir()
+		fresh := filepath.Join(tmp, "fresh.jsonl")
+		runHelpdesk(t, root, "^TestDemoGo$", tmp, fresh)
+		writeRecording(t, root, fresh, committed, profile, conversationsOf(t, tmp))
+	}
 	tmp := t.TempDir()
 	fresh := filepath.Join(tmp, "fresh.jsonl")
-	cmd := exec.Command("go", "test", "./scenarios/helpdesk", "-run", "^TestDemo(Go|Recorded)$", "-count=1", "-rook.dir="+filepath.Join(tmp, "runs"))
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "HELPDESK_TRACES_FILE="+fresh)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	runHelpdesk(t, root, "^TestDemo(Go|Recorded)$", tmp, fresh)
 
 	runs := map[string]string{}
 	for _, r := range store.ListRuns(filepath.Join(tmp, "runs"), "helpdesk") {
@@ -58,23 +62,42 @@ func TestARecordedRunDecidesAsTheLiveRun(t *testing.T) {
 	}
 
 	// The committed recording is the agent's spans of today, conversation by conversation.
-	conversations := map[string]string{}
-	for _, sc := range []string{"SC-001", "SC-002", "SC-003", "SC-004", "SC-005", "SC-006"} {
-		h, err := store.ReadHooks(filepath.Join(runs["demo-go"], "scenarios", sc))
-		require.NoError(t, err)
-		conversations[sc] = h.Conversation
-	}
-	committed := filepath.Join(root, "profiles", "helpdesk", "recorded", "helpdesk.jsonl")
-	profile := filepath.Join(root, "profiles", "helpdesk", "demo-recorded.yaml")
-	if os.Getenv("ROOK_UPDATE_DOCS") != "" {
-		writeRecording(t, root, fresh, committed, profile, conversations)
-		return
-	}
 	mapped := profileConversations(t, profile)
-	for sc, conv := range conversations {
+	for sc, conv := range conversationsOf(t, tmp) {
 		assert.Equal(t, spanShapes(t, fresh, conv), spanShapes(t, committed, mapped[sc]),
 			"%s: the committed recording is not what the agent exports today (ROOK_UPDATE_DOCS=1 go test ./rooktest -run TestARecordedRunDecidesAsTheLiveRun writes it)", sc)
 	}
+}
+
+// runHelpdesk runs the example's suites matching pattern, with records under dir and the
+// Go agent's spans exported to traces.
+func runHelpdesk(t *testing.T, root, pattern, dir, traces string) {
+	t.Helper()
+	cmd := exec.Command("go", "test", "./scenarios/helpdesk", "-run", pattern, "-count=1", "-rook.dir="+filepath.Join(dir, "runs"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "HELPDESK_TRACES_FILE="+traces)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+}
+
+// conversationsOf are the conversations of demo-go's run under dir, by scenario.
+func conversationsOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, r := range store.ListRuns(filepath.Join(dir, "runs"), "helpdesk") {
+		if r.ProfileID != "demo-go" {
+			continue
+		}
+		scs, err := filepath.Glob(filepath.Join(r.Dir, "scenarios", "SC-*"))
+		require.NoError(t, err)
+		for _, sc := range scs {
+			h, err := store.ReadHooks(sc)
+			require.NoError(t, err)
+			out[filepath.Base(sc)] = h.Conversation
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
 }
 
 // statuses are a run's criteria, by scenario/criterion.

@@ -239,6 +239,9 @@ func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
 	}
 	cfg.GoAgent = c.goAgent
 	cfg.Decide = r.decider(t, c, s.Agent)
+	if u := c.jopts.userFor(c.records, r.red.Text); u != nil {
+		cfg.User, cfg.UserURL, cfg.UserModel = u, u.URL(), u.Model()
+	}
 	return cfg, nil
 }
 
@@ -312,6 +315,9 @@ func redactorFor(t tb, prof *spec.Profile, jopts judgeOptions) (*store.Redactor,
 	if key := jopts.cfg.APIKey; key != "" {
 		// The judge's key is redacted like a declared secret: records, log, JUnit.
 		secrets["ROOK_JUDGE_API_KEY"] = key
+	}
+	if key := jopts.user.APIKey; key != "" && key != jopts.cfg.APIKey {
+		secrets["ROOK_USER_API_KEY"] = key
 	}
 	for i, m := range jopts.cfg.Panel {
 		if m.APIKey != "" && m.APIKey != jopts.cfg.APIKey {

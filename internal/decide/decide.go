@@ -12,7 +12,9 @@
 package decide
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -49,6 +51,9 @@ type Input struct {
 	Observed *observe.Observations
 	// Failures are the hook failures that fail the attempt whatever its criteria say.
 	Failures []string
+	// Simulation is the simulated user's part of the conversation, when the scenario has
+	// one: the verdict says how it ended.
+	Simulation *record.Simulation
 	// Canary is the token planted for the attempt; Unplanted says which fixture did not
 	// hold it after open; Unchecked that the profile names no fixture.
 	Canary, Unplanted string
@@ -70,7 +75,11 @@ type Output struct {
 // Attempt decides one attempt.
 func (c Config) Attempt(ctx context.Context, in Input) Output {
 	sc, obs := in.Scenario, in.Observed
-	rows := evaluate(sc.Criteria, obs, sc.Turns())
+	last := sc.Turns()
+	if sc.SimulatedUser != nil {
+		last = len(obs.Turns().Value) // as many as the simulated user's conversation took
+	}
+	rows := evaluate(sc.Criteria, obs, last)
 	var out Output
 	m := c.askModel(ctx, in, rows)
 	out.Request, out.Response = m.request, m.response
@@ -87,6 +96,12 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 		Failure: strings.Join(in.Failures, "; "), Lost: obs.Lost()}
 	for _, t := range turns {
 		v.LatencyMs += t.LatencyMs
+	}
+	if sim := in.Simulation; sim != nil {
+		v.SimulatedUser = fmt.Sprintf("%s after %d turn(s)", cmp.Or(sim.Ended, "not ended"), len(turns))
+		if sim.Why != "" {
+			v.SimulatedUser += ": " + sim.Why
+		}
 	}
 	counting.Rows(&v)
 	attack(&v, in, m.signals)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,11 @@ const (
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
 	SamplesPrefix = "samples:"
+	// "user:" scripts a simulated user (package simuser): items separated by " | ", the
+	// n-th the answer to the scenario's n-th simulated message ("Message n" in the prompt):
+	// "send TEXT", "done WHY", "give_up WHY", "garbage" (out of protocol) or "hang" (no
+	// answer until the request is given up).
+	UserPrefix = "user:"
 )
 
 // Every script but WrongControl answers a statement that claims something literal of the
@@ -183,6 +189,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.answer(w, "", "stop")
 			return
 		}
+	}
+	if items, ok := strings.CutPrefix(script, UserPrefix); ok {
+		s.answerUser(w, r, strings.Split(items, " | "), prompt)
+		return
 	}
 	if statuses, ok := strings.CutPrefix(script, SamplesPrefix); ok {
 		s.answerSamples(w, scenario, strings.Split(statuses, ","), body, prompt)
@@ -361,6 +371,32 @@ func (s *Server) answer(w http.ResponseWriter, content, finishReason string, pro
 		"choices": []any{map[string]any{"index": 0, "finish_reason": finishReason,
 			"message": map[string]any{"role": "assistant", "content": content}}},
 	})
+}
+
+var messageRE = regexp.MustCompile(`(?m)^Message ([0-9]+);`)
+
+// answerUser answers a simulated user's request with the item its message number names
+// (the last item past the end).
+func (s *Server) answerUser(w http.ResponseWriter, r *http.Request, items []string, prompt string) {
+	n := 1
+	if m := messageRE.FindStringSubmatch(prompt); m != nil {
+		n, _ = strconv.Atoi(m[1])
+	}
+	item := strings.TrimSpace(items[min(max(n, 1), len(items))-1])
+	verb, text, _ := strings.Cut(item, " ")
+	var content string
+	switch verb {
+	case "send":
+		content = fmt.Sprintf(`{"action": "send", "message": %q, "why": ""}`, text)
+	case "done", "give_up":
+		content = fmt.Sprintf(`{"action": %q, "message": "", "why": %q}`, verb, text)
+	case "hang":
+		<-r.Context().Done()
+		return
+	default:
+		content = "Sure! I would ask the agent about my order next."
+	}
+	s.answer(w, content, "stop", len(prompt)/4)
 }
 
 // String names the server's scripts, for test logs.

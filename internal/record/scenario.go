@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -16,6 +17,59 @@ type Hooks struct {
 	// InFlight names the hook running when the file was written: a file read back with it
 	// set was left by a process that died during that hook.
 	InFlight *InFlight `json:"in_flight,omitempty"`
+	// Simulation is the simulated user's part of the conversation, when the scenario has
+	// one (simulated_user): each message it wrote, and how the conversation ended.
+	Simulation *Simulation `json:"simulation,omitempty"`
+}
+
+// How a simulated conversation ended.
+const (
+	GoalReached = "goal reached"
+	GaveUp      = "gave up"
+	OutOfTurns  = "out of turns"
+	// SimulatorFailed is a simulator that could not be reached, timed out or answered out
+	// of its protocol: a harness fault, never a Pass.
+	SimulatorFailed = "simulator failed"
+)
+
+// Simulation is what the simulated user of an attempt wrote, and how the conversation
+// ended. Its messages are the tester's words, as a scenario's turns are.
+type Simulation struct {
+	URL   string `json:"url"`
+	Model string `json:"model"`
+	// Turns are its messages, each the user's turn of that number.
+	Turns []SimulatedTurn `json:"turns"`
+	// Ended is GoalReached, GaveUp, OutOfTurns or SimulatorFailed; "" while it goes on.
+	Ended string `json:"ended,omitempty"`
+	// Why is what the simulator said of the end, or why it failed.
+	Why string `json:"why,omitempty"`
+}
+
+// SimulatedTurn is one answer of the simulated user: the message it sent as turn Turn, or
+// (on the last) the end it declared; the exchange as the records keep it.
+type SimulatedTurn struct {
+	Turn          int    `json:"turn"`
+	Message       string `json:"message,omitempty"`
+	ReportedModel string `json:"reported_model,omitempty"`
+	Cached        bool   `json:"cached,omitempty"`
+	Usage         *Usage `json:"usage,omitempty"`
+	// Request and Answer are the chat-completions request sent and the model's content.
+	Request json.RawMessage `json:"request,omitempty"`
+	Answer  string          `json:"answer,omitempty"`
+}
+
+// Message is the user's message of turn n as the records hold it: a simulated one when
+// the simulation wrote it, else "", false.
+func (s *Simulation) Message(n int) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	for _, t := range s.Turns {
+		if t.Turn == n && t.Message != "" {
+			return t.Message, true
+		}
+	}
+	return "", false
 }
 
 // InFlight is a hook that has started and not yet ended.

@@ -8,11 +8,14 @@ import (
 // Verdict is verdict.yaml: a scenario's outcome (for a repeated scenario, in its folder
 // the whole scenario's, in attempts/<n>/ each attempt's).
 type Verdict struct {
-	ScenarioID           string         `yaml:"scenario_id"`
-	RunID                string         `yaml:"run_id"`
-	Status               Status         `yaml:"status"`
-	UnverifiableReason   string         `yaml:"unverifiable_reason,omitempty"`
-	Failure              string         `yaml:"failure,omitempty"`
+	ScenarioID         string `yaml:"scenario_id"`
+	RunID              string `yaml:"run_id"`
+	Status             Status `yaml:"status"`
+	UnverifiableReason string `yaml:"unverifiable_reason,omitempty"`
+	Failure            string `yaml:"failure,omitempty"`
+	// SimulatedUser says how a simulated user's conversation ended ("goal reached after 3
+	// turn(s): ..."), when the scenario has one.
+	SimulatedUser        string         `yaml:"simulated_user,omitempty"`
 	Criteria             []Row          `yaml:"criteria"`
 	PassCount            int            `yaml:"pass_count"`
 	FailCount            int            `yaml:"fail_count"`

@@ -50,6 +50,9 @@ type Scenario struct {
 	Exercises []string
 	// Redteam is the redteam block; nil when the scenario has none.
 	Redteam *Redteam
+	// SimulatedUser, when set, plays the user after SetupMessages (simulated_user): the
+	// turns are then as many as the conversation takes, Goal is what the user wants.
+	SimulatedUser *SimulatedUser
 	// RequiresUsage is set by verification_requires [{type: agent_metadata, field: total_tokens}].
 	RequiresUsage bool
 	// RequiresMCP is set when verification_requires names an mcp server: the scenario's
@@ -68,12 +71,20 @@ type Scenario struct {
 }
 
 // Turns is the number of execute calls the scenario makes.
-func (s *Scenario) Turns() int { return len(s.SetupMessages) + 1 }
+func (s *Scenario) Turns() int {
+	if s.SimulatedUser != nil {
+		return len(s.SetupMessages) + s.SimulatedTurns() // at most: the simulated user may end sooner
+	}
+	return len(s.SetupMessages) + 1
+}
 
 // IsMultiTurn reports whether the scenario needs a conversation across turns.
-func (s *Scenario) IsMultiTurn() bool { return s.MultiTurn || len(s.SetupMessages) > 0 }
+func (s *Scenario) IsMultiTurn() bool {
+	return s.MultiTurn || len(s.SetupMessages) > 0 || s.SimulatedUser != nil && s.SimulatedTurns() > 1
+}
 
-// TurnInput returns the user message of turn n (1-based).
+// TurnInput returns the user message of turn n (1-based); a simulated user's turns are the
+// simulation's (record.Simulation.Message), and this is the goal it pursues.
 func (s *Scenario) TurnInput(n int) string {
 	if n <= len(s.SetupMessages) {
 		return s.SetupMessages[n-1]
@@ -97,7 +108,7 @@ var scenarioKeys = []string{
 	"category", "tags", "excluded", "executable", "skip_reason", "verification_requires",
 	"feature_id", "feature_revision_id", "input_kind", "why", "confidence", "attachments",
 	"preconditions", "output_kind", "exercises", "redteam", "origin", "sources",
-	"input", "expectation", "name", "description", "min_pass",
+	"input", "expectation", "name", "description", "min_pass", "simulated_user",
 }
 
 // related finds a known key the unknown one contains or is contained in (forbidden_text,
@@ -215,6 +226,8 @@ func (p *scenarioParse) key(f field) {
 		s.SetupMessages = strList(e, f)
 	case "multi_turn":
 		s.MultiTurn = boolean(e, f)
+	case "simulated_user":
+		p.parseSimulatedUser(f)
 	case "max_turns":
 		// Kept as Rook writes it; Rook's own files set max_turns: 1 on two-turn scenarios,
 		// so it bounds nothing at load. A turns check bounds the conversation.

@@ -28,4 +28,5 @@ func TestDemoBroken(t *testing.T) {
 	t.Run("SC-004_follow_up_question_keeps_the_order_in_context", run.Scenario("SC-004"))
 	t.Run("SC-005_never_disclose_a_customer_s_email_address", run.Scenario("SC-005"))
 	t.Run("SC-006_a_prompt_injection_cannot_read_out_the_staff_only_note", run.Scenario("SC-006"))
+	t.Run("SC-007_a_customer_who_gives_the_order_only_when_asked_gets_the", run.Scenario("SC-007"))
 }

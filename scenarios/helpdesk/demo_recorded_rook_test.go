@@ -16,7 +16,7 @@ const _ = rooktest.SupportsGenVersion1
 
 var suiteDemoRecorded = rooktest.Suite{
 	Agent:     "helpdesk",
-	Profile:   rooktest.File{Path: "profiles/helpdesk/demo-recorded.yaml", SHA256: "e803e0a413d48c15a9abbaa304ed187c84d1d17ead8021784a519f4e1573118c"},
+	Profile:   rooktest.File{Path: "profiles/helpdesk/demo-recorded.yaml", SHA256: "88e92c46ce0df629f922538b64c2f9722bc9d81030a164817d7c7c32a5ad780d"},
 	Scenarios: rookScenarios,
 }
 
@@ -29,4 +29,5 @@ func TestDemoRecorded(t *testing.T) {
 	t.Run("SC-004_follow_up_question_keeps_the_order_in_context", run.Scenario("SC-004"))
 	t.Run("SC-005_never_disclose_a_customer_s_email_address", run.Scenario("SC-005"))
 	t.Run("SC-006_a_prompt_injection_cannot_read_out_the_staff_only_note", run.Scenario("SC-006"))
+	t.Run("SC-007_a_customer_who_gives_the_order_only_when_asked_gets_the", run.Scenario("SC-007"))
 }

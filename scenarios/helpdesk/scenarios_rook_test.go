@@ -12,4 +12,5 @@ var rookScenarios = []rooktest.Scenario{
 	{ID: "SC-004", File: rooktest.File{Path: "scenarios/helpdesk/SC-004.yaml", SHA256: "6490a31a566b5cea325234a6db8b3dce88a610db573127b49609ce9403cd6a3a"}},
 	{ID: "SC-005", File: rooktest.File{Path: "scenarios/helpdesk/SC-005.yaml", SHA256: "5282aaa7e4c095d1fdd61a872b745607b28d8be2477d8262337798eb5e5db17c"}},
 	{ID: "SC-006", File: rooktest.File{Path: "scenarios/helpdesk/SC-006.yaml", SHA256: "18d0b8713117501572bbb2c5acdb5b42b49e99741dfc1f134e5fbf895b6bc535"}},
+	{ID: "SC-007", File: rooktest.File{Path: "scenarios/helpdesk/SC-007.yaml", SHA256: "f238709b8143737a5786cacffd9d62c94c6a960eab2a4de959b552b880b300c3"}},
 }

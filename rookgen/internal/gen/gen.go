@@ -140,7 +140,7 @@ func capabilities(p *spec.Profile, scenarios []*scenario.Scenario) []string {
 			_, probe := c.Check.(*check.MCPProbe)
 			probes = probes || probe
 		}
-		judged = judged || sc.Observes().Has(check.ObservesModel)
+		judged = judged || sc.Observes().Has(check.ObservesModel) || sc.SimulatedUser != nil // the judge's client plays it
 	}
 	if judged {
 		out = append(out, "judge")

@@ -23,7 +23,7 @@ func (a *attemptRun) observe() *observe.Observations {
 	prof := a.r.cfg.Profile
 	_, hasCollect := prof.Hooks[spec.Collect]
 	obs := observe.New(observe.Profile{ID: prof.ID, Calls: prof.Capabilities.Calls, NoCollect: !hasCollect})
-	obs.Hooks(a.hooks.Phases, a.sc.TurnInput)
+	obs.Hooks(a.hooks.Phases, a.turnInput)
 	if t, err := readTrace(filepath.Join(a.dir, "evidence", tracesFile)); err == nil {
 		obs.Trace(t)
 	} else if !errors.Is(err, fs.ErrNotExist) {

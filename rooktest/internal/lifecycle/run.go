@@ -29,6 +29,7 @@ import (
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
+	"github.com/rookgo/rookgo/internal/simuser"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -91,6 +92,11 @@ type Config struct {
 	// TraceContext puts a call's trace (its TRACEPARENT and TRACESTATE) into the context a
 	// Go agent's method is given, when traces are on.
 	TraceContext func(ctx context.Context, env []string) context.Context
+	// User is the model that plays a scenario's simulated user (simulated_user), at
+	// UserURL as UserModel; nil when none is configured, and such a scenario's turns
+	// after its setup messages fail, saying so.
+	User               simuser.Chatter
+	UserURL, UserModel string
 }
 
 // Tracer receives the agent's spans over OTLP, each attempt a trace of its own.

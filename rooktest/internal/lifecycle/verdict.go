@@ -47,7 +47,8 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 	a.r.observed(obs)
 	fails, _ := a.failures()
 	in := decide.Input{Scenario: a.sc, RunID: a.r.ID, Observed: obs, Canary: a.hooks.Canary, Unplanted: a.hooks.CanaryUnplanted,
-		Unchecked: len(a.r.cfg.Profile.CanaryFixtures) == 0, WriteTools: a.r.cfg.Profile.WriteTools, Excuse: a.r.excuse(a.sc.ID)}
+		Unchecked: len(a.r.cfg.Profile.CanaryFixtures) == 0, WriteTools: a.r.cfg.Profile.WriteTools, Excuse: a.r.excuse(a.sc.ID),
+		Simulation: a.hooks.Simulation}
 	for _, f := range fails {
 		in.Failures = append(in.Failures, f.Error())
 	}
