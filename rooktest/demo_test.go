@@ -179,7 +179,7 @@ func TestDemoCollectLater(t *testing.T) {
 	run := dirs[0]
 	id := filepath.Base(run)
 	assert.Contains(t, out, "not judged: continue with -rook.run="+id)
-	for _, sc := range []string{"SC-001", "SC-002", "SC-003", "SC-004", "SC-005", "SC-006"} {
+	for _, sc := range []string{"SC-001", "SC-002", "SC-003", "SC-004", "SC-005", "SC-006", "SC-007"} {
 		assert.FileExists(t, filepath.Join(run, "scenarios", sc, "hooks.json"))
 		assert.NoFileExists(t, filepath.Join(run, "scenarios", sc, "verdict.yaml"))
 	}
@@ -188,7 +188,7 @@ func TestDemoCollectLater(t *testing.T) {
 	assert.Contains(t, out, "continuing in place")
 	assert.Contains(t, out, "--- PASS: TestDemoGood/SC-003_refund_over_the_limit_needs_approval/C1_not_called_issue_refund",
 		"issue_refund is only visible to collect, which ran in the second process")
-	for _, sc := range []string{"SC-001", "SC-002", "SC-003", "SC-004", "SC-005", "SC-006"} {
+	for _, sc := range []string{"SC-001", "SC-002", "SC-003", "SC-004", "SC-005", "SC-006", "SC-007"} {
 		assert.FileExists(t, filepath.Join(run, "scenarios", sc, "verdict.yaml"))
 	}
 	// The hooks append a line to these files per call.
@@ -198,7 +198,7 @@ func TestDemoCollectLater(t *testing.T) {
 		return len(strings.Fields(string(b)))
 	}
 	assert.Equal(t, 1, count("prepare.count"), "prepare ran once in all")
-	assert.Equal(t, 6, count("open.count"), "open ran once per scenario in all")
+	assert.Equal(t, 7, count("open.count"), "open ran once per scenario in all")
 }
 
 // sameAsRookgenJUnit has rookgen junit convert the go test -json events gotestsum read,

@@ -114,9 +114,6 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 	if strings.EqualFold(o.user.URL, "none") {
 		o.user.URL, o.user.Model, o.user.APIKey = "", "", ""
 	}
-	if (o.user.URL == "") != (o.user.Model == "") {
-		return o, fmt.Errorf("the simulated user's server and model go together: set ROOK_USER_URL and ROOK_USER_MODEL (or the judge's)")
-	}
 	if err := readPanel(s, &o.cfg); err != nil {
 		return o, err
 	}
@@ -128,6 +125,8 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 		return o, fmt.Errorf("a judge URL (%s) needs a model: set ROOK_JUDGE_MODEL or -rook.judge-model", o.cfg.URL)
 	case o.cfg.URL == "" && o.cfg.Model != "":
 		return o, fmt.Errorf("a judge model (%s) needs a server: set ROOK_JUDGE_URL or -rook.judge-url", o.cfg.Model)
+	case (o.user.URL == "") != (o.user.Model == ""):
+		return o, fmt.Errorf("the simulated user's server and model go together: set ROOK_USER_URL and ROOK_USER_MODEL (or the judge's)")
 	}
 	return o, nil
 }

@@ -121,6 +121,7 @@ func TestEnvTwins(t *testing.T) {
 		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1"}, want: `ROOK_JUDGE_PANEL names 1 judge: a panel has two or more (one judge is ROOK_JUDGE_URL and ROOK_JUDGE_MODEL)`},
 		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1, http://127.0.0.1:2/v1"}, want: `ROOK_JUDGE_PANEL: member 2 ("http://127.0.0.1:2/v1") is not MODEL@URL, such as qwen3:8b@http://127.0.0.1:11434/v1`},
 		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1 b@http://127.0.0.1:2/v1", "ROOK_JUDGE_PANEL_RULE": "most"}, want: `ROOK_JUDGE_PANEL_RULE="most": want majority or unanimous`},
+		{env: map[string]string{"ROOK_USER_URL": "http://127.0.0.1:1"}, want: `the simulated user's server and model go together: set ROOK_USER_URL and ROOK_USER_MODEL (or the judge's)`},
 		{env: map[string]string{"ROOK_JUDGE_PANEL_RULE": "unanimous"}, want: `ROOK_JUDGE_PANEL_RULE=unanimous needs a panel: set ROOK_JUDGE_PANEL`},
 	} {
 		_, err := readConfig(settingsOf(tc.flags, tc.env))
@@ -131,6 +132,14 @@ func TestEnvTwins(t *testing.T) {
 	assert.Equal(t, "m", c.judge.cfg.Model)
 	assert.Equal(t, "http://127.0.0.1:1", c.judge.cfg.URL)
 	assert.Equal(t, 3, c.judge.cfg.Retries)
+
+	// The simulated user's model is the judge's unless ROOK_USER_* names its own.
+	assert.Equal(t, "http://127.0.0.1:1", c.judge.user.URL)
+	c, err = readConfig(settingsOf(nil, map[string]string{"ROOK_JUDGE_URL": "http://127.0.0.1:1", "ROOK_JUDGE_MODEL": "judge",
+		"ROOK_USER_MODEL": "player", "ROOK_JUDGE_API_KEY": "judge-key-1"}))
+	require.NoError(t, err)
+	assert.Equal(t, modeljudge.Config{URL: "http://127.0.0.1:1", Model: "player", APIKey: "judge-key-1"},
+		modeljudge.Config{URL: c.judge.user.URL, Model: c.judge.user.Model, APIKey: c.judge.user.APIKey})
 
 	// A panel: every member with its key (its own, else the shared one), the rule.
 	c, err = readConfig(settingsOf(nil, map[string]string{"ROOK_JUDGE_PANEL": "qwen3:8b@http://127.0.0.1:11434/v1,\n gpt-x@https://judge.example.test/v1",
