@@ -4,7 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"github.com/rookgo/rookgo/rookgen/internal/draft"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
 
@@ -59,9 +62,19 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	var profiles, scenarios int
+	var drafts []string
 	for _, a := range agents {
 		profiles += len(a.Profiles)
 		scenarios += len(a.Scenarios)
+		for _, sc := range a.Scenarios {
+			if sc.Excluded && slices.Contains(sc.Tags, draft.DraftTag) {
+				drafts = append(drafts, a.Name+"/"+sc.ID)
+			}
+		}
+	}
+	if len(drafts) > 0 {
+		fmt.Fprintf(stdout, "rookgen check: %d draft(s) a model wrote, left out of every run until a person reads each and removes its excluded: true: %s\n",
+			len(drafts), strings.Join(drafts, ", "))
 	}
 	fmt.Fprintf(stdout, "rookgen check: %d profile(s) and %d scenario(s) of %d agent(s) are valid\n", profiles, scenarios, len(agents))
 	return 0

@@ -1,7 +1,9 @@
-// Package draft reads how to reach an agent over HTTP from what a team already has: an
-// OpenAPI document, a HAR export of a web chat, a Postman collection, or free text that a
-// model reads. Each becomes the cURL command and response paths rookgen init --curl
-// takes, so every source ends in the same hook; a model never writes a script.
+// Package draft reads what a team writes by hand from what it already has: how to reach
+// an agent over HTTP (an OpenAPI document, a HAR export of a web chat, a Postman
+// collection, or free text that a model reads), and scenarios of a feature, which a model
+// drafts from its document (scenarios.go). Each request becomes the cURL command and
+// response paths rookgen init --curl takes, so every source ends in the same hook; a model
+// never writes a script, and a scenario it drafts is checked and written as a draft.
 //
 // A source is data, never instructions: what it says is only ever placed in a request's
 // fields, and a model's answer is checked before it is used.

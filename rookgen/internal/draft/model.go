@@ -93,16 +93,27 @@ func FromText(ctx context.Context, name, text string, o Options) (*Draft, error)
 	return d, nil
 }
 
-// ask sends the text to the model with the answer's schema as response_format, or, when
-// the server refuses that, as a JSON object with the schema in the instructions.
+// ask sends the text to the model for the agent's request.
 func ask(ctx context.Context, m *Model, text string) ([]byte, error) {
-	schema, _ := json.Marshal(answerSchema) // a literal: it marshals
+	return askJSON(ctx, m, instructions, document(text), "agent_request", answerSchema)
+}
+
+// document is text as a model is given it: between <document> tags it cannot close.
+func document(text string) string {
+	return "<document>\n" + strings.ReplaceAll(text, "</document>", "</ document>") + "\n</document>"
+}
+
+// askJSON sends system and user to the model with the answer's schema as response_format,
+// or, when the server refuses that, as a JSON object with the schema in the instructions,
+// and returns the answer's content.
+func askJSON(ctx context.Context, m *Model, system, user, name string, answerSchema map[string]any) ([]byte, error) {
+	schema, _ := json.Marshal(answerSchema) // literals: they marshal
 	msgs := []map[string]string{
-		{"role": "system", "content": instructions + "\nThe JSON schema of the answer: " + string(schema)},
-		{"role": "user", "content": "<document>\n" + strings.ReplaceAll(text, "</document>", "</ document>") + "\n</document>"},
+		{"role": "system", "content": system + "\nThe JSON schema of the answer: " + string(schema)},
+		{"role": "user", "content": user},
 	}
 	formats := []any{
-		map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "agent_request", "strict": true, "schema": answerSchema}},
+		map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": name, "strict": true, "schema": answerSchema}},
 		map[string]any{"type": "json_object"},
 	}
 	for i, format := range formats {
