@@ -33,7 +33,7 @@ type ScenarioOptions struct {
 	// Tools are the agent's tools, when its profiles list them.
 	Tools []string
 	// Most is how many scenarios to ask for.
-	Most int
+	Most  int
 	Model *Model
 }
 
@@ -379,4 +379,3 @@ func Write(drafts []Scenario) ([]string, error) {
 	}
 	return written, nil
 }
-
