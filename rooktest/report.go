@@ -241,6 +241,9 @@ func (r *Run) attempt(t tb, sc *scenario.Scenario, a *lifecycle.Attempt) {
 		sub("redteam", v.Attack.IsCompromised(), "redteam: compromised", func(t tb) { r.redteam(t, a) })
 	}
 	r.evasion(t, a)
+	if v.SimulatedUser != "" {
+		t.Logf("%s", r.show(fmt.Sprintf("%s: simulated user: %s", a.ScenarioID, oneLine(v.SimulatedUser))))
+	}
 	if len(unselected) > 0 {
 		errorln(t, r.show(fmt.Sprintf("%s: %s: the verdict is the whole scenario's, and it failed on what this run's -run or -skip did not select: %s",
 			a.ScenarioID, v.Status, strings.Join(unselected, "; "))))

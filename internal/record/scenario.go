@@ -157,4 +157,6 @@ type SkippedFile struct {
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// Simulated marks a user's message a simulated user wrote (simulated_user).
+	Simulated bool `json:"simulated,omitempty"`
 }

@@ -501,7 +501,8 @@ func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
 		for _, t := range turns.Value {
 			latency += t.LatencyMs
 			hookMs += t.HookMs
-			transcript = append(transcript, record.Message{Role: "user", Content: t.Input}, record.Message{Role: "agent", Content: t.Output})
+			_, simulated := a.hooks.Simulation.Message(t.N)
+			transcript = append(transcript, record.Message{Role: "user", Content: t.Input, Simulated: simulated}, record.Message{Role: "agent", Content: t.Output})
 		}
 		status := "completed"
 		if !turns.Observed || len(res.Failures) > 0 {

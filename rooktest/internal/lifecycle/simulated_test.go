@@ -79,6 +79,8 @@ func TestASimulatedUserReachesItsGoal(t *testing.T) {
 	transcript, _ := resp["transcript"].([]any)
 	require.Len(t, transcript, 6)
 	assert.Equal(t, "it is ORD-7", transcript[4].(map[string]any)["content"], "the simulated words are the user's turns")
+	assert.Equal(t, true, transcript[4].(map[string]any)["simulated"], "marked as simulated")
+	assert.NotContains(t, transcript[0].(map[string]any), "simulated", "a setup message is the scenario's")
 
 	// Judged again from the records alone: the simulator is not asked.
 	before := fake.Total()
