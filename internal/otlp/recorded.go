@@ -91,7 +91,7 @@ func (rec *Recording) readFile(path string, room int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err
