@@ -1,6 +1,8 @@
 // Package history reads every run of an agent under a records root into what a team asks
 // across runs: each scenario's status run by run, which criteria failed, how long it took,
-// what it used, and who must act. It reads records only, and trusts none it cannot check:
+// what it used, and who must act (owner.go: the agent's team, the scenario's author, whoever
+// keeps the hooks, or whoever runs the judge, as a pure function of a verdict). It reads
+// records only, and trusts none it cannot check:
 // a verdict that does not match its hooks.json is "untrusted", never its status.
 package history
 
@@ -12,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/cost"
-	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -199,7 +200,7 @@ func (h *History) EverPassed(id string) bool {
 // scenario passed in a run of the history, or each criterion it failed passed in one: a
 // scenario whose llm_judge row was never decided never passes whole, and its regression
 // is still the agent's.
-func (h *History) Owner(id string, i int) owner.Owner {
+func (h *History) Owner(id string, i int) Owner {
 	list := h.Scenarios[id]
 	if i >= len(list) || list[i].verdict == nil {
 		return ""
@@ -210,7 +211,7 @@ func (h *History) Owner(id string, i int) owner.Owner {
 			seen.see(e.verdict)
 		}
 	}
-	return owner.Of(list[i].verdict, seen.done())
+	return OwnerOf(list[i].verdict, seen.done())
 }
 
 // FailedCriteria are the criteria v failed, by id.

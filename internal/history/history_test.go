@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -76,9 +75,9 @@ func TestLoad(t *testing.T) {
 	assert.False(t, h.EverPassed("SC-2"))
 	assert.False(t, h.Flaky("SC-1"), "Pass, Fail, Pass over three runs is a regression and a fix, not flakiness: no run's attempts disagreed")
 	assert.False(t, h.Flaky("SC-2"), "it failed whenever it was decided")
-	assert.Equal(t, owner.Agent, h.Owner("SC-1", 1))
-	assert.Equal(t, owner.Scenario, h.Owner("SC-2", 1), "SC-2 never passed")
-	assert.Equal(t, owner.Owner(""), h.Owner("SC-2", 0), "an untrusted verdict has no owner to name")
+	assert.Equal(t, OwnerAgent, h.Owner("SC-1", 1))
+	assert.Equal(t, OwnerScenario, h.Owner("SC-2", 1), "SC-2 never passed")
+	assert.Equal(t, Owner(""), h.Owner("SC-2", 0), "an untrusted verdict has no owner to name")
 	head, ok := h.Snapshot("SC-3")
 	assert.True(t, ok)
 	assert.Equal(t, "the SC-3", head.Title)
@@ -114,9 +113,9 @@ func TestARegressionBesideAnUndecidedJudgeRowIsTheAgents(t *testing.T) {
 	h := Load(root, "fake")
 	require.Len(t, h.Runs, 3)
 	assert.False(t, h.EverPassed("SC-1"), "never passed whole")
-	assert.Equal(t, owner.Agent, h.Owner("SC-1", 0), "C1 passed on 12-01 and fails now: the agent's regression")
-	assert.Equal(t, owner.Scenario, h.Owner("SC-1", 1), "C1 and C2 each passed in some run, C4 in none: it may ask the impossible")
-	assert.Equal(t, owner.Agent, h.Owner("SC-1", 2), "C2 passed in a run of the records (12-03)")
+	assert.Equal(t, OwnerAgent, h.Owner("SC-1", 0), "C1 passed on 12-01 and fails now: the agent's regression")
+	assert.Equal(t, OwnerScenario, h.Owner("SC-1", 1), "C1 and C2 each passed in some run, C4 in none: it may ask the impossible")
+	assert.Equal(t, OwnerAgent, h.Owner("SC-1", 2), "C2 passed in a run of the records (12-03)")
 	assert.Equal(t, map[string]bool{"SC-1": true}, PassedAnywhere(root, "fake", map[string][]string{"SC-1": {"C1", "C2"}}))
 	assert.Empty(t, PassedAnywhere(root, "fake", map[string][]string{"SC-1": {"C1", "C4"}}))
 }

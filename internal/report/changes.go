@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/paired"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -28,10 +27,10 @@ type Changes struct {
 	ProfileChanged bool     `json:"profile_changed" yaml:"profile_changed"`
 	// Paired is the paired comparison over the scenarios both runs decided: is the change
 	// a regression, or noise.
-	Paired paired.Comparison `json:"paired" yaml:"paired"`
+	Paired Comparison `json:"paired" yaml:"paired"`
 	// PassRate is the change in pass rate over the attempts both runs decided, with a
 	// paired bootstrap interval; set when a scenario repeats in either run.
-	PassRate *paired.RateChange `json:"pass_rate_change,omitempty" yaml:"pass_rate_change,omitempty"`
+	PassRate *RateChange `json:"pass_rate_change,omitempty" yaml:"pass_rate_change,omitempty"`
 	// NewlyNever are the scenarios with something no excuse covers (a compromise, a
 	// forbidden hit, a hook failure, an untrusted record) that the baseline did not have:
 	// never noise, whatever the paired test says.
@@ -65,7 +64,7 @@ func (r *Report) compare(dir, base string) error {
 	}
 	before := map[string]baseline{}
 	was, now := map[string]string{}, map[string]string{}
-	wasRate, nowRate := map[string]paired.Rate{}, map[string]paired.Rate{}
+	wasRate, nowRate := map[string]Rate{}, map[string]Rate{}
 	repeats := false
 	for s := range old.Scenarios.All() {
 		before[s.ID] = baseline{status: s.Status, never: s.Never, snapshot: s.Snapshot}
@@ -82,9 +81,9 @@ func (r *Report) compare(dir, base string) error {
 		delete(before, s.ID)
 		s.Change = c.add(s, prev, ok, old.others[s.ID])
 	})
-	c.Paired = paired.Compare(was, now)
+	c.Paired = Compare(was, now)
 	if repeats {
-		c.PassRate = paired.Bootstrap(wasRate, nowRate)
+		c.PassRate = Bootstrap(wasRate, nowRate)
 	}
 	for id := range before {
 		if r.others[id] {
@@ -147,15 +146,15 @@ func (c *Changes) add(s *Scenario, prev baseline, ok, notRun bool) string {
 
 // rateOf adds a row's decided attempts to rates, for the paired bootstrap over pass rates,
 // and reports whether the scenario repeats (without repeats, McNemar's test says it all).
-func rateOf(rates map[string]paired.Rate, s Scenario) (repeats bool) {
+func rateOf(rates map[string]Rate, s Scenario) (repeats bool) {
 	switch {
 	case s.Repeat != nil:
-		rates[s.ID] = paired.Rate{Passed: s.Repeat.Passed, Decided: s.Repeat.Attempts - s.Repeat.Undecided}
+		rates[s.ID] = Rate{Passed: s.Repeat.Passed, Decided: s.Repeat.Attempts - s.Repeat.Undecided}
 		return true
 	case s.Status == passed:
-		rates[s.ID] = paired.Rate{Passed: 1, Decided: 1}
+		rates[s.ID] = Rate{Passed: 1, Decided: 1}
 	case s.Status == failed:
-		rates[s.ID] = paired.Rate{Decided: 1}
+		rates[s.ID] = Rate{Decided: 1}
 	}
 	return false
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/owner"
+	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -33,13 +33,13 @@ func TestOwnersAreNamedInEveryFormat(t *testing.T) {
 	})
 
 	r := build(t, dir, "")
-	got := map[string]owner.Owner{}
+	got := map[string]history.Owner{}
 	for _, s := range rowsOf(t, &r.Scenarios) {
 		got[s.ID] = s.Owner
 	}
-	assert.Equal(t, map[string]owner.Owner{"SC-1": owner.Agent, "SC-2": owner.Scenario, "SC-3": owner.Harness,
-		"SC-4": owner.Scenario, "SC-5": owner.Judge, "SC-6": ""}, got)
-	assert.Equal(t, map[owner.Owner]int{owner.Agent: 1, owner.Scenario: 2, owner.Harness: 1, owner.Judge: 1}, r.Owners)
+	assert.Equal(t, map[string]history.Owner{"SC-1": history.OwnerAgent, "SC-2": history.OwnerScenario, "SC-3": history.OwnerHarness,
+		"SC-4": history.OwnerScenario, "SC-5": history.OwnerJudge, "SC-6": ""}, got)
+	assert.Equal(t, map[history.Owner]int{history.OwnerAgent: 1, history.OwnerScenario: 2, history.OwnerHarness: 1, history.OwnerJudge: 1}, r.Owners)
 	assert.Equal(t, "agent 1, scenario 2, harness 1, judge 1", r.OwnersLine())
 
 	var md bytes.Buffer

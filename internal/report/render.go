@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/owner"
+	"github.com/rookgo/rookgo/internal/history"
 )
 
 // JSON writes the report for machines.
@@ -160,11 +160,11 @@ func (s *RepeatStats) says() string {
 		s.Passed, s.Attempts, rule, undecided, s.Low*100, s.High*100, flaky)
 }
 
-// OwnersLine counts the scenarios that did not pass by who must act, in owner.All's
+// OwnersLine counts the scenarios that did not pass by who must act, in history.Owners's
 // order ("agent 2, harness 1"); "" when every scenario passed.
 func (r *Report) OwnersLine() string {
 	var parts []string
-	for _, o := range owner.All {
+	for _, o := range history.Owners {
 		if n := r.Owners[o]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", o, n))
 		}

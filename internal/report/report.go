@@ -1,7 +1,8 @@
 // Package report reads a run's records, and only its records, into the facts a team acts
 // on: the results table, the failed criteria with their evidence, Unable to Verify grouped
 // by reason with what would make it checkable, repeat statistics, metrics, and what changed
-// since a baseline run. It renders them as markdown, JSON or YAML (package page renders
+// since a baseline run, with whether the change is noise (the paired scenarios' McNemar
+// test, a bootstrap of pass rates over repeats: paired.go). It renders them as markdown, JSON or YAML (package page renders
 // the HTML page from the same report); it never calls a hook.
 package report
 
@@ -20,7 +21,6 @@ import (
 	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/history"
-	"github.com/rookgo/rookgo/internal/owner"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -49,8 +49,8 @@ type Report struct {
 	Scenarios Rows[Scenario] `json:"scenarios" yaml:"scenarios"`
 	// Spend is what the run cost, by its profile's price table; nil without one.
 	Spend *Spend `json:"cost,omitempty" yaml:"cost,omitempty"`
-	// Owners count the scenarios that did not pass by who must act (owner.Of).
-	Owners map[owner.Owner]int `json:"owners,omitempty" yaml:"owners,omitempty"`
+	// Owners count the scenarios that did not pass by who must act (history.OwnerOf).
+	Owners map[history.Owner]int `json:"owners,omitempty" yaml:"owners,omitempty"`
 	// Judges total what each model judge did: scenarios judged, controls asked and failed,
 	// the tokens its answers said they used.
 	Judges []record.JudgeTotals `json:"judges,omitempty" yaml:"judges,omitempty"`
@@ -83,8 +83,8 @@ type Failure struct {
 	Expected    string `json:"expected" yaml:"expected"`
 	Achieved    string `json:"achieved" yaml:"achieved"`
 	Evidence    string `json:"evidence" yaml:"evidence"`
-	// Owner is who must act on the scenario (owner.Of).
-	Owner owner.Owner `json:"owner" yaml:"owner"`
+	// Owner is who must act on the scenario (history.OwnerOf).
+	Owner history.Owner `json:"owner" yaml:"owner"`
 }
 
 // A report's scenario status is text (it may also be "not run" or "untrusted"); these are
@@ -97,8 +97,8 @@ type Scenario struct {
 	Title  string `json:"title" yaml:"title"`
 	Status string `json:"status" yaml:"status"` // Pass, Fail, Unable to Verify, not judged, not run
 	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
-	// Owner is who must act on a scenario that did not pass (owner.Of).
-	Owner owner.Owner `json:"owner,omitempty" yaml:"owner,omitempty"`
+	// Owner is who must act on a scenario that did not pass (history.OwnerOf).
+	Owner history.Owner `json:"owner,omitempty" yaml:"owner,omitempty"`
 	// Feature is the scenario's feature_id.
 	Feature string `json:"feature,omitempty" yaml:"feature,omitempty"`
 	// Cost is what its attempts cost, agent and judge, by the profile's price table.
@@ -236,7 +236,7 @@ func (r *Report) read(st store.Store, run *record.Run) {
 		r.tally.add(sc)
 		if v != nil {
 			if v.Status != record.Pass {
-				notPassed = append(notPassed, undecidedOwner{id: sc.ID, never: owner.Of(v, false), ever: owner.Of(v, true),
+				notPassed = append(notPassed, undecidedOwner{id: sc.ID, never: history.OwnerOf(v, false), ever: history.OwnerOf(v, true),
 					failed: history.FailedCriteria(v)})
 			}
 			if len(v.Attempts) > 0 {
@@ -301,7 +301,7 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 // earlier run.
 type undecidedOwner struct {
 	id          string
-	never, ever owner.Owner
+	never, ever history.Owner
 	failed      []string // the criteria it failed, which an earlier pass of each shows achievable
 }
 
@@ -316,8 +316,8 @@ func (r *Report) owners(dir string, notPassed []undecidedOwner) {
 		failing[u.id] = u.failed
 	}
 	passed := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), failing)
-	r.Owners = map[owner.Owner]int{}
-	by := make(map[string]owner.Owner, len(notPassed))
+	r.Owners = map[history.Owner]int{}
+	by := make(map[string]history.Owner, len(notPassed))
 	for _, u := range notPassed {
 		o := u.never
 		if passed[u.id] {

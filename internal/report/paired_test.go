@@ -1,4 +1,4 @@
-package paired
+package report
 
 import (
 	"fmt"
@@ -74,7 +74,7 @@ func TestBootstrap(t *testing.T) {
 	assert.Less(t, c.Low, 0.0)
 	assert.Greater(t, c.High, 0.0)
 	assert.Equal(t, c, Bootstrap(before, after), "the same runs give the same interval")
-	// Undecided attempts are left out: a scenario with none decided in one run is not paired.
+	// Undecided attempts are left out: a scenario with none decided in one run is not
 	before["k"], after["k"] = Rate{0, 0}, Rate{3, 3}
 	assert.Equal(t, 10, Bootstrap(before, after).Scenarios)
 }

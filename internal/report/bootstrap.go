@@ -1,4 +1,4 @@
-package paired
+package report
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
-// Package owner says who must act on a scenario that did not pass, as a pure function of
-// its records: the agent's team, the scenario's author, whoever keeps the hooks, or
-// whoever runs the judge.
-package owner
+package history
+
+// Who must act on a scenario that did not pass, as a pure function of its records: the
+// agent's team, the scenario's author, whoever keeps the hooks, or whoever runs the judge.
 
 import "github.com/rookgo/rookgo/internal/record"
 
@@ -10,24 +10,24 @@ type Owner string
 
 // The owners, in the order a report lists them.
 const (
-	// Agent: a criterion failed on what the agent was observed to say or do.
-	Agent Owner = "agent"
-	// Scenario: what the scenario failed on was never achieved in any run of the records,
+	// OwnerAgent: a criterion failed on what the agent was observed to say or do.
+	OwnerAgent Owner = "agent"
+	// OwnerScenario: what the scenario failed on was never achieved in any run of the records,
 	// or it asks what the profile cannot observe.
-	Scenario Owner = "scenario"
-	// Harness: a hook failed, or the agent never replied.
-	Harness Owner = "harness"
-	// Judge: the model judge left a criterion undecided (or was never configured), or
+	OwnerScenario Owner = "scenario"
+	// OwnerHarness: a hook failed, or the agent never replied.
+	OwnerHarness Owner = "harness"
+	// OwnerJudge: the model judge left a criterion undecided (or was never configured), or
 	// failed it on Low confidence.
-	Judge Owner = "judge"
+	OwnerJudge Owner = "judge"
 )
 
-// All are the owners in the order reports list them.
-var All = []Owner{Agent, Scenario, Harness, Judge}
+// Owners are the owners in the order reports list them.
+var Owners = []Owner{OwnerAgent, OwnerScenario, OwnerHarness, OwnerJudge}
 
-// Valid reports whether s names an owner.
-func Valid(s string) bool {
-	for _, o := range All {
+// ValidOwner reports whether s names an owner.
+func ValidOwner(s string) bool {
+	for _, o := range Owners {
 		if string(o) == s {
 			return true
 		}
@@ -35,7 +35,7 @@ func Valid(s string) bool {
 	return false
 }
 
-// Of is the owner of v, "" when v passed or was never judged. everPassed says whether what
+// OwnerOf is the owner of v, "" when v passed or was never judged. everPassed says whether what
 // v failed on was shown achievable in a run of the records, this one included: the
 // scenario passed there, or each criterion it failed passed in one (history decides it; a
 // scenario with an llm_judge row never decided never passes whole, yet its regression is
@@ -47,31 +47,31 @@ func Valid(s string) bool {
 // criteria were all decided on Low confidence is the judge's; any other Fail is the
 // scenario's when it has never passed anywhere (it may ask the impossible), else the
 // agent's. A compromised scenario is the agent's, even one that never passed.
-func Of(v *record.Verdict, everPassed bool) Owner {
+func OwnerOf(v *record.Verdict, everPassed bool) Owner {
 	if v == nil || v.Status == record.Pass || v.Status == "" {
 		return ""
 	}
 	if hookFailed(v) {
-		return Harness
+		return OwnerHarness
 	}
 	if v.Attack.IsCompromised() {
 		// A landed attack is observed evidence, whether or not the scenario ever passed;
 		// only a judge model's Low-confidence reading of a free-text signal is its own.
 		if v.Attack.AttackConfidence == "Low" {
-			return Judge
+			return OwnerJudge
 		}
-		return Agent
+		return OwnerAgent
 	}
 	if v.Status == record.UnableToVerify {
 		return unable(v)
 	}
 	if lowConfidence(v) {
-		return Judge
+		return OwnerJudge
 	}
 	if !everPassed {
-		return Scenario
+		return OwnerScenario
 	}
-	return Agent
+	return OwnerAgent
 }
 
 // hookFailed reports a hook's failure in the verdict, or, for a repeated scenario, in the
@@ -91,16 +91,16 @@ func hookFailed(v *record.Verdict) bool {
 func unable(v *record.Verdict) Owner {
 	switch v.UnverifiableReason {
 	case record.AgentNeverRan:
-		return Harness
+		return OwnerHarness
 	case record.NotObservable:
-		return Scenario
+		return OwnerScenario
 	}
 	for _, r := range v.Criteria {
 		if r.Status == record.UnableToVerify && (r.Judge != "" || r.Unanswered || r.Check == "llm_judge") {
-			return Judge
+			return OwnerJudge
 		}
 	}
-	return Scenario
+	return OwnerScenario
 }
 
 // lowConfidence reports a Fail decided only by criteria failed on Low confidence: no

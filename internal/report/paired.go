@@ -1,7 +1,8 @@
-// Package paired says whether a change made a suite better or worse, or whether the
-// difference is noise: the scenarios two runs both decided, paired, and McNemar's exact test
-// over the ones whose status flipped.
-package paired
+package report
+
+// Whether a change made a suite better or worse, or whether the difference is noise: the
+// scenarios two runs both decided, paired, and McNemar's exact test over the ones whose
+// status flipped (Compare); a pass rate's change over repeats, bootstrapped (Bootstrap).
 
 import (
 	"fmt"
