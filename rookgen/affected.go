@@ -11,7 +11,6 @@ import (
 	"github.com/rookgo/rookgo/internal/affected"
 	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
 
@@ -62,7 +61,7 @@ func affectedCmd(args []string, stdout, stderr io.Writer) int {
 	if err := affected.Save(root, set); err != nil {
 		return fail(err)
 	}
-	records := workspace.RecordsRoot(root, *dir)
+	records := spec.RecordsRoot(root, *dir)
 	total := 0
 	for _, a := range agents {
 		total += len(a.Scenarios)

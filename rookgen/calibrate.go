@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/rookgo/rookgo/internal/calibrate"
-	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // calibrateCmd measures the model judge against people: labels/<agent>.yaml paired with
@@ -27,7 +27,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	root := *rootFlag
 	if root == "" {
-		mod, _, err := workspace.RootOfWorkingDir()
+		mod, _, err := spec.ModuleRootOfWorkingDir()
 		if err != nil {
 			fmt.Fprintf(stderr, "rookgen calibrate: %v\n", err)
 			return 1
@@ -36,7 +36,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	records := *dir
 	if records == "" {
-		records = workspace.RecordsRoot(root, "")
+		records = spec.RecordsRoot(root, "")
 	}
 	path := calibrate.Path(root, *agent)
 	labels, lerr := calibrate.LoadLabels(path)

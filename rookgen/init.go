@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )
 
@@ -59,7 +59,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 		return 1
 	}
-	opts := scaffold.Options{Agent: agent, Profile: *profileID, Lang: *lang, Generate: workspace.GeneratorCommand(root),
+	opts := scaffold.Options{Agent: agent, Profile: *profileID, Lang: *lang, Generate: spec.GeneratorCommand(root),
 		Reply: *reply, Conversation: *conversation, Calls: *calls, Usage: *usage, Go: *goAgent}
 	if opts.Command, err = scaffold.Split(*command); err != nil {
 		fmt.Fprintf(stderr, "rookgen init: --command: %v\n", err)

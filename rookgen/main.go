@@ -29,8 +29,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
 
@@ -92,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		for _, c := range changes {
 			fmt.Fprintf(stderr, "rookgen: %s is stale (%s)\n", c.path, c.what)
 		}
-		fmt.Fprintf(stderr, "rookgen: run go generate ./... (or %s) and commit the result\n", workspace.GeneratorCommand(root))
+		fmt.Fprintf(stderr, "rookgen: run go generate ./... (or %s) and commit the result\n", spec.GeneratorCommand(root))
 		return 1
 	}
 	if err := apply(root, changes, stdout); err != nil {
@@ -137,7 +137,7 @@ func moduleRoot(flagged string) (string, error) {
 	if flagged != "" {
 		return flagged, nil
 	}
-	root, _, err := workspace.RootOfWorkingDir()
+	root, _, err := spec.ModuleRootOfWorkingDir()
 	if err != nil {
 		return "", fmt.Errorf("%w; run rookgen inside a Go module (go mod init), or pass -root", err)
 	}

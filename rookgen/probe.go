@@ -15,7 +15,6 @@ import (
 	"github.com/rookgo/rookgo/internal/probe"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // probeCmd is rookgen probe <agent>/<profile>: it calls the profile's hooks once, says what
@@ -72,11 +71,11 @@ func probeCmd(args []string, stdout, stderr io.Writer) int {
 // probeProfile calls the hooks of profile agent/profileID once and prints what came back.
 // An error is a profile that could not be probed: unreadable, or a variable it needs unset.
 func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profile, *probe.Report, error) {
-	_, project, _ := workspace.Root(root) // ROOK_PROJECT: the module path, as a run gives it
+	_, project, _ := spec.ModuleRoot(root) // ROOK_PROJECT: the module path, as a run gives it
 	path := filepath.Join(root, "profiles", agent, profileID+".yaml")
 	p, err := spec.LoadProfile(path, filepath.Join(root, "profiles", agent))
 	if err != nil {
-		return nil, nil, workspace.Rel(root, err)
+		return nil, nil, spec.RelErr(root, err)
 	}
 	if err := p.MissingEnv(os.LookupEnv); err != nil {
 		return nil, nil, err

@@ -7,8 +7,8 @@ import (
 	"os"
 	"sort"
 
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // prune removes old run folders: for each agent and profile, all but the newest keep runs
@@ -84,9 +84,9 @@ func recordsRoot(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	mod, _, err := workspace.RootOfWorkingDir()
+	mod, _, err := spec.ModuleRootOfWorkingDir()
 	if err != nil {
 		return "", err
 	}
-	return workspace.RecordsRoot(mod, ""), nil
+	return spec.RecordsRoot(mod, ""), nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/rookgo/rookgo/internal/merge"
 	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/report"
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // reportCmd renders a run's records; it never calls a hook. In GitHub Actions
@@ -133,7 +133,7 @@ func mergeShards(dirs []string, runID, root string, stderr io.Writer) ([]string,
 // agent the module has no scenarios of, it knows nothing, and the ids are only checked to
 // be ids.
 func suiteIDs() func(agent string) ([]string, bool) {
-	mod, _, err := workspace.RootOfWorkingDir()
+	mod, _, err := spec.ModuleRootOfWorkingDir()
 	return func(agent string) ([]string, bool) {
 		if err != nil {
 			return nil, false

@@ -8,8 +8,8 @@ import (
 
 	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/shardplan"
+	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
 
@@ -45,7 +45,7 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	records := workspace.RecordsRoot(root, *dir)
+	records := spec.RecordsRoot(root, *dir)
 	var runs map[string]bool
 	if *from != "latest" {
 		if !store.ValidRunID(*from) {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/site"
-	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // uiCmd is rookgen ui: the view over every run under the records root, served read-only on
@@ -54,9 +54,9 @@ func uiCmd(args []string, stdout, stderr io.Writer) int {
 // module's scenarios and features when run inside one.
 func newSite(dir string) *site.Site {
 	s := &site.Site{Root: dir}
-	if mod, _, err := workspace.RootOfWorkingDir(); err == nil {
+	if mod, _, err := spec.ModuleRootOfWorkingDir(); err == nil {
 		s.Module = mod
-		s.Root = workspace.RecordsRoot(mod, dir)
+		s.Root = spec.RecordsRoot(mod, dir)
 	}
 	return s
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // config is everything a run's -rook.* flags, their environment twins and the judge's
@@ -112,7 +111,7 @@ type setup struct {
 func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 	c := &setup{}
 	var err error
-	if c.root, c.project, err = workspace.RootOfWorkingDir(); err != nil {
+	if c.root, c.project, err = spec.ModuleRootOfWorkingDir(); err != nil {
 		return nil, err
 	}
 	cfg, err := readConfig(processSettings())
@@ -124,7 +123,7 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 		return nil, err
 	}
 	if c.rate, err = profileRate(c.prof); err != nil {
-		return nil, workspace.Rel(c.root, err)
+		return nil, spec.RelErr(c.root, err)
 	}
 	c.warnings = append(c.warnings, strayVars(os.Environ())...)
 	if c.opts.shard, err = c.opts.shard.withPlan(c.root, c.opts.shardPlan, s.Agent); err != nil {
@@ -135,7 +134,7 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 		ids[sc.id] = true
 	}
 	if c.quarantine, err = spec.LoadQuarantine(filepath.Join(c.root, "profiles", s.Agent), time.Now(), ids); err != nil {
-		return nil, workspace.Rel(c.root, err)
+		return nil, spec.RelErr(c.root, err)
 	}
 	if slices.Equal(c.opts.only, []string{"@affected"}) {
 		set, err := affected.Load(c.root)
@@ -157,7 +156,7 @@ func configure(s Suite, runs func(subtest string) bool) (*setup, error) {
 	if err := c.judgeLinked(); err != nil {
 		return nil, err
 	}
-	c.records = workspace.RecordsRoot(c.root, c.opts.dir)
+	c.records = spec.RecordsRoot(c.root, c.opts.dir)
 	if err := c.resolveRuns(s.Agent); err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // load reads the profile and scenarios and checks them against what was generated.
@@ -20,11 +19,11 @@ import (
 // misspelt ones (generation let them stand only under -lenient) and the agent's profiles
 // with no generated test. runs is go test's -run as a match on a subtest name.
 func load(root string, s Suite, runs func(string) bool) (prof *spec.Profile, scenarios []brief, tools, warnings []string, err error) {
-	fix := "the generated test is stale; run go generate ./... (or " + workspace.GeneratorCommand(root) + ")"
+	fix := "the generated test is stale; run go generate ./... (or " + spec.GeneratorCommand(root) + ")"
 	var problems []error
 	prof, err = spec.LoadProfile(filepath.Join(root, s.Profile.Path), filepath.Join(root, "profiles", s.Agent))
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("load profile:\n%w", workspace.Rel(root, err))
+		return nil, nil, nil, nil, fmt.Errorf("load profile:\n%w", spec.RelErr(root, err))
 	}
 	if prof.SHA256 != s.Profile.SHA256 {
 		problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", s.Profile.Path, fix))
@@ -40,14 +39,14 @@ func load(root string, s Suite, runs func(string) bool) (prof *spec.Profile, sce
 				problems = append(problems, fmt.Errorf("%s was deleted after the test was generated: %s", f.Path, fix))
 				continue
 			}
-			problems = append(problems, workspace.Rel(root, err))
+			problems = append(problems, spec.RelErr(root, err))
 			continue
 		}
 		if sc.SHA256 != f.SHA256 {
 			problems = append(problems, fmt.Errorf("%s changed after the test was generated: %s", f.Path, fix))
 		}
 		for _, ty := range sc.Typos {
-			warnings = append(warnings, workspace.Rel(root, errors.New(ty)).Error())
+			warnings = append(warnings, spec.RelErr(root, errors.New(ty)).Error())
 		}
 		tools = appendTools(tools, sc)
 		scenarios = append(scenarios, bf.briefOf(f.ID, sc, runs))
@@ -73,9 +72,9 @@ func ungenerated(root, agent string) []string {
 	profiles := spec.ProfileFiles(filepath.Join(root, "profiles", agent))
 	for _, p := range profiles {
 		id := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(workspace.GeneratedFile(agent, id)))); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(spec.GeneratedFile(agent, id)))); errors.Is(err, os.ErrNotExist) {
 			out = append(out, fmt.Sprintf("profiles/%s/%s.yaml has no generated test yet (go test runs nothing for it): run go generate ./... (or %s)",
-				agent, id, workspace.GeneratorCommand(root)))
+				agent, id, spec.GeneratorCommand(root)))
 		}
 	}
 	return out

@@ -19,7 +19,6 @@ import (
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/capability"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -254,13 +253,13 @@ func (r *Run) open(t tb, c *setup) error {
 	var planned map[string]bool
 	if c.opts.run != "" {
 		if planned, err = lifecycle.Planned(cfg.RecordsRoot, r.suite.Agent, c.opts.run); err != nil {
-			return workspace.Rel(c.root, err)
+			return spec.RelErr(c.root, err)
 		}
 	}
 	cfg.Included, cfg.Skipped, cfg.Unrunnable = r.plan(c.scenarios, planned)
 	r.included = len(cfg.Included)
 	if err := r.openRecords(cfg); err != nil {
-		return workspace.Rel(c.root, err)
+		return spec.RelErr(c.root, err)
 	}
 	return nil
 }
@@ -395,7 +394,7 @@ func (r *Run) decider(t tb, c *setup, agent string) decide.Config {
 		dc.Calibration, dc.LabelsPath, cerr = calibration(c.root, c.records, agent)
 		dc.MinAgreement = c.jopts.minAgreement
 		if cerr != nil {
-			r.warn(t, "some labels could not be used to calibrate the judge: "+workspace.Rel(c.root, cerr).Error())
+			r.warn(t, "some labels could not be used to calibrate the judge: "+spec.RelErr(c.root, cerr).Error())
 		}
 	}
 	return dc

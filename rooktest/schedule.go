@@ -14,7 +14,6 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/workspace"
 	"github.com/rookgo/rookgo/rooktest/internal/capability"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
@@ -246,7 +245,7 @@ func (r *Run) load(id string) (*scenario.Scenario, error) {
 	f := r.suite.Scenarios[i].File
 	sc, err := scenario.Load(filepath.Join(r.root, f.Path))
 	if err != nil {
-		return nil, workspace.Rel(r.root, err)
+		return nil, spec.RelErr(r.root, err)
 	}
 	if sc.SHA256 != f.SHA256 {
 		return nil, fmt.Errorf("%s changed during the run: run go test again (after go generate ./... if it changed for good)", f.Path)
@@ -430,7 +429,7 @@ func notice(t tb, msg string) {
 func (r *Run) continueCommand() string {
 	pkg := "."
 	if wd, err := os.Getwd(); err == nil {
-		if root, _, err := workspace.Root(wd); err == nil {
+		if root, _, err := spec.ModuleRoot(wd); err == nil {
 			if rel, err := filepath.Rel(root, wd); err == nil {
 				pkg = "./" + filepath.ToSlash(rel)
 			}

@@ -15,7 +15,6 @@ import (
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // RooktestPath is the import path of the runtime that generated files call.
@@ -36,7 +35,7 @@ type Agent struct {
 }
 
 // FileName is the generated file of profile id, relative to the module root.
-func FileName(agent, profileID string) string { return workspace.GeneratedFile(agent, profileID) }
+func FileName(agent, profileID string) string { return spec.GeneratedFile(agent, profileID) }
 
 // IsOldFileName reports whether name is the rook_<profile>_test.go of earlier versions,
 // which rookgen replaces.

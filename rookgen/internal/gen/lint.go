@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 // Lint names what rookgen reads no further although it looks meant to be read: .yml files,
@@ -15,7 +15,7 @@ import (
 // rookgen prints each as a warning; with -strict they are errors.
 func Lint(root string, agents []Agent) []string {
 	var out []string
-	rel := func(p string) string { return workspace.Rel(root, fmt.Errorf("%s", p)).Error() }
+	rel := func(p string) string { return spec.RelErr(root, fmt.Errorf("%s", p)).Error() }
 	yml, _ := filepath.Glob(filepath.Join(root, "profiles", "*", "*.yml"))
 	more, _ := filepath.Glob(filepath.Join(root, "scenarios", "*", "*.yml"))
 	for _, f := range append(yml, more...) {
@@ -64,12 +64,12 @@ func Lint(root string, agents []Agent) []string {
 // refuses them unless -lenient.
 func Typos(root string, agents []Agent) []string {
 	var out []string
-	rel := func(p string) string { return workspace.Rel(root, fmt.Errorf("%s", p)).Error() }
+	rel := func(p string) string { return spec.RelErr(root, fmt.Errorf("%s", p)).Error() }
 	for _, a := range agents {
 		out = append(out, UnknownTools(rel, a)...)
 		for _, sc := range a.Scenarios {
 			for _, w := range sc.Typos {
-				out = append(out, workspace.Rel(root, fmt.Errorf("%s", w)).Error())
+				out = append(out, spec.RelErr(root, fmt.Errorf("%s", w)).Error())
 			}
 		}
 	}
@@ -91,7 +91,7 @@ func Settings(root string, agents []Agent) []string {
 			}
 			if len(names) > 0 {
 				out = append(out, fmt.Sprintf("%s: %s: settings (no secret: key, a name that is not a credential's): never redacted, unless a value reads as a credential",
-					workspace.Rel(root, fmt.Errorf("%s", p.File)).Error(), strings.Join(names, ", ")))
+					spec.RelErr(root, fmt.Errorf("%s", p.File)).Error(), strings.Join(names, ", ")))
 			}
 		}
 	}

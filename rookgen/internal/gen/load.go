@@ -14,7 +14,6 @@ import (
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/workspace"
 )
 
 // Load reads every agent under root: profiles/<agent>/*.yaml and scenarios/<agent>/*.yaml.
@@ -53,7 +52,7 @@ func Load(root string) ([]Agent, error) {
 				}
 			}
 			if err != nil {
-				problems = append(problems, workspace.Rel(root, err))
+				problems = append(problems, spec.RelErr(root, err))
 				continue
 			}
 			if n := len(path.Base(FileName(a.Name, p.ID))); n > maxFileName {
@@ -68,7 +67,7 @@ func Load(root string) ([]Agent, error) {
 		for _, f := range files {
 			s, err := scenario.Load(f)
 			if err != nil {
-				problems = append(problems, workspace.Rel(root, err))
+				problems = append(problems, spec.RelErr(root, err))
 				continue
 			}
 			a.Scenarios = append(a.Scenarios, s)
@@ -76,14 +75,14 @@ func Load(root string) ([]Agent, error) {
 		}
 		problems = append(problems, subtestClashes(a)...)
 		for _, err := range unregistered(root, a) {
-			problems = append(problems, workspace.Rel(root, err))
+			problems = append(problems, spec.RelErr(root, err))
 		}
 		ids := map[string]bool{}
 		for _, s := range a.Scenarios {
 			ids[s.ID] = true
 		}
 		if _, err := spec.LoadQuarantine(agentDir, time.Now(), ids); err != nil {
-			problems = append(problems, workspace.Rel(root, err))
+			problems = append(problems, spec.RelErr(root, err))
 		}
 		agents = append(agents, a)
 	}

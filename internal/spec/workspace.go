@@ -1,5 +1,7 @@
-// Package workspace finds the module a run or a generation works in.
-package workspace
+package spec
+
+// The module a run or a generation works in: its root, its records root, the command that
+// runs the generator there, and the file it writes for a profile.
 
 import (
 	"errors"
@@ -12,9 +14,9 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// Root returns the directory of the go.mod at or above dir, and the module path it declares
+// ModuleRoot returns the directory of the go.mod at or above dir, and the module path it declares
 // (the directory's name when it declares none).
-func Root(dir string) (root, module string, err error) {
+func ModuleRoot(dir string) (root, module string, err error) {
 	for {
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		if err == nil {
@@ -33,12 +35,12 @@ func Root(dir string) (root, module string, err error) {
 }
 
 // RootOfWorkingDir is Root of the working directory.
-func RootOfWorkingDir() (root, module string, err error) {
+func ModuleRootOfWorkingDir() (root, module string, err error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", "", fmt.Errorf("find module root: %w", err)
 	}
-	return Root(dir)
+	return ModuleRoot(dir)
 }
 
 // RecordsRoot is the records root dir names in the module at root: .rook/runs there when
@@ -53,8 +55,8 @@ func RecordsRoot(root, dir string) string {
 	return filepath.Join(root, dir)
 }
 
-// Rel shows the paths in err relative to root, as users name their files.
-func Rel(root string, err error) error {
+// RelErr shows the paths in err relative to root, as users name their files.
+func RelErr(root string, err error) error {
 	return errors.New(strings.ReplaceAll(err.Error(), root+string(filepath.Separator), ""))
 }
 

@@ -1,4 +1,4 @@
-package workspace_test
+package spec_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/workspace"
+	"github.com/rookgo/rookgo/internal/spec"
 )
 
 func TestRoot(t *testing.T) {
@@ -17,15 +17,15 @@ func TestRoot(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644))
 	deep := filepath.Join(dir, "scenarios", "agent")
 	require.NoError(t, os.MkdirAll(deep, 0o755))
-	root, module, err := workspace.Root(deep)
+	root, module, err := spec.ModuleRoot(deep)
 	require.NoError(t, err)
 	assert.Equal(t, dir, root)
 	assert.Equal(t, "example.com/m", module)
 
-	_, _, err = workspace.Root(string(filepath.Separator))
+	_, _, err = spec.ModuleRoot(string(filepath.Separator))
 	assert.EqualError(t, err, "find module root: no go.mod above the working directory")
 
-	err = workspace.Rel(dir, errors.New(filepath.Join(dir, "scenarios", "a.yaml")+":1:1: bad"))
+	err = spec.RelErr(dir, errors.New(filepath.Join(dir, "scenarios", "a.yaml")+":1:1: bad"))
 	assert.EqualError(t, err, "scenarios/a.yaml:1:1: bad")
 }
 
@@ -38,7 +38,7 @@ func TestRootReadsTheModulePathAsGoDoes(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
-		_, module, err := workspace.Root(dir)
+		_, module, err := spec.ModuleRoot(dir)
 		require.NoError(t, err)
 		if want == "" {
 			want = filepath.Base(dir)
@@ -55,6 +55,6 @@ func TestGeneratorCommand(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
-		assert.Equal(t, want, workspace.GeneratorCommand(dir), gomod)
+		assert.Equal(t, want, spec.GeneratorCommand(dir), gomod)
 	}
 }
