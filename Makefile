@@ -26,7 +26,7 @@ test:
 # RACY are the internal packages with goroutines or state they share across them.
 RACY = /internal/(supervisor|hook|inflight|otlp|bankdemo|store|ratelimit|modeljudge|mcpprobe|fakejudge|fakehook)(/|$$)
 test-race:
-	$(GO) test -race -count=1 -p 4 ./rooktest/... $$($(GO) list ./internal/... | grep -E '$(RACY)')
+	$(GO) test -race -count=1 -p 4 -skip '$(LONG_RUNTIME_TESTS)' ./rooktest/... $$($(GO) list ./internal/... | grep -E '$(RACY)')
 	$(GO) test -count=1 -p 4 $$($(GO) list ./internal/... | grep -vE '$(RACY)')
 
 test-e2e:
@@ -39,11 +39,16 @@ test-e2e:
 ## engines' shards, and the four that run whole suites again under every way of selecting
 ## and sharding them or across profiles, the one that has every way of running a suite
 ## agree and the one that kills runs at random points and continues them (sweeps of whole
-## suites), and the one that waits on a service's export schedule at the end of a run; CI
-## runs them after make test
+## suites), the one that waits on a service's export schedule at the end of a run, and the
+## one that judges the example's recorded traces against its live run; CI runs them after
+## make test
 LONG_TESTS = ^(TestRookShapedAgent|TestAServiceOnItsBatchScheduleIsWaitedFor|TestALateSpanDecidesItsVerdictAgain|TestInitFromCurl|TestInitThenGoTest|TestAdoptionAsTheREADMESays|TestConcurrencyIsWhatTheProfileSays|TestConcurrencyStrictAndUnrunnable|TestShardPlanAcrossEngines|TestSelectionsAgree|TestShardsMergeLikeOneRun|TestSelectionAcrossAgentPackages|TestRunFlagsAcrossProfiles|TestOutcomesAgreeEverywhere|TestSIGKILLLosesNothing)$$
+# LONG_RUNTIME_TESTS are the runtime's: the one that runs the example's Go agent live with
+# its spans exported to a file, then judges the recording, and holds the two to each other
+LONG_RUNTIME_TESTS = ^TestARecordedRunDecidesAsTheLiveRun$$
 test-long:
 	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
+	$(GO) test -count=1 -run '$(LONG_RUNTIME_TESTS)' ./rooktest
 
 ## lint: vet for Windows and macOS (every package, the generated suites included, must
 ## build there), staticcheck, and errcheck on the non-test code (fmt's prints to a writer
