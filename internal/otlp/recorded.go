@@ -351,39 +351,54 @@ func (r *Replay) export(ctx context.Context, c goagent.Call, spans []recSpan) er
 	}
 	header, token, _ := strings.Cut(c.Getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS"), "=")
 	for start := 0; start < len(spans); start += replayChunk {
-		td := ptrace.NewTraces()
-		for i, s := range spans[start:min(start+replayChunk, len(spans))] {
-			rs := td.ResourceSpans().AppendEmpty()
-			s.resource.CopyTo(rs.Resource())
-			ss := rs.ScopeSpans().AppendEmpty()
-			s.scope.CopyTo(ss.Scope())
-			sp := ss.Spans().AppendEmpty()
-			s.span.CopyTo(sp)
-			sp.SetTraceID(trace)
-			if start+i == 0 {
-				sp.SetParentSpanID(call)
-			}
-			sp.TraceState().FromRaw("")
-		}
-		body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
-		if err != nil {
-			return fmt.Errorf("replay the recorded spans: %w", err)
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-		if err != nil {
-			return fmt.Errorf("replay the recorded spans: %w", err)
-		}
-		req.Header.Set("Content-Type", "application/x-protobuf")
-		req.Header.Set(header, token)
-		resp, err := r.client.Do(req)
-		if err != nil {
-			return fmt.Errorf("replay the recorded spans: %w", err)
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("replay the recorded spans: the run's receiver answered %s", resp.Status)
+		if err := r.send(ctx, endpoint, header, token, trace, call, spans[start:min(start+replayChunk, len(spans))], start == 0); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// send exports spans in one request, or, when they are over the receiver's MaxBody, in
+// two halves. The first span is the turn's own, when first. A request the receiver
+// refuses (a span over its bounds) is not the replay's failure: the receiver counts it
+// against the attempt, whose trace is then incomplete, and says so.
+func (r *Replay) send(ctx context.Context, endpoint, header, token string, trace pcommon.TraceID, call pcommon.SpanID, spans []recSpan, first bool) error {
+	td := ptrace.NewTraces()
+	for i, s := range spans {
+		rs := td.ResourceSpans().AppendEmpty()
+		s.resource.CopyTo(rs.Resource())
+		ss := rs.ScopeSpans().AppendEmpty()
+		s.scope.CopyTo(ss.Scope())
+		sp := ss.Spans().AppendEmpty()
+		s.span.CopyTo(sp)
+		sp.SetTraceID(trace)
+		if first && i == 0 {
+			sp.SetParentSpanID(call)
+		}
+		sp.TraceState().FromRaw("")
+	}
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	if err != nil {
+		return fmt.Errorf("replay the recorded spans: %w", err)
+	}
+	if len(body) > MaxBody && len(spans) > 1 {
+		half := len(spans) / 2
+		if err := r.send(ctx, endpoint, header, token, trace, call, spans[:half], first); err != nil {
+			return err
+		}
+		return r.send(ctx, endpoint, header, token, trace, call, spans[half:], false)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("replay the recorded spans: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set(header, token)
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("replay the recorded spans: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	_ = resp.Body.Close()
 	return nil
 }

@@ -184,3 +184,33 @@ func TestARecordingFileMayHoldOneDocument(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "hello", text)
 }
+
+// A conversation whose spans are over the receiver's MaxBody together is sent in smaller
+// requests; one span over it alone is refused by the receiver, which says so in the trace
+// (incomplete), and the turn still replies.
+func TestARecordingOverTheBodyBoundIsSplitOrSaid(t *testing.T) {
+	big := strings.Repeat("x", MaxBody*3/4)
+	tool := toolAttrs("lookup", `{}`)
+	tool["note"] = big
+	other := toolAttrs("lookup", `{"again": true}`)
+	other["note"] = big
+	dir := conversationFile(t,
+		recSpec{trace: 1, id: 1, name: "invoke_agent support", attrs: turnAttrs("c", "done")},
+		recSpec{trace: 1, id: 2, parent: 1, name: "execute_tool lookup", start: 1, attrs: tool},
+		recSpec{trace: 1, id: 3, parent: 1, name: "execute_tool lookup", start: 2, attrs: other})
+	replies, errs, tr := replayTurn(t, dir, "c", 1)
+	require.NoError(t, errs[0])
+	assert.Equal(t, "done", replies[0].Output)
+	assert.Len(t, tr.Spans, 3, "split in requests under the bound, every span arrives")
+	assert.Zero(t, tr.Refused)
+
+	huge := toolAttrs("lookup", `{}`)
+	huge["note"] = strings.Repeat("y", MaxBody+1)
+	dir = conversationFile(t,
+		recSpec{trace: 1, id: 1, name: "invoke_agent support", attrs: turnAttrs("c", "done")},
+		recSpec{trace: 1, id: 2, parent: 1, name: "execute_tool lookup", start: 1, attrs: huge})
+	replies, errs, tr = replayTurn(t, dir, "c", 1)
+	require.NoError(t, errs[0])
+	assert.Equal(t, "done", replies[0].Output)
+	assert.Contains(t, tr.Incomplete, "refused", "the span the receiver could not take is said, not lost unseen")
+}
