@@ -33,10 +33,10 @@ type Control struct {
 // words (KeyWords), never as the raw JSON key or the tool's identifier.
 var templates = map[factKind]struct{ pos, neg []string }{
 	inReply: {
-		pos: []string{"The reply mentions {value}.", "The agent's reply gives {value}.", "The response contains {value}.",
-			"{value} appears in the reply.", "The customer-facing reply states {value}."},
-		neg: []string{"The reply does not mention {value}.", "The agent's reply never gives {value}.", "The response contains no {value}.",
-			"{value} does not appear in the reply.", "The customer-facing reply never states {value}."},
+		pos: []string{"The reply mentions {value}.", "The agent's reply gives {value}.", "The agent mentions {value}.",
+			"The agent tells the customer about {value}."},
+		neg: []string{"The reply does not mention {value}.", "The agent's reply never gives {value}.", "The agent does not mention {value}.",
+			"The agent never tells the customer about {value}."},
 	},
 	called: {
 		pos: []string{"The agent calls the {tool} tool.", "The agent uses the {tool} tool during the conversation.", "A call to the {tool} tool is recorded.",
