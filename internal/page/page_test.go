@@ -51,3 +51,18 @@ func TestThePageLeadsWithWhatFailed(t *testing.T) {
 	assert.Contains(t, html, `data-owner="harness"><td><a href="#sc-SC-3">SC-3</a>`)
 	assert.Contains(t, html, `<p id="owners">Who must act: `)
 }
+
+// A panel of judges is shown with what report.yaml says of it: its effective votes and
+// each member's outs, controls and agreement; a member's name is text, escaped.
+func TestThePageShowsAJudgePanel(t *testing.T) {
+	dir := writeRun(t, filepath.Join(t.TempDir(), "R1"), "R1", map[string]record.Verdict{"SC-1": {Status: record.Pass, Criteria: []record.Row{}}})
+	r := build(t, dir, "")
+	votes := 1.8
+	r.Panel = &record.PanelTotals{Rule: "majority", EffectiveVotes: &votes, Members: []record.PanelMemberTotals{
+		{Model: "careful-a", Requests: 3, Controls: 8, ControlsRight: 8, Shared: 22, Agreed: 18},
+		{Model: "<script>careless</script>", Requests: 3, Out: 3, Controls: 8, ControlsRight: 4, Shared: 22, Agreed: 14}}}
+	html := pageOf(t, r)
+	assert.Contains(t, html, `<p id="panel">2 members (majority), worth 1.80 independent votes on the controls</p>`)
+	assert.Contains(t, html, `<tr><td>&lt;script&gt;careless&lt;/script&gt;</td><td>3 / 3</td><td>4 / 8</td><td>14 / 22</td></tr>`)
+	assert.NotContains(t, html, "<script>careless")
+}
