@@ -93,6 +93,14 @@ type Agent interface {
 	Execute(ctx context.Context, c Call) (Reply, error)
 }
 
+// Recorder is an agent that replays a recording rather than answering (a profile of
+// recorded traces): a scenario's simulated user then follows the recorded conversation,
+// whose user messages Conversation gives, turn by turn ("" where a turn's was not
+// recorded), instead of asking a model.
+type Recorder interface {
+	Conversation(scenario string) (userTurns []string, err error)
+}
+
 // Preparer is an agent with a prepare phase: once per run, before any scenario.
 type Preparer interface {
 	Prepare(ctx context.Context, c Call) (Reply, error)

@@ -296,6 +296,64 @@ func (r *Replay) Execute(ctx context.Context, c goagent.Call) (goagent.Reply, er
 	return reply, nil
 }
 
+// Conversation is the user's message of each recorded turn of the scenario's conversation
+// (the last user message in the turn span's gen_ai.input.messages, else gen_ai.prompt; ""
+// where none was recorded), for a simulated user that follows the recording.
+func (r *Replay) Conversation(scenario string) ([]string, error) {
+	conv, err := r.rec.find(scenario)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(conv.turns))
+	for i, t := range conv.turns {
+		out[i] = inputOf(t[0].span)
+	}
+	return out, nil
+}
+
+// inputOf is the user's message a turn's span recorded, "" when it recorded none.
+func inputOf(sp ptrace.Span) string {
+	if v, ok := sp.Attributes().Get("gen_ai.input.messages"); ok {
+		if text, ok := lastText(v.AsString(), "user"); ok {
+			return text
+		}
+	}
+	if v, ok := sp.Attributes().Get("gen_ai.prompt"); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// lastText is the text of the last message of role in a GenAI conventions' messages
+// JSON.
+func lastText(messages, role string) (string, bool) {
+	var msgs []struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Type    string `json:"type"`
+			Content any    `json:"content"`
+		} `json:"parts"`
+	}
+	if json.Unmarshal([]byte(messages), &msgs) != nil {
+		return "", false
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != role {
+			continue
+		}
+		var texts []string
+		for _, p := range msgs[i].Parts {
+			if s, isText := p.Content.(string); isText && (p.Type == "" || p.Type == "text") {
+				texts = append(texts, s)
+			}
+		}
+		if len(texts) > 0 {
+			return strings.Join(texts, "\n"), true
+		}
+	}
+	return "", false
+}
+
 // replyOf is what a turn's span recorded the agent replying: the text parts of the
 // assistant's messages in gen_ai.output.messages (the GenAI conventions' JSON), else
 // gen_ai.completion.

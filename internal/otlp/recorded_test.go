@@ -214,3 +214,20 @@ func TestARecordingOverTheBodyBoundIsSplitOrSaid(t *testing.T) {
 	assert.Equal(t, "done", replies[0].Output)
 	assert.Contains(t, tr.Incomplete, "refused", "the span the receiver could not take is said, not lost unseen")
 }
+
+// A simulated user that follows a recording says what the recording's user said, turn by
+// turn: the last user message of each turn's gen_ai.input.messages, "" where none was kept.
+func TestARecordingSaysWhatItsUserSaid(t *testing.T) {
+	first := turnAttrs("c", "Which order?")
+	first["gen_ai.input.messages"] = `[{"role": "system", "parts": [{"type": "text", "content": "be kind"}]}, {"role": "user", "parts": [{"type": "text", "content": "my order is late"}]}]`
+	dir := conversationFile(t,
+		recSpec{trace: 1, id: 1, name: "invoke_agent support", start: 0, attrs: first},
+		recSpec{trace: 2, id: 1, name: "invoke_agent support", start: 5, attrs: turnAttrs("c", "It ships Friday.")})
+	agent, err := NewReplay(&spec.Profile{Recorded: &spec.Recorded{Dir: dir, Match: spec.DefaultMatch}})
+	require.NoError(t, err)
+	said, err := agent.(goagent.Recorder).Conversation("c")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"my order is late", ""}, said)
+	_, err = agent.(goagent.Recorder).Conversation("missing")
+	assert.Error(t, err)
+}

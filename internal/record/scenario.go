@@ -30,6 +30,9 @@ const (
 	// SimulatorFailed is a simulator that could not be reached, timed out or answered out
 	// of its protocol: a harness fault, never a Pass.
 	SimulatorFailed = "simulator failed"
+	// RecordingEnded is a simulated user that followed a recorded conversation (a profile of
+	// recorded traces) to its end.
+	RecordingEnded = "recording ended"
 )
 
 // Simulation is what the simulated user of an attempt wrote, and how the conversation

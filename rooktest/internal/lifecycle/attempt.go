@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/decide"
+	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
@@ -234,6 +235,26 @@ func (a *attemptRun) userTurn(ctx context.Context, n int, turns []*record.PhaseR
 		sim.Ended, sim.Why = record.SimulatorFailed, why
 		return "", false, &record.PhaseRecord{Ran: false, Turn: n, Script: "simulated user " + cfg.UserModel, ExitCode: -1, At: time.Now().UTC(),
 			Error: "the simulated user failed, so the conversation cannot go on: " + why}
+	}
+	if rec, ok := cfg.GoAgent.(goagent.Recorder); ok {
+		// A recording is replayed: the user said what the recording holds, and no model is
+		// asked to say it again.
+		said, err := rec.Conversation(sc.ID)
+		if err != nil {
+			return fail(err.Error())
+		}
+		sim.URL, sim.Model = "", "the recording"
+		if n > len(said) {
+			sim.Ended, sim.Why = record.RecordingEnded, fmt.Sprintf("the recorded conversation has %d turn(s)", len(said))
+			return "", false, nil
+		} else if said[n-1] != "" {
+			msg = said[n-1]
+		} else {
+			msg = fmt.Sprintf("(turn %d: the recording holds no user message)", n)
+		}
+		sim.Turns = append(sim.Turns, record.SimulatedTurn{Turn: n, Message: msg, Answer: "from the recording"})
+		a.unsaved = true
+		return msg, true, nil
 	}
 	if cfg.User == nil {
 		return fail("no model plays it: set ROOK_USER_URL and ROOK_USER_MODEL (or the judge's ROOK_JUDGE_URL and ROOK_JUDGE_MODEL)")
