@@ -47,13 +47,7 @@ func (j *Judge) Chat(ctx context.Context, system, user, name string, schema map[
 			return ChatAnswer{}, fmt.Errorf("encode the request: %w", err)
 		}
 		c, err := j.post(ctx, body, &log)
-		empty := err == nil && len(c.Choices) > 0 && c.Choices[0].Message.Content != nil && *c.Choices[0].Message.Content == "" && c.Choices[0].Message.Refusal == nil
-		if (errors.Is(err, errFormat) || empty) && format < formatPrompt {
-			j.mu.Lock()
-			if j.format == format {
-				j.format = format + 1
-			}
-			j.mu.Unlock()
+		if j.refusedFormat(format, c, err) {
 			continue
 		}
 		if err != nil {

@@ -333,6 +333,24 @@ func (j *Judge) samples(ctx context.Context, user string, n int, d *Decision) []
 	return r.samples
 }
 
+// refusedFormat reports whether the server refused the structured-output format it was
+// asked in (an HTTP 400 naming response_format, or empty content, which some servers
+// answer a schema they cannot follow with), and then moves the judge to the next format,
+// for this request and the run's others; false once the prompt alone is left.
+func (j *Judge) refusedFormat(format int, c *completion, err error) bool {
+	empty := err == nil && len(c.Choices) > 0 && c.Choices[0].Message.Content != nil && *c.Choices[0].Message.Content == "" &&
+		c.Choices[0].Message.Refusal == nil
+	if !(errors.Is(err, errFormat) || empty) || format >= formatPrompt {
+		return false
+	}
+	j.mu.Lock()
+	if j.format == format {
+		j.format = format + 1
+	}
+	j.mu.Unlock()
+	return true
+}
+
 // asked is what the judge answered to one prompt, over however many requests it took.
 type asked struct {
 	samples           []sample
@@ -367,17 +385,7 @@ func (j *Judge) ask(ctx context.Context, user string, n int) (r asked) {
 			return r
 		}
 		c, err := j.post(ctx, body, &log)
-		next := errors.Is(err, errFormat)
-		if err == nil && len(c.Choices) > 0 && c.Choices[0].Message.Content != nil && *c.Choices[0].Message.Content == "" &&
-			c.Choices[0].Message.Refusal == nil && format < formatPrompt {
-			next = true // some servers answer a schema they cannot follow with nothing
-		}
-		if next && format < formatPrompt {
-			j.mu.Lock()
-			if j.format == format {
-				j.format = format + 1
-			}
-			j.mu.Unlock()
+		if j.refusedFormat(format, c, err) {
 			continue
 		}
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -134,18 +133,12 @@ func (j *Judge) rule(id string, answers []memberAnswer) Result {
 			return r
 		}
 	}
-	var split []string
-	most := 0
-	for status, k := range count {
-		split = append(split, fmt.Sprintf("%s %d", status, k))
-		most = max(most, k)
-	}
-	sort.Strings(split)
+	split, most := splitOf(count)
 	why := "no majority"
 	if j.cfg.Rule == RuleUnanimous {
 		why = "not unanimous"
 	}
-	u := unable(fmt.Sprintf("the panel (%s) split over %d member(s) still in: %s", why, in, strings.Join(split, ", ")))
+	u := unable(fmt.Sprintf("the panel (%s) split over %d member(s) still in: %s", why, in, split))
 	u.Agreement = fmt.Sprintf("%d/%d members", most, n)
 	return u
 }

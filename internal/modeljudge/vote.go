@@ -92,6 +92,16 @@ func vote(id string, samples []judged) Result {
 			return r
 		}
 	}
+	split, most := splitOf(count)
+	u := unable(fmt.Sprintf("the judge disagreed with itself over %d samples: %s", n, split))
+	u.Agreement = fmt.Sprintf("%d/%d", most, n)
+	u.Unanswered = unanswered == n
+	return u
+}
+
+// splitOf says how votes split over statuses ("Fail 1, Pass 1"), and the most any status
+// got: for a vote (samples, a panel) that reached no decision.
+func splitOf(count map[record.Status]int) (string, int) {
 	var split []string
 	most := 0
 	for status, k := range count {
@@ -99,8 +109,5 @@ func vote(id string, samples []judged) Result {
 		most = max(most, k)
 	}
 	sort.Strings(split)
-	u := unable(fmt.Sprintf("the judge disagreed with itself over %d samples: %s", n, strings.Join(split, ", ")))
-	u.Agreement = fmt.Sprintf("%d/%d", most, n)
-	u.Unanswered = unanswered == n
-	return u
+	return strings.Join(split, ", "), most
 }

@@ -325,7 +325,7 @@ func inputOf(sp ptrace.Span) string {
 }
 
 // lastText is the text of the last message of role in a GenAI conventions' messages
-// JSON.
+// JSON (a message with no role counts as any role's).
 func lastText(messages, role string) (string, bool) {
 	var msgs []struct {
 		Role  string `json:"role"`
@@ -338,7 +338,7 @@ func lastText(messages, role string) (string, bool) {
 		return "", false
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != role {
+		if msgs[i].Role != role && msgs[i].Role != "" {
 			continue
 		}
 		var texts []string
@@ -354,33 +354,12 @@ func lastText(messages, role string) (string, bool) {
 	return "", false
 }
 
-// replyOf is what a turn's span recorded the agent replying: the text parts of the
-// assistant's messages in gen_ai.output.messages (the GenAI conventions' JSON), else
-// gen_ai.completion.
+// replyOf is what a turn's span recorded the agent replying: the assistant's last message
+// in gen_ai.output.messages (the GenAI conventions' JSON), else gen_ai.completion.
 func replyOf(sp ptrace.Span) (string, bool) {
 	if v, ok := sp.Attributes().Get("gen_ai.output.messages"); ok {
-		var msgs []struct {
-			Role  string `json:"role"`
-			Parts []struct {
-				Type    string `json:"type"`
-				Content any    `json:"content"`
-			} `json:"parts"`
-		}
-		if json.Unmarshal([]byte(v.AsString()), &msgs) == nil {
-			var texts []string
-			for _, m := range msgs {
-				if m.Role != "" && m.Role != "assistant" {
-					continue
-				}
-				for _, p := range m.Parts {
-					if s, isText := p.Content.(string); isText && (p.Type == "" || p.Type == "text") {
-						texts = append(texts, s)
-					}
-				}
-			}
-			if len(texts) > 0 {
-				return strings.Join(texts, "\n"), true
-			}
+		if text, ok := lastText(v.AsString(), "assistant"); ok {
+			return text, true
 		}
 	}
 	if v, ok := sp.Attributes().Get("gen_ai.completion"); ok && v.AsString() != "" {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -87,7 +88,7 @@ func Next(ctx context.Context, c Chatter, sc *spec.Scenario, turn, left int, so 
 	b.WriteString("</conversation>\nWrite the user's next message, or end the conversation.")
 	a, err := c.Chat(ctx, system, b.String(), "simulated_user", schema)
 	st := Step{Turn: record.SimulatedTurn{Turn: turn, ReportedModel: a.ReportedModel, Cached: a.Cached, Usage: a.Usage,
-		Request: requestJSON(a.Request), Answer: clip(a.Content, 2*maxMessage)}}
+		Request: requestJSON(a.Request), Answer: check.Clip(a.Content, 2*maxMessage)}}
 	if err != nil {
 		return st, fmt.Errorf("the simulated user's model: %w", err)
 	}
@@ -107,10 +108,10 @@ func (st *Step) read(content string) error {
 	dec := json.NewDecoder(strings.NewReader(strings.TrimSpace(content)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		return fmt.Errorf("not one JSON object of action, message and why: %w (%q)", err, clip(content, 200))
+		return fmt.Errorf("not one JSON object of action, message and why: %w (%q)", err, check.Clip(content, 200))
 	}
 	if dec.More() {
-		return fmt.Errorf("more than one JSON value (%q)", clip(content, 200))
+		return fmt.Errorf("more than one JSON value (%q)", check.Clip(content, 200))
 	}
 	if a.Action == nil {
 		return errors.New(`no "action"`)
@@ -137,7 +138,7 @@ func (st *Step) read(content string) error {
 		if why == "" {
 			return fmt.Errorf(`action %s with no "why"`, *a.Action)
 		}
-		st.Ended, st.Why = record.GoalReached, clip(why, maxWhy)
+		st.Ended, st.Why = record.GoalReached, check.Clip(why, maxWhy)
 		if *a.Action == "give_up" {
 			st.Ended = record.GaveUp
 		}
@@ -151,14 +152,7 @@ func (st *Step) read(content string) error {
 // tags defused.
 func shown(s string) string {
 	s = strings.ReplaceAll(s, "</conversation>", "</ conversation>")
-	return clip(strings.ReplaceAll(s, "\n", " "), maxShown)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "..."
+	return check.Clip(strings.ReplaceAll(s, "\n", " "), maxShown)
 }
 
 func requestJSON(b []byte) json.RawMessage {
