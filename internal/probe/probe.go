@@ -73,6 +73,9 @@ type Config struct {
 // state folders of its own that it removes. After a failed open it calls no execute, and
 // close still runs, as in a run.
 func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
+	if p.Recorded != nil {
+		return nil, fmt.Errorf("probe: profile %s judges traces recorded in %s (hooks.traces): there is no agent to call; run its suite with go test", p.ID, p.Recorded.Dir)
+	}
 	if p.GoAgent != "" {
 		return nil, fmt.Errorf("probe: profile %s's hooks are the Go agent go:%s, which runs inside its test binary, not as a command: run its suite with go test instead", p.ID, p.GoAgent)
 	}
