@@ -126,7 +126,7 @@ func TestAProfileWithNoCommandIsNotProbed(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "recorded"), 0o755))
 	for body, want := range map[string]string{
-		"id: p\nhooks: {go: shop}\n":          "profile p's hooks are the Go agent go:shop, which runs inside its test binary",
+		"id: p\nhooks: {go: shop}\n":         "profile p's hooks are the Go agent go:shop, which runs inside its test binary",
 		"id: p\nhooks: {traces: recorded}\n": "profile p judges traces recorded in " + filepath.Join(dir, "recorded") + " (hooks.traces): there is no agent to call",
 	} {
 		p, err := spec.ParseProfile(filepath.Join(dir, "p.yaml"), dir, []byte(body))
