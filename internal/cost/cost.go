@@ -1,6 +1,6 @@
 // Package cost turns the tokens a run's records hold into money, by the profile's price
-// table: the agent's usage at the profile's agent model, each judge's at the model it was
-// asked for. What was not reported is not priced: a scenario whose agent reported no usage
+// table: the agent's usage at the profile's agent model, each judge's and each simulated
+// user's at the model it was asked for. What was not reported is not priced: a scenario whose agent reported no usage
 // has no agent cost, never a cost of zero, and the sums say how many were left out.
 package cost
 
@@ -17,6 +17,8 @@ import (
 type Cost struct {
 	Agent float64 `json:"agent" yaml:"agent"`
 	Judge float64 `json:"judge" yaml:"judge"`
+	// User is what a simulated user's model cost.
+	User  float64 `json:"simulated_user,omitempty" yaml:"simulated_user,omitempty"`
 	Total float64 `json:"total" yaml:"total"`
 	// Unpriced says what was left out of the sums: usage not reported, or a model without
 	// a price ("agent usage not reported", "judge model m has no price").
@@ -57,8 +59,15 @@ func Verdicts(t *record.Pricing, attempts []*record.Verdict) Cost {
 				c.Judge += n
 			}
 		}
+		if sim := v.Simulator; sim != nil && sim.Answers > sim.Cached {
+			if n, why := Of(t, sim.Model, sim.Usage); why != "" {
+				c.note("simulated user " + why)
+			} else {
+				c.User += n
+			}
+		}
 	}
-	c.Total = c.Agent + c.Judge
+	c.Total = c.Agent + c.Judge + c.User
 	return c
 }
 
@@ -82,6 +91,7 @@ func Scenario(t *record.Pricing, dir string, v *record.Verdict) Cost {
 func (c *Cost) Add(o Cost) {
 	c.Agent += o.Agent
 	c.Judge += o.Judge
+	c.User += o.User
 	c.Total += o.Total
 	for _, u := range o.Unpriced {
 		c.note(u)

@@ -36,3 +36,19 @@ func TestVerdicts(t *testing.T) {
 	assert.Len(t, sum.Unpriced, 2)
 	assert.Equal(t, "USD 0.4500", Money(table, 0.45))
 }
+
+// A simulated user's model is priced at its model, its cached answers not at all (the run
+// that asked paid), and a usage it left out is said, not priced as zero.
+func TestASimulatedUserIsPriced(t *testing.T) {
+	table := &record.Pricing{Currency: "USD", AgentModel: "small", Models: map[string]record.Price{
+		"small": {InputPerMillion: 0.15, OutputPerMillion: 0.60}, "player": {InputPerMillion: 1, OutputPerMillion: 2}}}
+	played := &record.Verdict{Usage: record.Tokens(0, 0), Simulator: &record.SimulatorInfo{Model: "player", Answers: 3, Usage: record.Tokens(1_000_000, 500_000)}}
+	cached := &record.Verdict{Usage: record.Tokens(0, 0), Simulator: &record.SimulatorInfo{Model: "player", Answers: 3, Cached: 3}}
+	c := Verdicts(table, []*record.Verdict{played, cached})
+	assert.InDelta(t, 2.0, c.User, 1e-12)
+	assert.InDelta(t, 2.0, c.Total, 1e-12)
+	assert.Empty(t, c.Unpriced)
+	c = Verdicts(table, []*record.Verdict{{Usage: record.Tokens(0, 0), Simulator: &record.SimulatorInfo{Model: "player", Answers: 2}}})
+	assert.Zero(t, c.User)
+	assert.Equal(t, []string{"simulated user usage not reported"}, c.Unpriced)
+}

@@ -102,6 +102,7 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 		if sim.Why != "" {
 			v.SimulatedUser += ": " + sim.Why
 		}
+		v.Simulator = simulatorInfo(sim)
 	}
 	counting.Rows(&v)
 	attack(&v, in, m.signals)
@@ -145,4 +146,35 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// simulatorInfo totals what a simulated user's model did: its answers, and the tokens of
+// those asked of it (a cached one was paid for by the run that asked); nil when no model
+// answered (a recording played the user).
+func simulatorInfo(sim *record.Simulation) *record.SimulatorInfo {
+	info := &record.SimulatorInfo{Model: sim.Model}
+	var in, out int64
+	known := true
+	for _, t := range sim.Turns {
+		if t.Request == nil && t.Usage == nil && !t.Cached {
+			continue // not a model's answer
+		}
+		info.Answers++
+		if t.Cached {
+			info.Cached++
+			continue
+		}
+		if t.Usage == nil || t.Usage.Input == nil || t.Usage.Output == nil {
+			known = false
+			continue
+		}
+		in, out = in+*t.Usage.Input, out+*t.Usage.Output
+	}
+	if info.Answers == 0 {
+		return nil
+	}
+	if known && info.Answers > info.Cached {
+		info.Usage = record.Tokens(in, out)
+	}
+	return info
 }

@@ -14,8 +14,10 @@ type Verdict struct {
 	UnverifiableReason string `yaml:"unverifiable_reason,omitempty"`
 	Failure            string `yaml:"failure,omitempty"`
 	// SimulatedUser says how a simulated user's conversation ended ("goal reached after 3
-	// turn(s): ..."), when the scenario has one.
+	// turn(s): ..."), when the scenario has one; Simulator is its model and the tokens its
+	// answers said they used.
 	SimulatedUser        string         `yaml:"simulated_user,omitempty"`
+	Simulator            *SimulatorInfo `yaml:"simulator,omitempty"`
 	Criteria             []Row          `yaml:"criteria"`
 	PassCount            int            `yaml:"pass_count"`
 	FailCount            int            `yaml:"fail_count"`
@@ -240,4 +242,14 @@ func (v *Verdict) Rows() []Row {
 			Status:   Fail, Evidence: h.Quote, Confidence: "High"})
 	}
 	return rows
+}
+
+// SimulatorInfo is what a simulated user's model did in an attempt: the answers it gave,
+// and the tokens those it was asked for (not from the cache) said they used; a count is nil
+// when an answer left it out.
+type SimulatorInfo struct {
+	Model   string `yaml:"model"`
+	Answers int    `yaml:"answers"`
+	Cached  int    `yaml:"cached,omitempty"`
+	Usage   *Usage `yaml:"usage,omitempty"`
 }

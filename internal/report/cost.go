@@ -113,7 +113,11 @@ func (r *Report) spendMarkdown() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Cost: %s %.4f (agent %.4f, judge %.4f)", sp.Currency, sp.Total.Total, sp.Total.Agent, sp.Total.Judge)
+	fmt.Fprintf(&b, "Cost: %s %.4f (agent %.4f, judge %.4f", sp.Currency, sp.Total.Total, sp.Total.Agent, sp.Total.Judge)
+	if sp.Total.User > 0 {
+		fmt.Fprintf(&b, ", simulated user %.4f", sp.Total.User)
+	}
+	b.WriteString(")")
 	if sp.Unpriced > 0 {
 		fmt.Fprintf(&b, "; %d scenario(s) not wholly priced: %s", sp.Unpriced, strings.Join(sp.Total.Unpriced, "; "))
 	}

@@ -55,6 +55,9 @@ func TestASimulatedUserReachesItsGoal(t *testing.T) {
 	require.NotNil(t, o.Verdict)
 	assert.Equal(t, record.Pass, o.Verdict.Status, "%+v", o.Verdict)
 	assert.Equal(t, "goal reached after 3 turn(s): the agent refunded it", o.Verdict.SimulatedUser)
+	require.NotNil(t, o.Verdict.Simulator)
+	assert.Equal(t, record.SimulatorInfo{Model: "user-model", Answers: 3, Usage: o.Verdict.Simulator.Usage}, *o.Verdict.Simulator)
+	require.NotNil(t, o.Verdict.Simulator.Usage, "the fake's answers say their tokens: they are totalled")
 
 	var stdin []string
 	for _, c := range f.calls(t) {
