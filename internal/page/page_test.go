@@ -66,3 +66,11 @@ func TestThePageShowsAJudgePanel(t *testing.T) {
 	assert.Contains(t, html, `<tr><td>&lt;script&gt;careless&lt;/script&gt;</td><td>3 / 3</td><td>4 / 8</td><td>14 / 22</td></tr>`)
 	assert.NotContains(t, html, "<script>careless")
 }
+
+// A scenario whose user was simulated says how its conversation ended, as its verdict does.
+func TestThePageSaysHowASimulatedConversationEnded(t *testing.T) {
+	v := record.Verdict{Status: record.Pass, Criteria: []record.Row{}, SimulatedUser: "gave up after 2 turn(s): the agent <b>refused</b>"}
+	dir := writeRun(t, filepath.Join(t.TempDir(), "R1"), "R1", map[string]record.Verdict{"SC-7": v})
+	html := pageOf(t, build(t, dir, ""))
+	assert.Contains(t, html, `<p class="muted" id="simulated-SC-7">simulated user: gave up after 2 turn(s): the agent &lt;b&gt;refused&lt;/b&gt;</p>`)
+}
