@@ -177,6 +177,8 @@ type Decision struct {
 	// guessing), "" when it counts.
 	answers map[string]record.Status
 	out     string
+	// expected is the status the record gives each control of the request, by its ids.
+	expected map[string]record.Status
 }
 
 // Decide judges c's criteria. It always returns a Result per criterion: a judge that
@@ -194,7 +196,11 @@ func (j *Judge) Decide(ctx context.Context, c Case) Decision {
 	user = j.cfg.Redact(user)
 	n := max(j.cfg.Samples, 1)
 	d := Decision{Info: record.JudgeInfo{URL: j.URL(), Model: j.cfg.Model, Protocol: ProtocolVersion,
-		PromptSHA256: hash(system, user), Cut: cut, Controls: len(p.controls) * n, ControlsWhy: p.none}}
+		PromptSHA256: hash(system, user), Cut: cut, Controls: len(p.controls) * n, ControlsWhy: p.none},
+		expected: make(map[string]record.Status, len(p.controls))}
+	for id, ctl := range p.controls {
+		d.expected[id] = ctl.want
+	}
 	if n > 1 {
 		d.Info.Samples = n
 	}

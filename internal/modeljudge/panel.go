@@ -60,15 +60,11 @@ func (j *Judge) panelDecide(ctx context.Context, c Case) Decision {
 	}
 	wg.Wait()
 
-	p := planFor(c, j.cfg.Redact, j.cfg.Budget)
-	first := answers[0].d
+	first := answers[0].d // every member was sent the same request: the same plan
 	d := Decision{Info: record.JudgeInfo{URL: j.URL(), Model: j.Model(), Protocol: ProtocolVersion,
 		PromptSHA256: first.Info.PromptSHA256, Cut: first.Info.Cut, Asked: first.Info.Asked, ControlsWhy: first.Info.ControlsWhy,
 		Cached: true}}
-	panel := &record.JudgePanel{Rule: j.cfg.Rule, Expected: map[string]record.Status{}}
-	for id, ctl := range p.controls {
-		panel.Expected[id] = ctl.want
-	}
+	panel := &record.JudgePanel{Rule: j.cfg.Rule, Expected: first.expected}
 	var requests, responses []memberExchange
 	for i, a := range answers {
 		m := j.members[i]
