@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -44,6 +45,11 @@ type Recording struct {
 	// found.
 	conversations map[string][]pcommon.TraceID
 	files, spans  int
+
+	// found are the conversations already put together, by scenario: each turn of each
+	// attempt asks for its scenario's.
+	mu    sync.Mutex
+	found map[string]*conversation
 }
 
 // recSpan is one recorded span, with the resource and scope it was exported under.
@@ -185,8 +191,26 @@ type conversation struct {
 	rest  []recSpan
 }
 
-// find is the conversation the scenario's value names, or why there is none.
+// find is the conversation the scenario's value names, or why there is none; put together
+// once a scenario, as every turn of every attempt asks for it.
 func (rec *Recording) find(scenario string) (*conversation, error) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if c, ok := rec.found[scenario]; ok {
+		return c, nil
+	}
+	c, err := rec.assemble(scenario)
+	if err == nil {
+		if rec.found == nil {
+			rec.found = map[string]*conversation{}
+		}
+		rec.found[scenario] = c
+	}
+	return c, err
+}
+
+// assemble puts the scenario's conversation together from the recording's spans.
+func (rec *Recording) assemble(scenario string) (*conversation, error) {
 	value := rec.cfg.Conversation(scenario)
 	ids := rec.conversations[value]
 	if len(ids) == 0 {
