@@ -149,16 +149,16 @@ func nonNil[T any](s []T) []T {
 }
 
 // simulatorInfo totals what a simulated user's model did: its answers, and the tokens of
-// those asked of it (a cached one was paid for by the run that asked); nil when no model
-// answered (a recording played the user).
+// those asked of it (a cached one was paid for by the run that asked); nil when a
+// recording played the user, or the model gave no answer.
 func simulatorInfo(sim *record.Simulation) *record.SimulatorInfo {
+	if sim.Model == record.RecordingModel {
+		return nil
+	}
 	info := &record.SimulatorInfo{Model: sim.Model}
 	var in, out int64
 	known := true
 	for _, t := range sim.Turns {
-		if t.Request == nil && t.Usage == nil && !t.Cached {
-			continue // not a model's answer
-		}
 		info.Answers++
 		if t.Cached {
 			info.Cached++

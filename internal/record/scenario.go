@@ -35,6 +35,9 @@ const (
 	RecordingEnded = "recording ended"
 )
 
+// RecordingModel is the Simulation's Model when a recording, not a model, played the user.
+const RecordingModel = "the recording"
+
 // Simulation is what the simulated user of an attempt wrote, and how the conversation
 // ended. Its messages are the tester's words, as a scenario's turns are.
 type Simulation struct {

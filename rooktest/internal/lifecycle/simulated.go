@@ -63,7 +63,7 @@ func (a *attemptRun) userTurn(ctx context.Context, n int, turns []*record.PhaseR
 		if err != nil {
 			return fail(err.Error())
 		}
-		sim.URL, sim.Model = "", "the recording"
+		sim.URL, sim.Model = "", record.RecordingModel
 		if n > len(said) {
 			sim.Ended, sim.Why = record.RecordingEnded, fmt.Sprintf("the recorded conversation has %d turn(s)", len(said))
 			return "", false, nil
