@@ -173,26 +173,20 @@ func readPanel(s settings, cfg *modeljudge.Config) error {
 
 // userFor is the model that plays the run's simulated users, nil when none is configured.
 func (o judgeOptions) userFor(recordsRoot string, redact func(string) string) *modeljudge.Judge {
-	if o.user.URL == "" {
-		return nil
-	}
-	cfg := o.user
-	cfg.Redact = redact
-	if capability.Judge != nil {
-		cfg.Transport = capability.Judge()
-	}
-	if cfg.CacheDir != "" {
-		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
-	}
-	return modeljudge.New(cfg)
+	return client(o.user, recordsRoot, redact, nil)
 }
 
 // judgeFor is the run's judge, nil when none is configured.
 func (o judgeOptions) judgeFor(recordsRoot string, redact func(string) string, limit *ratelimit.Limiter) *modeljudge.Judge {
-	if o.cfg.URL == "" {
+	return client(o.cfg, recordsRoot, redact, limit)
+}
+
+// client is a model reached as cfg says, with the run's redaction, rate, the linked
+// transport and the cache under the records root; nil when cfg names no server.
+func client(cfg modeljudge.Config, recordsRoot string, redact func(string) string, limit *ratelimit.Limiter) *modeljudge.Judge {
+	if cfg.URL == "" {
 		return nil
 	}
-	cfg := o.cfg
 	cfg.Redact, cfg.Limit = redact, limit
 	if capability.Judge != nil {
 		cfg.Transport = capability.Judge()
