@@ -197,11 +197,14 @@ func Nearest(word string, known []string) string { return nearest(word, known) }
 
 // nearest returns the known key closest to key when it is close enough to be a typo.
 func nearest(key string, known []string) string {
-	best, bestD := "", math.MaxInt
+	best, bestD, bestSwap := "", math.MaxInt, false
 	for _, k := range known {
-		d := levenshtein(strings.ToLower(key), strings.ToLower(k))
-		if d < bestD {
-			best, bestD = k, d
+		a, b := strings.ToLower(key), strings.ToLower(k)
+		d := levenshtein(a, b)
+		// Of two as near, one that two letters swapped explain (MODLE for MODEL, not MODE).
+		swap := d < plainLevenshtein(a, b)
+		if d < bestD || d == bestD && swap && !bestSwap {
+			best, bestD, bestSwap = k, d, swap
 		}
 	}
 	if len(key) >= 3 {
@@ -221,8 +224,16 @@ func nearest(key string, known []string) string {
 	return ""
 }
 
-func levenshtein(a, b string) int {
+// levenshtein is the number of edits from a to b: a letter inserted, dropped or changed,
+// or two adjacent letters swapped (the optimal string alignment distance).
+func levenshtein(a, b string) int { return distance(a, b, true) }
+
+// plainLevenshtein is levenshtein with a swap counted as two edits.
+func plainLevenshtein(a, b string) int { return distance(a, b, false) }
+
+func distance(a, b string, swaps bool) int {
 	ra, rb := []rune(a), []rune(b)
+	before := make([]int, len(rb)+1) // the row before prev, for a swap
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -236,8 +247,11 @@ func levenshtein(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if swaps && i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		before, prev, cur = prev, cur, before
 	}
 	return prev[len(rb)]
 }
