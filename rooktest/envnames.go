@@ -14,7 +14,7 @@ import (
 
 // judgeVars are the ROOK_* settings of the model judge (judge.go).
 var judgeVars = []string{"ROOK_JUDGE_URL", "ROOK_JUDGE_MODEL", "ROOK_JUDGE_API_KEY", "ROOK_JUDGE_TIMEOUT", "ROOK_JUDGE_RETRIES",
-	"ROOK_JUDGE_BUDGET", "ROOK_JUDGE_PREFLIGHT", "ROOK_JUDGE_CACHE", "ROOK_JUDGE_SAMPLES", "ROOK_JUDGE_AUDIT"}
+	"ROOK_JUDGE_BUDGET", "ROOK_JUDGE_PREFLIGHT", "ROOK_JUDGE_CACHE", "ROOK_JUDGE_SAMPLES", "ROOK_JUDGE_AUDIT", "ROOK_JUDGE_MODE"}
 
 // knownVars are the ROOKTEST_* and ROOK_* variables something reads: every -rook.* flag's
 // twin, the judge's settings, and the hook contract's.

@@ -37,6 +37,7 @@ func init() {
 	flag.String("rook.user-model", "", "the model that plays simulated users (ROOK_USER_MODEL; default the judge's)")
 	flag.String("rook.user-api-key", "", "the simulated users' server's API key, redacted everywhere (ROOK_USER_API_KEY; default the judge's)")
 	flag.Int("rook.judge-audit", 0, "percent of judge requests to ask again with the agent's evidence removed: a judge that still answers Pass or Fail there is guessing, and every row it decides in the run is marked judge_guessed (ROOK_JUDGE_AUDIT; default 0)")
+	flag.String("rook.judge-mode", "", "one or commit: commit asks every request first with the agent's replies withheld, and a criterion the replies turn from Pass to Fail or back is Unable to Verify; it doubles the judge's requests where the record holds calls or collected evidence (ROOK_JUDGE_MODE; default one)")
 	flag.Float64("rook.min-agreement", 0, "0 to 1: judged rows of a criterion whose judge agrees with people (labels/<agent>.yaml) less often, or was never labelled, are Unable to Verify (ROOKTEST_MIN_AGREEMENT; default off)")
 	flag.String("rook.min-confidence", "", "High, Medium or Low: judged rows below it are Unable to Verify (ROOKTEST_MIN_CONFIDENCE; default Low)")
 }
@@ -96,6 +97,13 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 			return o, fmt.Errorf("%s=%q: want a percentage of requests from 0 to 100", as, v)
 		}
 	}
+	switch v, as := s.get("rook.judge-mode", "ROOK_JUDGE_MODE"); strings.ToLower(v) {
+	case "", modeljudge.ModeOne:
+	case modeljudge.ModeCommit:
+		o.cfg.Mode = modeljudge.ModeCommit
+	default:
+		return o, fmt.Errorf("%s=%q: want %s (one request) or %s (the replies withheld first)", as, v, modeljudge.ModeOne, modeljudge.ModeCommit)
+	}
 	if o.cfg.Preflight, err = onOff(s.get("rook.judge-preflight", "ROOK_JUDGE_PREFLIGHT")); err != nil {
 		return o, err
 	}
@@ -110,7 +118,7 @@ func readJudgeOptions(s settings) (judgeOptions, error) {
 	o.user.URL = cmp.Or(s.value("rook.user-url", "ROOK_USER_URL"), o.cfg.URL)
 	o.user.Model = cmp.Or(s.value("rook.user-model", "ROOK_USER_MODEL"), o.cfg.Model)
 	o.user.APIKey = cmp.Or(s.value("rook.user-api-key", "ROOK_USER_API_KEY"), o.cfg.APIKey)
-	o.user.Samples, o.user.Audit, o.user.Preflight = 1, 0, false // it plays the user: it is not judged
+	o.user.Samples, o.user.Audit, o.user.Preflight, o.user.Mode = 1, 0, false, "" // it plays the user: it is not judged
 	if strings.EqualFold(o.user.URL, "none") {
 		o.user.URL, o.user.Model, o.user.APIKey = "", "", ""
 	}

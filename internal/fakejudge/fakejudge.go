@@ -43,6 +43,11 @@ const (
 	// tool, a name) is Pass when the value is anywhere in the record and Fail when it is
 	// not, negation and source ignored; any other statement is Fail.
 	ShapeOnly = "shape-only"
+	// ReplySwayed answers controls as a careful judge does, and believes what the agent
+	// says: a real criterion is a Pass quoting the last reply. Where the replies are withheld
+	// (commit-first judging) it reads the tools: a Fail quoting a tool output that denies
+	// ("denied", false, "failed", "error"), Unable to Verify otherwise.
+	ReplySwayed = "reply-swayed"
 	// PassAll is a grounded Pass to every statement, controls included.
 	PassAll = "pass-all"
 	// Guesser is GroundedPass, but a Pass too where the record shows nothing the agent or
@@ -212,6 +217,9 @@ func finish(script string) string {
 	return "stop"
 }
 
+// denies finds a tool output that says the action did not happen.
+var denies = regexp.MustCompile(`(?i)"(denied|rejected|failed|error)"|: ?false\b`)
+
 // content is the scripted answer to a prompt.
 func (s *Server) content(script, prompt string) string {
 	var ids, statements []string
@@ -301,6 +309,22 @@ func answerRow(script, id, statement, prompt, quote string, replies []string) ma
 		return row(id, string(record.Pass), []string{"turn 1: agent [said]"})
 	case MissingAnswer:
 		return nil
+	case ReplySwayed:
+		if len(replies) > 0 {
+			return row(id, string(record.Pass), []string{quote})
+		}
+		for _, sec := range sections(prompt) {
+			if _, out, ok := strings.Cut(sec.body, "\noutput: "); ok && strings.HasPrefix(sec.title, "tool call ") {
+				for _, el := range elements(out) {
+					if denies.MatchString(el) {
+						return row(id, string(record.Fail), []string{el})
+					}
+				}
+			}
+		}
+		r := row(id, string(record.UnableToVerify), []string{})
+		r["reason"], r["confidence"] = "the replies are withheld and no tool output decides it", "Low"
+		return r
 	case Unsure:
 		r := row(id, string(record.Pass), []string{quote})
 		r["confidence"] = "Medium"

@@ -65,6 +65,9 @@ type Config struct {
 	// Model and APIKey (panel.go); Rule is how their answers decide (RuleMajority when "").
 	Panel []Member
 	Rule  string
+	// Mode is how a request is asked: ModeOne (one request, "" too) or ModeCommit (the
+	// replies withheld first, commit.go).
+	Mode string
 }
 
 // Defaults fills in what a Config leaves zero.
@@ -118,7 +121,7 @@ func New(cfg Config) *Judge {
 		j.cfg.Rule = cmp.Or(cfg.Rule, RuleMajority)
 		for _, m := range cfg.Panel {
 			mc := cfg
-			mc.URL, mc.Model, mc.APIKey, mc.Panel = m.URL, m.Model, m.APIKey, nil
+			mc.URL, mc.Model, mc.APIKey, mc.Panel, mc.Mode = m.URL, m.Model, m.APIKey, nil, "" // the panel commits first, once
 			j.members = append(j.members, New(mc))
 		}
 	}
@@ -185,6 +188,14 @@ type Decision struct {
 // could not be reached, refused, answered out of protocol or failed a control leaves them
 // Unable to Verify with the reason.
 func (j *Judge) Decide(ctx context.Context, c Case) Decision {
+	if j.cfg.Mode == ModeCommit && committable(c) {
+		return j.commitFirst(ctx, c)
+	}
+	return j.decide(ctx, c)
+}
+
+// decide asks c's criteria in one request (of each member, for a panel).
+func (j *Judge) decide(ctx context.Context, c Case) Decision {
 	if len(j.members) > 0 {
 		return j.panelDecide(ctx, c)
 	}

@@ -28,6 +28,9 @@ type Case struct {
 	Evidence *observe.Observations
 	// Files are copied evidence files, by their name in the records.
 	Files []File
+	// withheld is set on the first request of commit-first judging (commit.go): the
+	// replies are left out of its record, and the record says so.
+	withheld bool
 }
 
 // Criterion is one llm_judge criterion, its statement sent unchanged.
@@ -109,9 +112,14 @@ func recordText(c Case) (full string, sections []section) {
 	add := func(title, body string) { sections = append(sections, section{title, body}) }
 	for _, t := range ev.Turns().Value {
 		add(fmt.Sprintf("turn %d: user", t.N), t.Input)
-		add(fmt.Sprintf("turn %d: agent [said]", t.N), t.Output)
+		if !c.withheld {
+			add(fmt.Sprintf("turn %d: agent [said]", t.N), t.Output)
+		}
 	}
-	if !ev.Turns().Observed {
+	switch {
+	case c.withheld:
+		add("agent", "(its replies are withheld from this request: decide each criterion from the tool calls, their outputs and the collected evidence; one that only the replies could decide is "+string(record.UnableToVerify)+")")
+	case !ev.Turns().Observed:
 		add("agent", "(the agent never replied)")
 	}
 	calls := ev.Calls()

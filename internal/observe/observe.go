@@ -374,6 +374,21 @@ func (o *Observations) Coverage(ch Channel) Coverage {
 	return o.Probes().Coverage
 }
 
+// WithoutReplies is the observations with the agent's own words withheld: each turn keeps
+// what the user said, its calls, usage and time, and collect's data, evidence files and
+// probes stay, but no reply is in it, nor what the agent printed elsewhere. It is what a
+// judge commits from before it reads the replies (the model judge's commit-first mode).
+func (o *Observations) WithoutReplies() *Observations {
+	v := *o
+	v.turns = make([]turn, len(o.turns))
+	for i, t := range o.turns {
+		t.Output, t.unread = "", nil
+		v.turns[i] = t
+	}
+	v.emitted = nil
+	return &v
+}
+
 // OnlyTurn is the observations of turn n alone (1-based), for a criterion about that
 // turn: its reply, calls, usage and time, and nothing of collect's, which reports the
 // whole session and cannot be put in a turn. why says, when there is none, that the turn

@@ -166,6 +166,23 @@ type JudgeInfo struct {
 	Audit *JudgeAudit `yaml:"audit,omitempty"`
 	// Panel is set when a panel of judges decided: each member's answers, and the rule.
 	Panel *JudgePanel `yaml:"panel,omitempty"`
+	// Commit is set when the judge first committed its answers with the agent's replies
+	// withheld (-rook.judge-mode=commit).
+	Commit *JudgeCommit `yaml:"commit,omitempty"`
+}
+
+// JudgeCommit is what the judge answered first, with the agent's replies withheld, from the
+// calls, their outputs and the collected evidence alone; a criterion it answered Pass there
+// and Fail with the replies, or the other way, is Unable to Verify.
+type JudgeCommit struct {
+	// Answers are its statuses for the request's criteria ("C1 Fail"); Disagreed the
+	// criteria whose answer the replies turned over.
+	Answers   []string `yaml:"answers,omitempty"`
+	Disagreed []string `yaml:"disagreed,omitempty"`
+	// Out says why the first request decided nothing (a control answered wrong, no usable
+	// answer); then no row of the request is taken.
+	Out   string `yaml:"out,omitempty"`
+	Usage *Usage `yaml:"usage,omitempty"`
 }
 
 // JudgePanel is how a panel of judges answered one request: every member was asked the
