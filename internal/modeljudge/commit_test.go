@@ -19,13 +19,7 @@ import (
 // tool denied; asked first with the replies withheld, it committed to the tool's Fail, the
 // replies turned it over, and the row is Unable to Verify, never a Pass.
 func TestCommitFirstCatchesAJudgeSwayedByTheReply(t *testing.T) {
-	var it judgekit.Item
-	for _, k := range judgekit.Kit() {
-		if k.Case.ScenarioID == "KIT-CONTRADICTION-1" {
-			it = k
-		}
-	}
-	require.NotEmpty(t, it.Case.Criteria)
+	it := kitItem(t, "KIT-CONTRADICTION-1")
 	scripts := map[string]string{it.Case.ScenarioID: fakejudge.ReplySwayed}
 
 	one, _ := newJudge(t, scripts, nil)
@@ -53,13 +47,7 @@ func TestCommitFirstCatchesAJudgeSwayedByTheReply(t *testing.T) {
 // A record of replies alone gives the first request nothing to commit from: it is not
 // asked, and the one request decides as it would.
 func TestCommitFirstAsksOnceWhereOnlyRepliesAre(t *testing.T) {
-	var it judgekit.Item
-	for _, k := range judgekit.Kit() {
-		if k.Case.ScenarioID == "KIT-CUT-NUMBER-1" {
-			it = k
-		}
-	}
-	require.NotEmpty(t, it.Case.Criteria)
+	it := kitItem(t, "KIT-CUT-NUMBER-1")
 	j, fake := newJudge(t, map[string]string{it.Case.ScenarioID: fakejudge.GroundedFail}, func(c *modeljudge.Config) { c.Mode = modeljudge.ModeCommit })
 	d := j.Decide(context.Background(), it.Case)
 	assert.Equal(t, record.Fail, d.Results["C1"].Status)
@@ -70,13 +58,7 @@ func TestCommitFirstAsksOnceWhereOnlyRepliesAre(t *testing.T) {
 // A first request whose control is answered wrong decides nothing, and neither does the
 // second: the rows are Unable to Verify.
 func TestCommitFirstThatFailsAControlDecidesNothing(t *testing.T) {
-	var it judgekit.Item
-	for _, k := range judgekit.Kit() {
-		if k.Case.ScenarioID == "KIT-PASS-1" {
-			it = k
-		}
-	}
-	require.NotEmpty(t, it.Case.Criteria)
+	it := kitItem(t, "KIT-PASS-1")
 	j, _ := newJudge(t, map[string]string{it.Case.ScenarioID: fakejudge.PassAll}, func(c *modeljudge.Config) { c.Mode = modeljudge.ModeCommit })
 	d := j.Decide(context.Background(), it.Case)
 	require.NotNil(t, d.Info.Commit)
@@ -124,4 +106,16 @@ func TestCommitFirstOnTheKitsCarelessScripts(t *testing.T) {
 	}
 	t.Log("the kit's careless scripts, one request -> commit-first:\n" + strings.Join(lines, "\n"))
 	assert.Less(t, falsePasses[fakejudge.ReplySwayed][1], falsePasses[fakejudge.ReplySwayed][0], "commit-first catches a judge swayed by the replies")
+}
+
+// kitItem is the kit's request id.
+func kitItem(t *testing.T, id string) judgekit.Item {
+	t.Helper()
+	for _, it := range judgekit.Kit() {
+		if it.Case.ScenarioID == id {
+			return it
+		}
+	}
+	t.Fatalf("the kit has no request %s", id)
+	return judgekit.Item{}
 }
