@@ -123,6 +123,7 @@ func TestEnvTwins(t *testing.T) {
 		{env: map[string]string{"ROOK_JUDGE_PANEL": "a@http://127.0.0.1:1/v1 b@http://127.0.0.1:2/v1", "ROOK_JUDGE_PANEL_RULE": "most"}, want: `ROOK_JUDGE_PANEL_RULE="most": want majority or unanimous`},
 		{env: map[string]string{"ROOK_USER_URL": "http://127.0.0.1:1"}, want: `the simulated user's server and model go together: set ROOK_USER_URL and ROOK_USER_MODEL (or the judge's)`},
 		{env: map[string]string{"ROOK_JUDGE_PANEL_RULE": "unanimous"}, want: `ROOK_JUDGE_PANEL_RULE=unanimous needs a panel: set ROOK_JUDGE_PANEL`},
+		{flags: map[string]string{"rook.judge-mode": "twice"}, want: `-rook.judge-mode="twice": want one (one request) or commit (the replies withheld first)`},
 	} {
 		_, err := readConfig(settingsOf(tc.flags, tc.env))
 		assert.EqualError(t, err, tc.want)
@@ -132,6 +133,11 @@ func TestEnvTwins(t *testing.T) {
 	assert.Equal(t, "m", c.judge.cfg.Model)
 	assert.Equal(t, "http://127.0.0.1:1", c.judge.cfg.URL)
 	assert.Equal(t, 3, c.judge.cfg.Retries)
+	assert.Empty(t, c.judge.cfg.Mode, "one request unless asked")
+	c, err = readConfig(settingsOf(nil, map[string]string{"ROOK_JUDGE_URL": "http://127.0.0.1:1", "ROOK_JUDGE_MODEL": "m", "ROOK_JUDGE_MODE": "commit"}))
+	require.NoError(t, err)
+	assert.Equal(t, modeljudge.ModeCommit, c.judge.cfg.Mode)
+	assert.Empty(t, c.judge.user.Mode, "the simulated user's model is asked once")
 
 	// The simulated user's model is the judge's unless ROOK_USER_* names its own.
 	assert.Equal(t, "http://127.0.0.1:1", c.judge.user.URL)

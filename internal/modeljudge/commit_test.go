@@ -37,6 +37,12 @@ func TestCommitFirstCatchesAJudgeSwayedByTheReply(t *testing.T) {
 	assert.Equal(t, []string{"C1 Fail"}, d.Info.Commit.Answers)
 	assert.Equal(t, []string{"C1"}, d.Info.Commit.Disagreed)
 	assert.Zero(t, d.Info.ControlsFailed)
+	var rep record.Report
+	info := d.Info
+	rep.AddJudge(&record.Verdict{Judge: &info})
+	require.Len(t, rep.Judges, 1)
+	assert.Equal(t, 1, rep.Judges[0].Committed, "report.yaml counts the request asked first")
+	assert.Equal(t, 1, rep.Judges[0].TurnedOver, "and the criterion the replies turned over")
 	reqs := fake.Requests(it.Case.ScenarioID)
 	require.Len(t, reqs, 2, "the replies withheld, then the whole record")
 	assert.NotContains(t, reqs[0].Prompt, "has been issued", "the first request holds no reply")

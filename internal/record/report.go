@@ -40,6 +40,11 @@ type JudgeTotals struct {
 	// (-rook.judge-audit), Guessed the rows marked judge_guessed.
 	Audited int `yaml:"audited,omitempty" json:"audited,omitempty"`
 	Guessed int `yaml:"guessed,omitempty" json:"guessed,omitempty"`
+	// Committed counts the requests asked first with the agent's replies withheld
+	// (-rook.judge-mode=commit), TurnedOver the criteria the replies turned from Pass to
+	// Fail or back there (each Unable to Verify).
+	Committed  int `yaml:"committed,omitempty" json:"committed,omitempty"`
+	TurnedOver int `yaml:"turned_over,omitempty" json:"turned_over,omitempty"`
 	// Unanswered counts the scenarios with a row the judge never answered (unreached, an
 	// error, the preflight failed, out of protocol).
 	Unanswered int   `yaml:"unanswered,omitempty" json:"unanswered,omitempty"`
@@ -70,6 +75,10 @@ func (r *Report) AddJudge(v *Verdict) {
 	t.ControlsFailed += j.ControlsFailed
 	if j.Audit != nil {
 		t.Audited++
+	}
+	if j.Commit != nil {
+		t.Committed++
+		t.TurnedOver += len(j.Commit.Disagreed)
 	}
 	unanswered := false
 	for _, row := range v.Criteria {

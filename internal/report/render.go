@@ -67,6 +67,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		if j.Audited > 0 {
 			audit = fmt.Sprintf("; %d request(s) asked again without the agent's evidence", j.Audited)
 		}
+		if j.Committed > 0 {
+			audit += fmt.Sprintf("; %d request(s) asked first with the replies withheld, %d criterion(s) turned over by the replies", j.Committed, j.TurnedOver)
+		}
 		if j.Guessed > 0 {
 			audit += fmt.Sprintf("; **it guessed: %d row(s) it decided are judge_guessed**", j.Guessed)
 		}
