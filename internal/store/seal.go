@@ -1,7 +1,7 @@
 package store
 
 import (
-	"bufio"
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -229,17 +229,17 @@ func readSeals(dir string) ([]seal, error) {
 	if len(data) > maxManifest {
 		return nil, fmt.Errorf("%s is over %d bytes", ManifestFile, maxManifest)
 	}
-	var out []seal
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	out := make([]seal, 0, bytes.Count(data, []byte("\n"))+1)
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
 		var s seal
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+		if err := json.Unmarshal(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")), &s); err != nil {
 			return nil, fmt.Errorf("%s line %d does not read: %w", ManifestFile, n, err)
 		}
 		out = append(out, s)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // VerifySealed checks an attempt folder's records against its manifest: the chain whole
