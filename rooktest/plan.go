@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/hook"
-	"github.com/rookgo/rookgo/internal/inflight"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -141,18 +140,18 @@ func (r *Run) planOf(id string) (p plan, ok bool) {
 // to it: the flag's number or the profile's, or, under -rook.concurrency=auto, a limit that
 // follows the CPU the hooks use, up to the profile's concurrency when it sets one (what
 // the agent bears), else eight scenarios per core.
-func (c *setup) slots() (int, *inflight.Limiter) {
+func (c *setup) slots() (int, *slotLimiter) {
 	if !c.opts.autoConcurrency {
 		n := cmp.Or(c.opts.concurrency, c.prof.Concurrency)
-		return n, inflight.Fixed(n)
+		return n, fixedSlots(n)
 	}
 	cores := runtime.GOMAXPROCS(0)
 	ceiling, why := 8*cores, fmt.Sprintf("eight per core of %d; set the profile's concurrency to bound it by what the agent bears", cores)
 	if c.prof.ConcurrencyGiven {
 		ceiling, why = c.prof.Concurrency, "the profile's concurrency"
 	}
-	l := inflight.New(inflight.Auto{Ceiling: ceiling, Cores: cores,
-		CPU: func() time.Duration { return hook.Spent() + inflight.SelfCPU() }})
+	l := autoSlots(slotAuto{Ceiling: ceiling, Cores: cores,
+		CPU: func() time.Duration { return hook.Spent() + selfCPU() }})
 	c.notes = append(c.notes, fmt.Sprintf("-rook.concurrency=auto: the scenarios in flight follow the CPU the hooks and this process use, from %d up to %d (%s)",
 		l.Limit(), ceiling, why))
 	return ceiling, l

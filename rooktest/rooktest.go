@@ -14,7 +14,6 @@ import (
 
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/goagent"
-	"github.com/rookgo/rookgo/internal/inflight"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -95,7 +94,7 @@ type scheduler struct {
 	// notStarted counts the scenarios that did not start because startBy had passed.
 	notStarted  atomic.Int64
 	concurrency int // at most in flight: -rook.concurrency=auto's ceiling
-	slots       *inflight.Limiter
+	slots       *slotLimiter
 	// budget is -rook.budget's; nil without one.
 	budget *budget
 	// traces is the run's trace receiver; nil when traces are off.

@@ -1,4 +1,4 @@
-package inflight
+package rooktest
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 
 // machine simulates scenarios on a machine of cores: each slot in flight asks for
 // perSlot of a core, and gets its share of what the cores give.
-type machine struct {
+type slotMachine struct {
 	now     time.Time
 	cpu     time.Duration
 	cores   float64
@@ -18,7 +18,7 @@ type machine struct {
 
 // step runs what is in flight for dt, then ends every slot and starts as many as the
 // limit allows again: the limits it went through, step by step.
-func (m *machine) run(l *Limiter, steps int) []int {
+func (m *slotMachine) run(l *slotLimiter, steps int) []int {
 	var limits []int
 	for range steps {
 		n := l.Limit()
@@ -36,8 +36,8 @@ func (m *machine) run(l *Limiter, steps int) []int {
 	return limits
 }
 
-func auto(m *machine, ceiling int) *Limiter {
-	return New(Auto{Ceiling: ceiling, Cores: int(m.cores), CPU: func() time.Duration { return m.cpu }, Now: func() time.Time { return m.now }})
+func autoOn(m *slotMachine, ceiling int) *slotLimiter {
+	return autoSlots(slotAuto{Ceiling: ceiling, Cores: int(m.cores), CPU: func() time.Duration { return m.cpu }, Now: func() time.Time { return m.now }})
 }
 
 func TestAutoFollowsTheCPUASlotTakes(t *testing.T) {
@@ -52,15 +52,15 @@ func TestAutoFollowsTheCPUASlotTakes(t *testing.T) {
 		{"a slot takes a core, two cores", 2, 1, 64, 2},
 		{"a slot takes a core, sixteen cores", 16, 1, 64, 14},
 		// Half a core each: three keep 1.5 of 2 cores busy; four would fill the machine,
-		// past Target.
+		// past slotTarget.
 		{"a slot takes half a core", 2, 0.5, 64, 3},
 		// An agent answering over the network: the ceiling, which the profile sets.
 		{"a slot mostly waits", 2, 0.02, 16, 16},
 		{"the ceiling holds under the cores", 8, 1, 3, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &machine{now: time.Unix(0, 0), cores: tc.cores, perSlot: tc.perSlot}
-			limits := m.run(auto(m, tc.ceiling), 100)
+			m := &slotMachine{now: time.Unix(0, 0), cores: tc.cores, perSlot: tc.perSlot}
+			limits := m.run(autoOn(m, tc.ceiling), 100)
 			settled := limits[len(limits)-20:]
 			for _, n := range settled {
 				if n != tc.want {
@@ -74,8 +74,8 @@ func TestAutoFollowsTheCPUASlotTakes(t *testing.T) {
 // A limit too low for what the slots take goes up at once to what the first window
 // measured; one too high comes down by half a window at most.
 func TestAutoRisesAtOnceAndFallsByHalves(t *testing.T) {
-	m := &machine{now: time.Unix(0, 0), cores: 2, perSlot: 0.01}
-	l := auto(m, 64)
+	m := &slotMachine{now: time.Unix(0, 0), cores: 2, perSlot: 0.01}
+	l := autoOn(m, 64)
 	limits := m.run(l, 60)
 	assert.Equal(t, []int{2, 2, 2, 2, 64}, limits[:5], "the first window that ends measures slots that wait: %v", limits)
 	m.perSlot = 1 // the agent's hooks became heavy
@@ -89,7 +89,7 @@ func TestAutoRisesAtOnceAndFallsByHalves(t *testing.T) {
 
 // A fixed limiter holds the next scenario until one in flight ends.
 func TestFixedWaitsForAFreeSlot(t *testing.T) {
-	l := Fixed(2)
+	l := fixedSlots(2)
 	l.Acquire()
 	l.Acquire()
 	third := make(chan struct{})
@@ -105,5 +105,5 @@ func TestFixedWaitsForAFreeSlot(t *testing.T) {
 	l.Release()
 	<-third // the slot the first gave back
 	assert.Equal(t, 2, l.Limit())
-	assert.Equal(t, 1, Fixed(0).Limit(), "at least one")
+	assert.Equal(t, 1, fixedSlots(0).Limit(), "at least one")
 }

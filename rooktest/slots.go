@@ -1,4 +1,4 @@
-// Package inflight bounds how many scenarios run at once: a fixed number, or one it
+// How many scenarios run at once (-rook.concurrency): a fixed number, or one the run
 // follows from how much of the machine they take.
 //
 // An automatic limit is set from what the run measures, never guessed from the hooks'
@@ -6,10 +6,11 @@
 // with the time the scenarios in flight held their slots. A slot that mostly waits (an
 // agent answering over the network) takes little of a core, so more fit; one that starts
 // a heavy interpreter takes most of one, so about as many as there are cores fit. The
-// limit aims at a little under the machine's cores (Target), so that what is in flight
+// limit aims at a little under the machine's cores (slotTarget), so that what is in flight
 // does not queue for CPU and stretch every scenario's wall time, and it never passes the
 // ceiling the caller gives (the profile's concurrency, which says what the agent bears).
-package inflight
+
+package rooktest
 
 import (
 	"math"
@@ -17,17 +18,17 @@ import (
 	"time"
 )
 
-// Target is the share of the machine's cores an automatic limit aims to keep busy.
-const Target = 0.9
+// slotTarget is the share of the machine's cores an automatic limit aims to keep busy.
+const slotTarget = 0.9
 
-// Saturated is the share of the machine's cores above which a window counts as full.
-const Saturated = 0.95
+// slotSaturated is the share of the machine's cores above which a window counts as full.
+const slotSaturated = 0.95
 
-// Window is how long an automatic limit measures before it moves.
-const Window = 250 * time.Millisecond
+// slotWindow is how long an automatic limit measures before it moves.
+const slotWindow = 250 * time.Millisecond
 
-// Auto configures an automatic limit.
-type Auto struct {
+// slotAuto configures an automatic limit.
+type slotAuto struct {
 	// Ceiling is the most in flight at once (at least 1).
 	Ceiling int
 	// Cores are the cores the run may use (GOMAXPROCS, at least 1).
@@ -38,13 +39,13 @@ type Auto struct {
 	Now func() time.Time
 }
 
-// Limiter admits work up to its limit.
-type Limiter struct {
+// slotLimiter admits work up to its limit.
+type slotLimiter struct {
 	mu       sync.Mutex
 	freed    *sync.Cond
 	limit    int
 	inflight int
-	auto     *Auto
+	autoOn   *slotAuto
 
 	// The window being measured: since when, the CPU used before it, and the slot time
 	// (in flight times wall time) held in it so far.
@@ -54,30 +55,30 @@ type Limiter struct {
 	ended       int // scenarios that ended in the window
 }
 
-// Fixed is a limiter of n at once (at least 1).
-func Fixed(n int) *Limiter {
-	l := &Limiter{limit: max(n, 1)}
+// fixedSlots is a limiter of n at once (at least 1).
+func fixedSlots(n int) *slotLimiter {
+	l := &slotLimiter{limit: max(n, 1)}
 	l.freed = sync.NewCond(&l.mu)
 	return l
 }
 
-// New is an automatic limiter. It starts at the cores (or the ceiling, if lower) and
-// moves once per Window in which a scenario ended: up to what the window measured at
+// autoSlots is an automatic limiter. It starts at the cores (or the ceiling, if lower) and
+// moves once per slotWindow in which a scenario ended: up to what the window measured at
 // once (a suite of slow scenarios that only wait must not spend its first minutes
 // doubling), down by half at most.
-func New(a Auto) *Limiter {
+func autoSlots(a slotAuto) *slotLimiter {
 	if a.Now == nil {
 		a.Now = time.Now
 	}
 	a.Ceiling, a.Cores = max(a.Ceiling, 1), max(a.Cores, 1)
-	l := Fixed(min(a.Cores, a.Ceiling))
-	l.auto = &a
+	l := fixedSlots(min(a.Cores, a.Ceiling))
+	l.autoOn = &a
 	l.start, l.last, l.cpu0 = a.Now(), a.Now(), a.CPU()
 	return l
 }
 
 // Acquire waits for a slot.
-func (l *Limiter) Acquire() {
+func (l *slotLimiter) Acquire() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for l.inflight >= l.limit {
@@ -88,12 +89,12 @@ func (l *Limiter) Acquire() {
 }
 
 // Release gives a slot back, when the scenario that held it has ended.
-func (l *Limiter) Release() {
+func (l *slotLimiter) Release() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.tick()
 	l.inflight--
-	if l.auto != nil {
+	if l.autoOn != nil {
 		l.ended++
 		l.adjust()
 	}
@@ -101,45 +102,45 @@ func (l *Limiter) Release() {
 }
 
 // Limit is how many may be in flight now.
-func (l *Limiter) Limit() int {
+func (l *slotLimiter) Limit() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.limit
 }
 
 // tick adds the slot time held since the last change of what is in flight.
-func (l *Limiter) tick() {
-	if l.auto == nil {
+func (l *slotLimiter) tick() {
+	if l.autoOn == nil {
 		return
 	}
-	now := l.auto.Now()
+	now := l.autoOn.Now()
 	l.held += time.Duration(l.inflight) * now.Sub(l.last)
 	l.last = now
 }
 
 // adjust moves the limit once a window has passed: to the number of slots that, using
-// the CPU a slot used in the window, keeps Target of the cores busy, and never below
-// Target of the cores (a slot that takes several cores is bounded by the ceiling alone).
+// the CPU a slot used in the window, keeps slotTarget of the cores busy, and never below
+// slotTarget of the cores (a slot that takes several cores is bounded by the ceiling alone).
 // A window that kept the machine full says only that a slot wants at least its share of
 // it, not how much more: the limit then halves, down to that floor, until a window shows
 // room.
-func (l *Limiter) adjust() {
-	a := l.auto
+func (l *slotLimiter) adjust() {
+	a := l.autoOn
 	elapsed := l.last.Sub(l.start)
-	if elapsed < Window || l.ended == 0 || l.held <= 0 {
+	if elapsed < slotWindow || l.ended == 0 || l.held <= 0 {
 		return
 	}
 	cpu := a.CPU()
 	used, held := cpu-l.cpu0, l.held
 	l.start, l.cpu0, l.held, l.ended = l.last, cpu, 0, 0
-	floor := min(max(int(math.Round(Target*float64(a.Cores))), 1), a.Ceiling)
+	floor := min(max(int(math.Round(slotTarget*float64(a.Cores))), 1), a.Ceiling)
 	if used <= 0 {
 		l.limit = min(l.limit*2, a.Ceiling) // nothing measurable: the slots only wait
 		return
 	}
 	perSlot := float64(used) / float64(held) // the cores a slot kept busy
-	want := max(int(Target*float64(a.Cores)/perSlot), floor)
-	if busy := float64(used) / (float64(a.Cores) * float64(elapsed)); busy >= Saturated {
+	want := max(int(slotTarget*float64(a.Cores)/perSlot), floor)
+	if busy := float64(used) / (float64(a.Cores) * float64(elapsed)); busy >= slotSaturated {
 		l.limit = max(min(want, l.limit/2), floor)
 		return
 	}

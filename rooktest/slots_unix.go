@@ -1,14 +1,14 @@
 //go:build unix
 
-package inflight
+package rooktest
 
 import (
 	"syscall"
 	"time"
 )
 
-// SelfCPU is the user and system time this process has used.
-func SelfCPU() time.Duration {
+// selfCPU is the user and system time this process has used.
+func selfCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
