@@ -24,7 +24,7 @@ test:
 	$(MAKE) -j2 --no-print-directory test-race test-e2e
 
 # RACY are the internal packages with goroutines or state they share across them.
-RACY = /internal/(supervisor|hook|inflight|otlp|bankdemo|store|ratelimit|modeljudge|mcpprobe|fakejudge|fakehook)(/|$$)
+RACY = /internal/(supervisor|hook|otlp|bankdemo|store|ratelimit|modeljudge|mcpprobe|fakejudge|fakehook)(/|$$)
 test-race:
 	$(GO) test -race -count=1 -p 4 -skip '$(LONG_RUNTIME_TESTS)' ./rooktest/... $$($(GO) list ./internal/... | grep -E '$(RACY)')
 	$(GO) test -count=1 -p 4 $$($(GO) list ./internal/... | grep -vE '$(RACY)')
