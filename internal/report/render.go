@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,14 +20,39 @@ func (r *Report) JSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// YAML writes the report for machines.
+// YAML writes the report for machines. Its lists of rows are written one row at a time
+// from where they are kept, never gathered: the rest of the report is encoded with a mark
+// in their place, and each mark's line is replaced by its rows.
 func (r *Report) YAML(w io.Writer) error {
-	enc := yaml.NewEncoder(w)
+	var head bytes.Buffer
+	mark := fmt.Sprintf("rook-rows-%p", r)
+	r.Failed.mark, r.Scenarios.mark = mark+"-failed", mark+"-scenarios"
+	defer func() { r.Failed.mark, r.Scenarios.mark = "", "" }()
+	enc := yaml.NewEncoder(&head)
 	enc.SetIndent(2)
 	if err := enc.Encode(r); err != nil {
 		return err
 	}
-	return enc.Close()
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	lists := map[string]func(string) error{
+		r.Failed.mark:    func(key string) error { return r.Failed.writeYAML(w, key) },
+		r.Scenarios.mark: func(key string) error { return r.Scenarios.writeYAML(w, key) },
+	}
+	for _, line := range strings.SplitAfter(head.String(), "\n") {
+		key, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
+		if list, ok := lists[value]; ok && !strings.HasPrefix(key, " ") {
+			if err := list(key); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := io.WriteString(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Markdown writes the report for people: a CI step summary, a pull request comment.

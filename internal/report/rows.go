@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,9 @@ import (
 	"iter"
 	"os"
 	"runtime"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Rows are a list of a report, in the run's order, kept in a temporary file rather than in
@@ -25,6 +29,9 @@ type Rows[T any] struct {
 	n      int
 	err    error // the first error writing or reading the file
 	closed bool
+	// mark, while the YAML report is written, stands for the rows in it, to be replaced by
+	// them one at a time (Report.YAML).
+	mark string
 }
 
 // add appends row.
@@ -158,9 +165,51 @@ func (l *Rows[T]) MarshalJSON() ([]byte, error) {
 // MarshalYAML writes the rows as a YAML list: the YAML report. (On a copy of the list:
 // the YAML encoder does not take a field's address.)
 func (l Rows[T]) MarshalYAML() (any, error) {
+	if l.mark != "" {
+		return l.mark, nil
+	}
 	out := make([]T, 0, l.n)
 	for row := range l.All() {
 		out = append(out, row)
 	}
 	return out, l.err
+}
+
+// writeYAML writes the rows as the YAML list under key, at the top level of a document
+// encoded with an indent of 2, one row at a time: "key: []" when there are none.
+func (l *Rows[T]) writeYAML(w io.Writer, key string) error {
+	if l.n == 0 {
+		_, err := fmt.Fprintf(w, "%s: []\n", key)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%s:\n", key); err != nil {
+		return err
+	}
+	var one bytes.Buffer
+	for row := range l.All() {
+		one.Reset()
+		enc := yaml.NewEncoder(&one)
+		enc.SetIndent(2)
+		if err := enc.Encode(row); err != nil {
+			return err
+		}
+		if err := enc.Close(); err != nil {
+			return err
+		}
+		// The row's mapping as an item of the list: "  - " before its first line, four
+		// spaces before the others.
+		for i, line := range strings.SplitAfter(strings.TrimSuffix(one.String(), "\n"), "\n") {
+			prefix := "    "
+			if i == 0 {
+				prefix = "  - "
+			}
+			if _, err := io.WriteString(w, prefix+line); err != nil {
+				return err
+			}
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return l.err
 }

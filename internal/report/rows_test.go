@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // build is Build, failing the test on an error, and closed when the test ends.
@@ -116,4 +119,46 @@ func TestRowsThatCannotBeReadBackAreAnError(t *testing.T) {
 	assert.Contains(t, l.Err().Error(), "read a report's rows back from "+l.f.Name())
 	_, err = json.Marshal(&l)
 	assert.Error(t, err, "the JSON report is not written from part of the rows")
+}
+
+// The YAML report writes its lists a row at a time, and says exactly what encoding the
+// whole report at once said: rows with text over several lines, long lines, quotes and
+// characters YAML escapes, a nested list, an empty list.
+func TestTheYAMLReportWritesItsRowsOneAtATime(t *testing.T) {
+	long := strings.Repeat("a long reason that goes on ", 12)
+	r := &Report{Version: 1, RunID: "r1", Agent: "a", Profile: "p", Headline: "2 of 3 passed",
+		Unable: []Reason{{Reason: "no judge", Count: 1, Remedy: "set one", Scenarios: []string{"SC-3"}}},
+		Judges: []record.JudgeTotals{{Model: "m", Judged: 2}}}
+	for _, sc := range []Scenario{
+		{ID: "SC-1", Title: "plain", Status: "Pass"},
+		{ID: "SC-2", Title: "two\nlines: here", Status: "Fail", Reason: long, Owner: "agent", Feature: "F-1", Quarantined: "until 2027-01-01: #12"},
+		{ID: "SC-3", Title: `quotes "and" 'these' - and: colons`, Status: "Unable to Verify", Reason: "tab\there, \x01 control, é ü",
+			Repeat: &RepeatStats{Attempts: 3, Passed: 2}, Change: "new", Never: "a hook failed"},
+		{ID: "SC-4", Title: "  leading spaces and a trailing one ", Status: "not run", Reason: "- looks like a list\n- twice\n"},
+	} {
+		r.Scenarios.add(sc)
+	}
+	r.Failed.add(Failure{ScenarioID: "SC-2", CriterionID: "C1", Expected: "x", Achieved: "y\nz", Evidence: `"q"`})
+	t.Cleanup(func() { r.Scenarios.close(); r.Failed.close() })
+
+	var whole bytes.Buffer
+	enc := yaml.NewEncoder(&whole)
+	enc.SetIndent(2)
+	require.NoError(t, enc.Encode(r))
+	require.NoError(t, enc.Close())
+	var streamed bytes.Buffer
+	require.NoError(t, r.YAML(&streamed))
+	assert.Equal(t, whole.String(), streamed.String())
+	assert.Contains(t, streamed.String(), "scenarios:\n  - scenario_id: SC-1\n")
+
+	var empty Report
+	streamed.Reset()
+	require.NoError(t, empty.YAML(&streamed))
+	assert.Contains(t, streamed.String(), "failed_criteria: []\n")
+	assert.Contains(t, streamed.String(), "scenarios: []\n")
+	whole.Reset()
+	enc = yaml.NewEncoder(&whole)
+	enc.SetIndent(2)
+	require.NoError(t, enc.Encode(&empty))
+	assert.Equal(t, whole.String(), streamed.String())
 }
