@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -216,4 +217,25 @@ func TestAReplyNotSeenDecidesNothingAboutIt(t *testing.T) {
 	assert.Equal(t, record.Pass, rows["CALL"].Status, rows["CALL"].Achieved)
 	words := obs.Words()
 	assert.NotEmpty(t, words.Gap(), "a search for forbidden text is not whole without the reply")
+}
+
+// The view without the replies keeps every turn, what the user said and what the tools did,
+// and holds none of the agent's words; the observations it came from are unchanged.
+func TestWithoutRepliesKeepsTheToolsAndDropsTheWords(t *testing.T) {
+	refund := record.Call{Name: "issue_refund", Arguments: map[string]any{"order": "ORD-4"}, Output: map[string]any{"status": "denied"}}
+	obs := observe.Said(observe.Given{Input: "refund ORD-4", Output: "Your refund has been issued.", Calls: []record.Call{refund}},
+		observe.Given{Input: "thanks", Output: "You are welcome.", Calls: []record.Call{}})
+	v := obs.WithoutReplies()
+	turns := v.Turns()
+	require.Len(t, turns.Value, 2)
+	assert.Equal(t, "refund ORD-4", turns.Value[0].Input)
+	for _, tn := range turns.Value {
+		assert.Empty(t, tn.Output)
+	}
+	assert.Empty(t, strings.TrimSpace(v.AgentText().Value), "nothing the agent said")
+	calls := v.Calls()
+	require.Len(t, calls.Value, 1)
+	assert.Equal(t, "issue_refund", calls.Value[0].Name)
+	assert.Equal(t, obs.Calls().Coverage, calls.Coverage)
+	assert.Equal(t, "Your refund has been issued.", obs.Turns().Value[0].Output, "the observations it came from keep the replies")
 }
