@@ -25,22 +25,25 @@ func judgeCheckCmd(args []string, stdout, stderr io.Writer) int {
 	minimum := fs.Float64("min", 0.8, "the share of the kit's criteria the judge must decide right")
 	samples := fs.Int("samples", 1, "answers asked for each request, as -rook.judge-samples")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on each request")
+	mode := fs.String("mode", modeljudge.ModeOne, "one or commit (the replies withheld first), as -rook.judge-mode")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *url == "" || *model == "" || fs.NArg() > 0 || *minimum <= 0 || *minimum > 1 || *samples < 1 || *samples%2 == 0 {
-		fmt.Fprintln(stderr, "usage: rookgen judge-check [-url URL] [-model M] [-min 0.8] [-samples N (odd)]; the API key is read from $ROOK_JUDGE_API_KEY")
+	if *url == "" || *model == "" || fs.NArg() > 0 || *minimum <= 0 || *minimum > 1 || *samples < 1 || *samples%2 == 0 ||
+		*mode != modeljudge.ModeOne && *mode != modeljudge.ModeCommit {
+		fmt.Fprintln(stderr, "usage: rookgen judge-check [-url URL] [-model M] [-min 0.8] [-samples N (odd)] [-mode one|commit]; the API key is read from $ROOK_JUDGE_API_KEY")
 		return 2
 	}
 	j := modeljudge.New(modeljudge.Config{Transport: judgehttp.New(), URL: *url, Model: *model, APIKey: os.Getenv("ROOK_JUDGE_API_KEY"),
-		Timeout: *timeout, Retries: 3, Preflight: true, Samples: *samples})
+		Timeout: *timeout, Retries: 3, Preflight: true, Samples: *samples, Mode: *mode})
 	ctx := context.Background()
 	if err := j.Preflight(ctx); err != nil {
 		fmt.Fprintf(stderr, "rookgen judge-check: %v\n", err)
 		return 1
 	}
 	scores := judgekit.Check(ctx, j)
-	fmt.Fprintf(stdout, "judge %s at %s: %d requests of the judge kit\n", *model, j.URL(), len(judgekit.Kit()))
+	fmt.Fprintf(stdout, "judge %s at %s: %d requests of the judge kit, asked %s\n", *model, j.URL(), len(judgekit.Kit()),
+		map[string]string{modeljudge.ModeOne: "once each", modeljudge.ModeCommit: "first with the replies withheld where the record has calls or collected evidence"}[*mode])
 	if err := judgekit.Write(stdout, scores); err != nil {
 		fmt.Fprintf(stderr, "rookgen judge-check: %v\n", err)
 		return 1

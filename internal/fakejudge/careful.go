@@ -170,7 +170,12 @@ func find(c modeljudge.Control, text string) (string, bool) {
 				return el, true
 			}
 		}
-		return "", false
+		for _, line := range strings.Split(text, "\n") { // a value with a comma in it
+			if line = strings.TrimSpace(line); strings.Contains(line, key) && strings.Contains(line, c.Value) {
+				return line, true
+			}
+		}
+		return c.Value, true
 	}
 	// Any space in the value matches any space of the text ("4 500" with a no-break space).
 	value := strings.ReplaceAll(regexp.QuoteMeta(c.Value), " ", `[\p{Zs}\s]+`)
