@@ -252,3 +252,129 @@ func jsonOrString(raw []byte) json.RawMessage {
 	b, _ := json.Marshal(strings.ToValidUTF8(s, "\uFFFD"))
 	return b
 }
+
+// refusedFormat reports whether the server refused the structured-output format it was
+// asked in (an HTTP 400 naming response_format, or empty content, which some servers
+// answer a schema they cannot follow with), and then moves the judge to the next format,
+// for this request and the run's others; false once the prompt alone is left.
+func (j *Judge) refusedFormat(format int, c *completion, err error) bool {
+	empty := err == nil && len(c.Choices) > 0 && c.Choices[0].Message.Content != nil && *c.Choices[0].Message.Content == "" &&
+		c.Choices[0].Message.Refusal == nil
+	if !(errors.Is(err, errFormat) || empty) || format >= formatPrompt {
+		return false
+	}
+	j.mu.Lock()
+	if j.format == format {
+		j.format = format + 1
+	}
+	j.mu.Unlock()
+	return true
+}
+
+// ask sends the prompt in the best structured-output format the server takes until it has
+// n answers (n in one request where the server gives them, one by one where it does not),
+// or an error ends it; a sample it could not get carries the error.
+func (j *Judge) ask(ctx context.Context, user string, n int) (r asked) {
+	ctx, cancel := context.WithDeadline(ctx, j.deadline)
+	defer cancel()
+	var log []exchange
+	defer func() {
+		if len(log) > 0 {
+			r.request = log[0].Request
+		}
+		r.response = exchanges(log)
+		for len(r.samples) < n {
+			r.samples = append(r.samples, sample{err: errors.New("the judge gave fewer answers than asked for")})
+		}
+	}()
+	for tries := 0; len(r.samples) < n && tries < 3+n; tries++ {
+		j.mu.Lock()
+		format := j.format
+		j.mu.Unlock()
+		body, err := json.Marshal(requestBody(j.cfg.Model, user, format, n-len(r.samples)))
+		if err != nil {
+			r.samples = append(r.samples, sample{err: fmt.Errorf("encode the judge request: %w", err)})
+			return r
+		}
+		c, err := j.post(ctx, body, &log)
+		if j.refusedFormat(format, c, err) {
+			continue
+		}
+		if err != nil {
+			r.samples = append(r.samples, sample{err: err})
+			return r
+		}
+		r.model = c.Model
+		r.usage = addUsage(r.usage, c.Usage)
+		if len(c.Choices) == 0 {
+			r.samples = append(r.samples, sample{err: errors.New("the judge's answer has no choices")})
+			return r
+		}
+		for _, ch := range c.Choices {
+			if len(r.samples) < n {
+				r.samples = append(r.samples, choiceSample(ch))
+			}
+		}
+	}
+	return r
+}
+
+// choiceSample is one choice of an answer as a sample.
+func choiceSample(ch choice) sample {
+	switch {
+	case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
+		return sample{err: fmt.Errorf("the judge refused: %s", check.Clip(*ch.Message.Refusal, 300))}
+	case ch.FinishReason == "length":
+		return sample{err: errors.New("the judge's answer was cut off (finish_reason length): raise the server's output limit")}
+	case ch.Message.Content == nil:
+		return sample{err: errors.New("the judge returned no content")}
+	}
+	return sample{content: *ch.Message.Content}
+}
+
+// exchanges is the exchange log as judge-response.json keeps it: a list, one compact line
+// per try (an answer indented level by level could be many times its own size).
+func exchanges(log []exchange) []byte {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, ex := range log {
+		line, err := json.Marshal(ex)
+		if err != nil {
+			line, _ = json.Marshal(exchange{Error: "the exchange could not be kept: " + err.Error()})
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  ")
+		b.Write(line)
+	}
+	b.WriteString("\n]\n")
+	return b.Bytes()
+}
+
+func requestBody(model, user string, format, n int) map[string]any {
+	sys := system
+	if format == formatPrompt {
+		b, _ := json.Marshal(schema)
+		sys += "\n\nThe answer's JSON Schema:\n" + string(b)
+	}
+	body := map[string]any{
+		"model":       model,
+		"temperature": 0,
+		"messages": []map[string]string{
+			{"role": "system", "content": sys},
+			{"role": "user", "content": user},
+		},
+	}
+	if n > 1 {
+		body["n"], body["temperature"] = n, samplingTemperature
+	}
+	switch format {
+	case formatSchema:
+		body["response_format"] = map[string]any{"type": "json_schema",
+			"json_schema": map[string]any{"name": "verdicts", "strict": true, "schema": schema}}
+	case formatObject:
+		body["response_format"] = map[string]any{"type": "json_object"}
+	}
+	return body
+}
