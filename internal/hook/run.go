@@ -212,18 +212,21 @@ func (sio *stdio) copy(stdin string, stdout, stderr io.Writer) <-chan struct{} {
 	return done
 }
 
-// copyBuffers are the buffers hooks' output is copied through: a long run calls hooks
-// tens of thousands of times, and a new 32 KiB buffer for each stream of each was most of
-// the garbage a run made.
+// copyBuffers are the buffers Copy copies through: a long run calls hooks tens of
+// thousands of times, and a new 32 KiB buffer for each stream of each was most of the
+// garbage a run made (and for each record hashed, most of what its readers made).
 var copyBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
-// copyStream copies from to to through a pooled buffer; a read error is the end of the
-// stream. Neither side is let take the copy over (*os.File's WriteTo would allocate a
-// buffer of its own for a pipe).
-func copyStream(to io.Writer, from *os.File) {
+// copyStream copies from to to; a read error is the end of the stream.
+func copyStream(to io.Writer, from *os.File) { _, _ = Copy(to, from) }
+
+// Copy copies from to to through a pooled buffer, as io.Copy does. Neither side is let take
+// the copy over (*os.File's WriteTo would allocate a buffer of its own for a pipe or a
+// hash): a run copies hooks' output and hashes its records tens of thousands of times.
+func Copy(to io.Writer, from io.Reader) (int64, error) {
 	buf := copyBuffers.Get().(*[32 << 10]byte)
 	defer copyBuffers.Put(buf)
-	_, _ = io.CopyBuffer(struct{ io.Writer }{to}, struct{ io.Reader }{from}, buf[:])
+	return io.CopyBuffer(struct{ io.Writer }{to}, struct{ io.Reader }{from}, buf[:])
 }
 
 // drain waits for the hook's output to reach its end, at most KillGrace, and closes our

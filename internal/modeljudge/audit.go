@@ -65,7 +65,7 @@ func (j *Judge) audit(ctx context.Context, c Case, n int) *record.JudgeAudit {
 		}
 		for _, row := range ans.Criteria {
 			id, real := p.real[row.CriterionID]
-			if st := record.Status(row.Status); real && (st == record.Pass || st == record.Fail) {
+			if real && decided(record.Status(row.Status)) {
 				guesses[id+" "+row.Status] = true
 			}
 		}

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -165,19 +164,11 @@ func RecordDigest(path string) (string, error) {
 	}
 	defer func() { _ = f.Close() }() // read only
 	h := sha256.New()
-	buf := digestBuffers.Get().(*[32 << 10]byte)
-	defer digestBuffers.Put(buf)
-	// Neither side takes the copy over: *os.File's WriteTo would allocate a buffer of its own.
-	if _, err := io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{f}, buf[:]); err != nil {
+	if _, err := hook.Copy(h, f); err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-
-// digestBuffers are the buffers records are hashed through: every reader of a verdict
-// hashes each record of its attempt, and a new 32 KiB buffer for each was most of the
-// garbage a run made.
-var digestBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
 // ReadHooks reads the hooks.json in dir, with the numbers hooks printed kept exact; a
 // folder without one has no phase recorded yet.
