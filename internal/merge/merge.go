@@ -21,8 +21,8 @@ import (
 
 	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/summary"
 )
 
 // Find lists the run folders under dirs, grouped by run: one group per agent and run id,
@@ -131,7 +131,7 @@ func Merge(dirs []string, root string, now time.Time, suite func(agent string) (
 		return "", fmt.Errorf("merge: %w", err)
 	}
 	none := store.NewRedactor(nil) // every shard's records are redacted already
-	rep, sumErr := summary.Summarize(tmp, merged, prepare, took, now)
+	rep, sumErr := report.Summarize(tmp, merged, prepare, took, now)
 	for _, err := range []error{
 		store.WriteFile(filepath.Join(tmp, "profile.yaml"), profile),
 		none.WriteRun(filepath.Join(tmp, "run.yaml"), merged),

@@ -14,7 +14,6 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report/reporttest"
 	"github.com/rookgo/rookgo/internal/store"
-	"github.com/rookgo/rookgo/internal/summary"
 )
 
 // writeRun writes a run folder (reporttest.WriteRun).
@@ -194,7 +193,7 @@ func TestHeadlineNamesAJudgeThatNeverAnswered(t *testing.T) {
 	dir := writeRun(t, filepath.Join(t.TempDir(), "R1"), "R1", map[string]record.Verdict{"SC-1": unanswered, "SC-2": pass})
 	var run record.Run
 	require.NoError(t, store.ReadYAML(filepath.Join(dir, "run.yaml"), &run))
-	rep, err := summary.Summarize(dir, run, record.PrepareSummary{Status: "not_defined"}, time.Second, time.Now()) // as a run's end does
+	rep, err := Summarize(dir, run, record.PrepareSummary{Status: "not_defined"}, time.Second, time.Now()) // as a run's end does
 	require.NoError(t, err)
 	require.NoError(t, store.NewRedactor(nil).YAML(filepath.Join(dir, "report.yaml"), rep))
 	r := build(t, dir, "")

@@ -2,7 +2,8 @@
 // on: the results table, the failed criteria with their evidence, Unable to Verify grouped
 // by reason with what would make it checkable, repeat statistics, metrics, and what changed
 // since a baseline run, with whether the change is noise (the paired scenarios' McNemar
-// test, a bootstrap of pass rates over repeats: paired.go). It renders them as markdown, JSON or YAML (package page renders
+// test, a bootstrap of pass rates over repeats: paired.go), and report.yaml's totals, metrics
+// and clusters, which a run writes at its end (summary.go). It renders them as markdown, JSON or YAML (package page renders
 // the HTML page from the same report); it never calls a hook.
 package report
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/summary"
 )
 
 // Finish writes report.yaml and the final run.yaml (report.html is the caller's to
@@ -27,7 +27,7 @@ func (r *Run) Finish(ctx context.Context, now time.Time) (*record.Report, error)
 	prepare := r.prepareSummary()
 	r.file.Finished = now.UTC()
 	r.mu.Unlock()
-	rep, err := summary.Summarize(r.Dir, file, prepare, now.Sub(r.started), now)
+	rep, err := report.Summarize(r.Dir, file, prepare, now.Sub(r.started), now)
 	rep.LateSpans = file.LateSpans
 	problems := []error{err, guessErr, lateErr, rep.Totals.Check()} // every run the tests make checks them
 	problems = append(problems, r.writeRunFile(), r.cfg.Redactor.YAML(filepath.Join(r.Dir, "report.yaml"), rep))

@@ -1,7 +1,8 @@
-// Package summary computes report.yaml from a run's records: the totals, the metrics and
-// the clusters. The engine writes it after every run, rookgen report -merge after joining
-// shards, and rookgen report reads what it wrote; none of them computes totals another way.
-package summary
+package report
+
+// report.yaml: the totals, the metrics and the clusters. The engine writes it after every
+// run, rookgen report -merge after joining shards, and rookgen report reads what it wrote;
+// none of them computes totals another way.
 
 import (
 	"errors"
