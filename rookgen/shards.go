@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/rookgo/rookgo/internal/history"
-	"github.com/rookgo/rookgo/internal/shardplan"
+
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
@@ -23,7 +23,7 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 0, "the number of shards")
 	from := fs.String("from", "latest", "the run whose durations to use (a merged CI run, say), or latest: each scenario's newest runs")
-	out := fs.String("o", "", "write the plan here (default "+shardplan.File+" at the module root)")
+	out := fs.String("o", "", "write the plan here (default "+history.ShardPlanFile+" at the module root)")
 	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	if err := fs.Parse(args); err != nil {
@@ -53,7 +53,7 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		runs = map[string]bool{*from: true}
 	}
-	p := &shardplan.Plan{Version: shardplan.Version, Shards: *n, From: *from,
+	p := &history.ShardPlan{Version: history.ShardPlanVersion, Shards: *n, From: *from,
 		Agents: map[string]map[string]int{}, ExpectedMs: map[string][]int64{}, IdealMs: map[string]int64{}}
 	found := false
 	for _, a := range agents {
@@ -66,12 +66,12 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 		for i, sc := range a.Scenarios {
 			ids[i], repeat[sc.ID] = sc.ID, sc.Repeat
 		}
-		est := shardplan.Estimates(h, ids, repeat, runs, planRecent)
+		est := history.Estimates(h, ids, repeat, runs, planRecent)
 		var total int64
 		for _, ms := range est {
 			total += ms
 		}
-		p.Agents[a.Name], p.ExpectedMs[a.Name] = shardplan.Balance(*n, est)
+		p.Agents[a.Name], p.ExpectedMs[a.Name] = history.Balance(*n, est)
 		p.IdealMs[a.Name] = total / int64(*n)
 	}
 	if runs != nil && !found {
@@ -80,7 +80,7 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 	p.Seal()
 	path := *out
 	if path == "" {
-		path = filepath.Join(root, filepath.FromSlash(shardplan.File))
+		path = filepath.Join(root, filepath.FromSlash(history.ShardPlanFile))
 	}
 	if err := p.Save(path); err != nil {
 		return fail(err)

@@ -1,7 +1,8 @@
 // Package history reads every run of an agent under a records root into what a team asks
 // across runs: each scenario's status run by run, which criteria failed, how long it took,
 // what it used, and who must act (owner.go: the agent's team, the scenario's author, whoever
-// keeps the hooks, or whoever runs the judge, as a pure function of a verdict). It reads
+// keeps the hooks, or whoever runs the judge, as a pure function of a verdict); and from
+// the durations recorded, a plan that splits a suite over shards by time (shardplan.go). It reads
 // records only, and trusts none it cannot check:
 // a verdict that does not match its hooks.json is "untrusted", never its status.
 package history

@@ -1,4 +1,4 @@
-package shardplan
+package history
 
 import (
 	"fmt"
@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -29,7 +28,7 @@ func TestBalance(t *testing.T) {
 }
 
 func TestEstimates(t *testing.T) {
-	h := &history.History{Runs: []history.Run{{ID: "r3"}, {ID: "r2"}, {ID: "r1"}}, Scenarios: map[string][]history.Entry{
+	h := &History{Runs: []Run{{ID: "r3"}, {ID: "r2"}, {ID: "r1"}}, Scenarios: map[string][]Entry{
 		"fast":     {{DurationMs: 100}, {DurationMs: 120}, {DurationMs: 90}},
 		"repeated": {{DurationMs: 3000, Attempts: 3}, {}, {DurationMs: 0}},
 		"skewed":   {{DurationMs: 100}, {DurationMs: 5000}, {DurationMs: 110}},
@@ -42,32 +41,32 @@ func TestEstimates(t *testing.T) {
 	assert.Equal(t, int64(5000), e["new5"])
 	only := Estimates(h, []string{"skewed"}, nil, map[string]bool{"r3": true}, 10)
 	assert.Equal(t, int64(100), only["skewed"], "durations from the named run only")
-	none := Estimates(&history.History{}, []string{"a"}, nil, nil, 10)
+	none := Estimates(&History{}, []string{"a"}, nil, nil, 10)
 	assert.Equal(t, int64(1000), none["a"])
 }
 
 func TestSaveAndLoad(t *testing.T) {
-	p := &Plan{Version: Version, Shards: 2, Agents: map[string]map[string]int{"fake": {"SC-1": 1, "SC-2": 2}}}
+	p := &ShardPlan{Version: ShardPlanVersion, Shards: 2, Agents: map[string]map[string]int{"fake": {"SC-1": 1, "SC-2": 2}}}
 	p.Seal()
 	path := filepath.Join(t.TempDir(), "shards.json")
 	require.NoError(t, p.Save(path))
-	got, err := Load(path)
+	got, err := LoadShardPlan(path)
 	require.NoError(t, err)
 	assert.Equal(t, p.Hash, got.Hash)
 
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, []byte(string(data[:len(data)-40])+`"SC-2": 1}}, "ideal_ms": null, "expected_ms": null}`), 0o644))
-	_, err = Load(path)
+	_, err = LoadShardPlan(path)
 	assert.Error(t, err)
 	p.Agents["fake"]["SC-2"] = 1
 	require.NoError(t, p.Save(path)) // not sealed again
-	_, err = Load(path)
+	_, err = LoadShardPlan(path)
 	assert.ErrorContains(t, err, "was changed by hand")
 	p.Agents["fake"]["SC-2"] = 3
 	p.Seal()
 	require.NoError(t, p.Save(path))
-	_, err = Load(path)
+	_, err = LoadShardPlan(path)
 	assert.ErrorContains(t, err, "puts SC-2 of agent fake on shard 3 of 2")
 }
 

@@ -1,9 +1,10 @@
-// Package shardplan splits each agent's suite over N shards by time rather than by count:
-// every scenario's expected duration from its recorded runs, placed longest first on the
-// shard with the least expected time so far (LPT), so that the slowest shard of a CI
-// matrix finishes near the total over N. A scenario the plan does not know goes by the
-// hash of its id, as without a plan.
-package shardplan
+package history
+
+// Shard plans: each agent's suite split over N shards by time rather than by count, every
+// scenario's expected duration from its recorded runs, placed longest first on the shard
+// with the least expected time so far (LPT), so that the slowest shard of a CI matrix
+// finishes near the total over N. A scenario the plan does not know goes by the hash of its
+// id, as without a plan.
 
 import (
 	"cmp"
@@ -16,18 +17,17 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
-// File is where rookgen shards writes the plan, relative to the module root.
-const File = ".rook/shards.json"
+// ShardPlanFile is where rookgen shards writes the plan, relative to the module root.
+const ShardPlanFile = ".rook/shards.json"
 
-// Version is the plan file's version.
-const Version = 1
+// ShardPlanVersion is the plan file's version.
+const ShardPlanVersion = 1
 
-// Plan assigns each known scenario of each agent to a shard, 1 to Shards.
-type Plan struct {
+// ShardPlan assigns each known scenario of each agent to a shard, 1 to Shards.
+type ShardPlan struct {
 	Version int `json:"version"`
 	Shards  int `json:"shards"`
 	// Hash is the SHA-256 of the shard count and every assignment: run.yaml records it,
@@ -77,7 +77,7 @@ func Balance(n int, expected map[string]int64) (map[string]int, []int64) {
 // one never run, the median of the others' per attempt (1 s when none ever ran), times its
 // repeat. runs, when not
 // empty, limits the durations to those runs.
-func Estimates(h *history.History, ids []string, repeat map[string]int, runs map[string]bool, recent int) map[string]int64 {
+func Estimates(h *History, ids []string, repeat map[string]int, runs map[string]bool, recent int) map[string]int64 {
 	out := map[string]int64{}
 	var known []int64
 	var unknown []string
@@ -110,11 +110,11 @@ func Estimates(h *history.History, ids []string, repeat map[string]int, runs map
 }
 
 // Seal sets the plan's hash.
-func (p *Plan) Seal() {
+func (p *ShardPlan) Seal() {
 	p.Hash = p.digest()
 }
 
-func (p *Plan) digest() string {
+func (p *ShardPlan) digest() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "shards %d\n", p.Shards)
 	agents := make([]string, 0, len(p.Agents))
@@ -136,7 +136,7 @@ func (p *Plan) digest() string {
 }
 
 // Save writes the plan to path.
-func (p *Plan) Save(path string) error {
+func (p *ShardPlan) Save(path string) error {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
@@ -144,19 +144,19 @@ func (p *Plan) Save(path string) error {
 	return store.WriteFile(path, append(b, '\n'))
 }
 
-// Load reads a plan and checks it: its hash must be its assignments', every shard in 1 to
+// LoadShardPlan reads a plan and checks it: its hash must be its assignments', every shard in 1 to
 // Shards.
-func Load(path string) (*Plan, error) {
+func LoadShardPlan(path string) (*ShardPlan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read shard plan: %w", err)
 	}
-	var p Plan
+	var p ShardPlan
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s is not a shard plan: %w", path, err)
 	}
-	if p.Version != Version || p.Shards < 1 {
-		return nil, fmt.Errorf("%s is not a shard plan of version %d for at least one shard", path, Version)
+	if p.Version != ShardPlanVersion || p.Shards < 1 {
+		return nil, fmt.Errorf("%s is not a shard plan of version %d for at least one shard", path, ShardPlanVersion)
 	}
 	for a, ids := range p.Agents {
 		for id, k := range ids {
@@ -172,7 +172,7 @@ func Load(path string) (*Plan, error) {
 }
 
 // Says is the plan in a line per agent: each shard's expected time against the ideal.
-func (p *Plan) Says() string {
+func (p *ShardPlan) Says() string {
 	var lines []string
 	agents := make([]string, 0, len(p.ExpectedMs))
 	for a := range p.ExpectedMs {
