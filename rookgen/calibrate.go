@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rookgo/rookgo/internal/calibrate"
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -38,9 +38,9 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) int {
 	if records == "" {
 		records = spec.RecordsRoot(root, "")
 	}
-	path := calibrate.Path(root, *agent)
-	labels, lerr := calibrate.LoadLabels(path)
-	pairs, perr := calibrate.Pairs(records, *agent, path, labels)
+	path := modeljudge.LabelsPath(root, *agent)
+	labels, lerr := modeljudge.LoadLabels(path)
+	pairs, perr := modeljudge.PairLabels(records, *agent, path, labels)
 	status := 0
 	for _, err := range []error{lerr, perr} {
 		if err != nil {
@@ -52,7 +52,7 @@ func calibrateCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen calibrate: no labelled row of %s to measure: label judged rows in %s (report.html offers the line to copy for each)\n", *agent, path)
 		return 1
 	}
-	if err := calibrate.Write(stdout, pairs, *target); err != nil {
+	if err := modeljudge.WriteCalibration(stdout, pairs, *target); err != nil {
 		fmt.Fprintf(stderr, "rookgen calibrate: %v\n", err)
 		return 1
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/calibrate"
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/modeljudge"
@@ -232,13 +231,13 @@ func (c *setup) judgeLinked() error {
 // agent's labels paired with the records; the error names what of the labels could not be
 // used.
 func calibration(root, records, agent string) (map[string]decide.Calibration, string, error) {
-	path := calibrate.Path(root, agent)
-	labels, lerr := calibrate.LoadLabels(path)
-	pairs, perr := calibrate.Pairs(records, agent, path, labels)
-	keys, groups := calibrate.ByCriterion(pairs)
+	path := modeljudge.LabelsPath(root, agent)
+	labels, lerr := modeljudge.LoadLabels(path)
+	pairs, perr := modeljudge.PairLabels(records, agent, path, labels)
+	keys, groups := modeljudge.ByCriterion(pairs)
 	out := make(map[string]decide.Calibration, len(keys))
 	for _, k := range keys {
-		s := calibrate.Compute(groups[k], 1)
+		s := modeljudge.Calibrate(groups[k], 1)
 		out[k] = decide.Calibration{Agree: s.Agree, N: s.N}
 	}
 	rel, err := filepath.Rel(root, path)

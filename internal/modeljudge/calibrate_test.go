@@ -1,4 +1,4 @@
-package calibrate
+package modeljudge
 
 import (
 	"bytes"
@@ -25,12 +25,12 @@ import (
 // Agreement is 24/30 = 0.8. Chance agreement is (18*17 + 8*10 + 4*3) / 30^2 = 398/900, so
 // kappa = (720/900 - 398/900) / (1 - 398/900) = 322/502 = 161/251 = 0.641434...
 // The judge said High on the 22 agreeing Pass and Fail rows and Medium or Low on the rest.
-func thirty() []Pair {
+func thirty() []LabelPair {
 	P, F, U := record.Pass, record.Fail, record.UnableToVerify
-	var pairs []Pair
+	var pairs []LabelPair
 	add := func(judge, person record.Status, n int, confidence string) {
 		for range n {
-			pairs = append(pairs, Pair{Key: "SC-1/C1", Judge: judge, Person: person, Confidence: confidence})
+			pairs = append(pairs, LabelPair{Key: "SC-1/C1", Judge: judge, Person: person, Confidence: confidence})
 		}
 	}
 	add(P, P, 15, "High")
@@ -45,26 +45,26 @@ func thirty() []Pair {
 }
 
 func TestKappaMatchesTheHandComputedValue(t *testing.T) {
-	s := Compute(thirty(), 0.9)
+	s := Calibrate(thirty(), 0.9)
 	assert.Equal(t, 30, s.N)
 	assert.Equal(t, 24, s.Agree)
 	assert.InDelta(t, 0.8, s.Agreement, 1e-12)
 	require.True(t, s.KappaDefined)
 	assert.InDelta(t, 161.0/251.0, s.Kappa, 1e-12)
 	assert.Equal(t, [3][3]int{{15, 2, 1}, {1, 7, 0}, {1, 1, 2}}, s.Confusion)
-	assert.Equal(t, Level{N: 22, Agree: 22, Agreement: 1}, s.AtOrAbove["High"])
-	assert.Equal(t, Level{N: 25, Agree: 22, Agreement: 0.88}, s.AtOrAbove["Medium"])
+	assert.Equal(t, CalibrationLevel{N: 22, Agree: 22, Agreement: 1}, s.AtOrAbove["High"])
+	assert.Equal(t, CalibrationLevel{N: 25, Agree: 22, Agreement: 0.88}, s.AtOrAbove["Medium"])
 	assert.Equal(t, "High", s.Reaches, "only High reaches 0.9")
-	assert.Equal(t, "Medium", Compute(thirty(), 0.85).Reaches)
+	assert.Equal(t, "Medium", Calibrate(thirty(), 0.85).Reaches)
 	assert.Equal(t, "agrees with people 24 of 30", s.Says())
 
-	one := Compute([]Pair{{Judge: record.Pass, Person: record.Pass}, {Judge: record.Pass, Person: record.Pass}}, 0.9)
+	one := Calibrate([]LabelPair{{Judge: record.Pass, Person: record.Pass}, {Judge: record.Pass, Person: record.Pass}}, 0.9)
 	assert.False(t, one.KappaDefined, "both sides said Pass every time: chance explains it all")
 	assert.Equal(t, 1.0, one.Agreement)
-	assert.Equal(t, Stats{AtOrAbove: map[string]Level{}}, Compute(nil, 0.9))
+	assert.Equal(t, Calibration{AtOrAbove: map[string]CalibrationLevel{}}, Calibrate(nil, 0.9))
 
 	var b bytes.Buffer
-	require.NoError(t, Write(&b, thirty(), 0.9))
+	require.NoError(t, WriteCalibration(&b, thirty(), 0.9))
 	assert.Contains(t, b.String(), "SC-1/C1: agreement 0.800 (24 of 30), kappa 0.641; reaches 0.90 from High confidence up (22 of 22)")
 	assert.Contains(t, b.String(), "all criteria: agreement 0.800 (24 of 30), kappa 0.641")
 }
@@ -107,8 +107,8 @@ func TestPairsFindTheJudgesRows(t *testing.T) {
 		{Run: "R1", Scenario: "SC-1", Attempt: 1, Criterion: "C9", Status: record.Pass, line: 4},
 		{Run: "R2", Scenario: "SC-1", Attempt: 1, Criterion: "C1", Status: record.Pass, line: 5},
 	}
-	pairs, err := Pairs(root, "bank", "labels/bank.yaml", labels)
-	assert.Equal(t, []Pair{{Key: "SC-1/C1", Judge: record.Fail, Confidence: "High", Person: record.Pass}}, pairs)
+	pairs, err := PairLabels(root, "bank", "labels/bank.yaml", labels)
+	assert.Equal(t, []LabelPair{{Key: "SC-1/C1", Judge: record.Fail, Confidence: "High", Person: record.Pass}}, pairs)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "labels/bank.yaml:3: SC-1 C2 of run R1 was not decided by a model judge")
 	assert.Contains(t, err.Error(), "labels/bank.yaml:4: run R1 has no criterion C9 in SC-1")

@@ -1,4 +1,4 @@
-package calibrate
+package modeljudge
 
 import (
 	"fmt"
@@ -23,8 +23,8 @@ func index(s record.Status) int {
 // confidences, from the lowest: a level counts the pairs the judge decided at it or above.
 var confidences = []string{"Low", "Medium", "High"}
 
-// Stats is how far the judge agrees with people over some pairs.
-type Stats struct {
+// Calibration is how far the judge agrees with people over some pairs.
+type Calibration struct {
 	N, Agree  int
 	Agreement float64
 	// Kappa is Cohen's kappa: agreement beyond what the two sides' own rates of each status
@@ -37,19 +37,19 @@ type Stats struct {
 	Confusion [3][3]int
 	// AtOrAbove is the agreement among the pairs the judge decided at each confidence level
 	// or above; Reaches is the lowest level whose agreement reaches the target, "" when none.
-	AtOrAbove map[string]Level
+	AtOrAbove map[string]CalibrationLevel
 	Reaches   string
 }
 
-// Level is the agreement at one confidence level and above.
-type Level struct {
+// CalibrationLevel is the agreement at one confidence level and above.
+type CalibrationLevel struct {
 	N, Agree  int
 	Agreement float64
 }
 
-// Compute measures pairs against a target agreement.
-func Compute(pairs []Pair, target float64) Stats {
-	s := Stats{N: len(pairs), AtOrAbove: map[string]Level{}}
+// Calibrate measures pairs against a target agreement.
+func Calibrate(pairs []LabelPair, target float64) Calibration {
+	s := Calibration{N: len(pairs), AtOrAbove: map[string]CalibrationLevel{}}
 	for _, p := range pairs {
 		j, h := index(p.Judge), index(p.Person)
 		if j < 0 || h < 0 {
@@ -77,7 +77,7 @@ func Compute(pairs []Pair, target float64) Stats {
 		s.Kappa, s.KappaDefined = (s.Agreement-chance)/(1-chance), true
 	}
 	for li, level := range confidences {
-		var l Level
+		var l CalibrationLevel
 		for _, p := range pairs {
 			if rank(p.Confidence) >= li {
 				l.N++
@@ -107,8 +107,8 @@ func rank(confidence string) int {
 }
 
 // ByCriterion groups pairs by their criterion (scenario/criterion), keys sorted.
-func ByCriterion(pairs []Pair) (keys []string, groups map[string][]Pair) {
-	groups = map[string][]Pair{}
+func ByCriterion(pairs []LabelPair) (keys []string, groups map[string][]LabelPair) {
+	groups = map[string][]LabelPair{}
 	for _, p := range pairs {
 		groups[p.Key] = append(groups[p.Key], p)
 	}
@@ -120,12 +120,12 @@ func ByCriterion(pairs []Pair) (keys []string, groups map[string][]Pair) {
 }
 
 // Says is a judged row's calibration as verdict rows and messages say it.
-func (s Stats) Says() string {
+func (s Calibration) Says() string {
 	return fmt.Sprintf("agrees with people %d of %d", s.Agree, s.N)
 }
 
-// Write prints the statistics of every criterion and of all of them, against target.
-func Write(w io.Writer, pairs []Pair, target float64) error {
+// WriteCalibration prints the statistics of every criterion and of all of them, against target.
+func WriteCalibration(w io.Writer, pairs []LabelPair, target float64) error {
 	keys, groups := ByCriterion(pairs)
 	var err error
 	p := func(format string, args ...any) {
@@ -133,7 +133,7 @@ func Write(w io.Writer, pairs []Pair, target float64) error {
 			_, err = fmt.Fprintf(w, format, args...)
 		}
 	}
-	line := func(name string, s Stats) {
+	line := func(name string, s Calibration) {
 		kappa := "undefined (one status throughout)"
 		if s.KappaDefined {
 			kappa = fmt.Sprintf("%.3f", s.Kappa)
@@ -146,9 +146,9 @@ func Write(w io.Writer, pairs []Pair, target float64) error {
 		p("%s: agreement %.3f (%d of %d), kappa %s; %s\n", name, s.Agreement, s.Agree, s.N, kappa, reaches)
 	}
 	for _, k := range keys {
-		line(k, Compute(groups[k], target))
+		line(k, Calibrate(groups[k], target))
 	}
-	all := Compute(pairs, target)
+	all := Calibrate(pairs, target)
 	line("all criteria", all)
 	p("\nconfusion (rows: the judge; columns: people)\n%-18s %6s %6s %18s\n", "", "Pass", "Fail", "Unable to Verify")
 	for i, st := range statuses {

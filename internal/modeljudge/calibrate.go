@@ -1,4 +1,6 @@
-// Package calibrate measures how far a model judge agrees with people.
+package modeljudge
+
+// Calibration: how far a model judge agrees with people.
 //
 // People label judged rows in labels/<agent>.yaml, committed with the suite: which run,
 // scenario, attempt and criterion, and the status they would give. Each label is paired
@@ -6,7 +8,6 @@
 // agreement, Cohen's kappa, the confusion matrix, and the lowest judge confidence at which
 // the judge reaches a target agreement. A run may then refuse the verdicts of criteria
 // whose judge agrees with people too rarely (-rook.min-agreement).
-package calibrate
 
 import (
 	"errors"
@@ -38,8 +39,8 @@ type Label struct {
 // Key names the criterion a label is about, as calibration groups them: scenario/criterion.
 func (l Label) Key() string { return l.Scenario + "/" + l.Criterion }
 
-// Path is where an agent's labels live in the module at root.
-func Path(root, agent string) string { return filepath.Join(root, "labels", agent+".yaml") }
+// LabelsPath is where an agent's labels live in the module at root.
+func LabelsPath(root, agent string) string { return filepath.Join(root, "labels", agent+".yaml") }
 
 // LoadLabels reads a labels file; a bad entry is an error naming the file, its line and
 // its key. A file that does not exist holds no labels.
@@ -109,19 +110,19 @@ func decodeLabel(n *yaml.Node) (Label, error) {
 	return l, nil
 }
 
-// Pair is a person's status beside the judge's, for one row.
-type Pair struct {
+// LabelPair is a person's status beside the judge's, for one row.
+type LabelPair struct {
 	Key        string // scenario/criterion
 	Judge      record.Status
 	Confidence string // the judge's
 	Person     record.Status
 }
 
-// Pairs finds each label's row in the agent's records under root (the records root). A
+// PairLabels finds each label's row in the agent's records under root (the records root). A
 // label whose row is not there, or was not decided by a model judge, is an error naming
 // the label's line; the others are paired.
-func Pairs(root, agent, labelsPath string, labels []Label) ([]Pair, error) {
-	var out []Pair
+func PairLabels(root, agent, labelsPath string, labels []Label) ([]LabelPair, error) {
+	var out []LabelPair
 	var errs []error
 	for _, l := range labels {
 		dir := filepath.Join(root, agent, l.Run, "scenarios", l.Scenario)
@@ -146,7 +147,7 @@ func Pairs(root, agent, labelsPath string, labels []Label) ([]Pair, error) {
 				errs = append(errs, fmt.Errorf("%s:%d: %s %s of run %s was not decided by a model judge", labelsPath, l.line, l.Scenario, l.Criterion, l.Run))
 				break
 			}
-			out = append(out, Pair{Key: l.Key(), Judge: row.Status, Confidence: row.Confidence, Person: l.Status})
+			out = append(out, LabelPair{Key: l.Key(), Judge: row.Status, Confidence: row.Confidence, Person: l.Status})
 		}
 		if !found {
 			errs = append(errs, fmt.Errorf("%s:%d: run %s has no criterion %s in %s", labelsPath, l.line, l.Run, l.Criterion, l.Scenario))
