@@ -1,5 +1,5 @@
 // Package otlptest builds the test agent instrumented with the OpenTelemetry Go SDK
-// (internal/otlp/testagent) for the tests that run it as a hook.
+// (internal/otlp/testdata/testagent) for the tests that run it as a hook.
 package otlptest
 
 import (
@@ -15,7 +15,7 @@ func Agent(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	bin := filepath.Join(t.TempDir(), "testagent")
-	cmd := exec.Command("go", "build", "-o", bin, "./testagent")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/testagent")
 	cmd.Dir = filepath.Join(filepath.Dir(file), "..")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build the test agent: %v\n%s", err, out)
