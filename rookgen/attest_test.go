@@ -18,7 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/report/reporttest"
+	"github.com/rookgo/rookgo/internal/testkit"
 )
 
 // readAttestation checks a Statement the way the in-toto project's own Go module reads one
@@ -62,7 +62,7 @@ func readAttestation(t *testing.T, doc []byte) (*ita.Statement, *trpb.TestResult
 // configuration, and the checksums and predicate files say the same.
 func TestAttestMapsEveryStatusHonestly(t *testing.T) {
 	root := t.TempDir()
-	runDir := reporttest.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z", map[string]record.Verdict{
+	runDir := testkit.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z", map[string]record.Verdict{
 		"SC-1": {Status: record.Pass},
 		"SC-2": {Status: record.Fail},
 		"SC-3": {Status: record.UnableToVerify, UnverifiableReason: record.Undecidable},
@@ -146,7 +146,7 @@ func TestAttestResult(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
-			reporttest.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z", c.verdicts)
+			testkit.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z", c.verdicts)
 			var stdout, stderr bytes.Buffer
 			require.Equal(t, 0, run(append([]string{"attest", "-dir", root}, c.args...), &stdout, &stderr), stderr.String())
 			_, tr, _ := readAttestation(t, stdout.Bytes())
@@ -160,7 +160,7 @@ func TestAttestResult(t *testing.T) {
 // the link points at.
 func TestAttestRefusesALinkedRecord(t *testing.T) {
 	root := t.TempDir()
-	runDir := reporttest.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z",
+	runDir := testkit.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z",
 		map[string]record.Verdict{"SC-1": {Status: record.Pass}})
 	secret := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(secret, []byte("token: s3cret"), 0o600))

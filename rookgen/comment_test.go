@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/report/reporttest"
+	"github.com/rookgo/rookgo/internal/testkit"
 )
 
 // reviewAPI is a fake of GitHub's issue comments and GitLab's merge request notes: it
@@ -93,7 +93,7 @@ func (a *reviewAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the token is sent and never printed.
 func TestCommentIsCreatedThenUpdated(t *testing.T) {
 	root := t.TempDir()
-	reporttest.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z",
+	testkit.WriteRun(t, filepath.Join(root, "fake", "2026-12-05T10-00-00Z"), "2026-12-05T10-00-00Z",
 		map[string]record.Verdict{"SC-1": {Status: record.Pass}, "SC-2": {Status: record.Fail}})
 	const token = "ghs_tok3n-that-must-not-print"
 	for _, gitlab := range []bool{false, true} {

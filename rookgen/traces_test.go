@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,11 +32,11 @@ hooks:
 traces: otlp
 traces_quiet_ms: 100
 capabilities: {calls: true, usage: true}
-`, otlptest.Agent(t)))
+`, testkit.OTelAgent(t)))
 	// A twin whose hook exports nothing, as a service started without the endpoint would.
 	write(t, dir, "profiles/fake/silent.yaml", fmt.Sprintf("id: silent\nhooks:\n  execute: {command: [%q]}\nhook_env: {FAKEHOOK: \"1\", FAKEHOOK_EXECUTE: 'json:{\"output\": \"order 7 shipped\"}'}\ntraces: otlp\ntraces_quiet_ms: 50\n", os.Args[0]))
 	// And one whose agent exports, but in a trace of its own, which no attempt takes.
-	write(t, dir, "profiles/fake/foreign.yaml", fmt.Sprintf("id: foreign\nhooks:\n  execute: {command: [%q]}\nhook_env: {TESTAGENT_FOREIGN: \"1\"}\ntraces: otlp\ntraces_quiet_ms: 50\n", otlptest.Agent(t)))
+	write(t, dir, "profiles/fake/foreign.yaml", fmt.Sprintf("id: foreign\nhooks:\n  execute: {command: [%q]}\nhook_env: {TESTAGENT_FOREIGN: \"1\"}\ntraces: otlp\ntraces_quiet_ms: 50\n", testkit.OTelAgent(t)))
 	linkPage(t, dir, "fake")
 	write(t, dir, "scenarios/fake/SC-1.yaml", `id: SC-1
 goal: where is order 7
@@ -131,7 +131,7 @@ func TestAServiceOnItsBatchScheduleIsWaitedFor(t *testing.T) {
 	receiver, service := startService(t, "TESTAGENT_LAZY=batch", "TESTAGENT_BATCH=1")
 	dir := newModule(t)
 	write(t, dir, "profiles/lazy/lazy.yaml", fmt.Sprintf("id: lazy\nhooks:\n  execute: {command: [%q]}\nhook_env: {TESTAGENT_CALL: %q}\ntraces: {otlp: '%s'}\n",
-		otlptest.Agent(t), service, receiver))
+		testkit.OTelAgent(t), service, receiver))
 	write(t, dir, "scenarios/lazy/SC-1.yaml", `id: SC-1
 goal: where is order 7
 acceptance_criteria:
@@ -164,7 +164,7 @@ func TestALateSpanDecidesItsVerdictAgain(t *testing.T) {
 	receiver, service := startService(t, "TESTAGENT_LAZY=1s", "TESTAGENT_BATCH=1", "OTEL_BSP_SCHEDULE_DELAY=600000")
 	dir := newModule(t)
 	write(t, dir, "profiles/lazy/lazy.yaml", fmt.Sprintf("id: lazy\nhooks:\n  execute: {command: [%q]}\nhook_env: {TESTAGENT_CALL: %q}\ntraces: {otlp: '%s', settle_ms: 200}\n",
-		otlptest.Agent(t), service, receiver))
+		testkit.OTelAgent(t), service, receiver))
 	linkPage(t, dir, "lazy")
 	write(t, dir, "scenarios/lazy/SC-1.yaml", `id: SC-1
 goal: where is order 7
@@ -209,7 +209,7 @@ func startService(t *testing.T, env ...string) (receiver, service string) {
 		return ln.Addr().String()
 	}
 	receiver, service = free(), free()
-	svc := exec.Command(otlptest.Agent(t))
+	svc := exec.Command(testkit.OTelAgent(t))
 	svc.Env = append(append(os.Environ(), "TESTAGENT_SERVE="+service, "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+receiver), env...)
 	out, err := svc.StdoutPipe()
 	require.NoError(t, err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/testkit"
 )
 
 // BenchmarkExportDelay measures what the settle grace must cover: for an agent
@@ -19,7 +19,7 @@ import (
 // its hook's exit (negative: before it). 20 runs of each per iteration; it reports the
 // median and the latest of each, in milliseconds.
 func BenchmarkExportDelay(b *testing.B) {
-	agent := otlptest.Agent(b)
+	agent := testkit.OTelAgent(b)
 	r, err := Start()
 	if err != nil {
 		b.Fatal(err)

@@ -10,10 +10,10 @@ import (
 
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/report"
-	"github.com/rookgo/rookgo/internal/report/reporttest"
+	"github.com/rookgo/rookgo/internal/testkit"
 )
 
-var writeRun = reporttest.WriteRun
+var writeRun = testkit.WriteRun
 
 // build is report.Build, failing the test on an error, closed when the test ends.
 func build(t *testing.T, dir, base string) *report.Report {

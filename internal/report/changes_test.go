@@ -12,12 +12,12 @@ import (
 
 	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/report/reporttest"
 	"github.com/rookgo/rookgo/internal/store"
+	"github.com/rookgo/rookgo/internal/testkit"
 )
 
-// writeRun writes a run folder (reporttest.WriteRun).
-var writeRun = reporttest.WriteRun
+// writeRun writes a run folder (testkit.WriteRun).
+var writeRun = testkit.WriteRun
 
 // What changed compares like with like: a scenario one run did not select is not added
 // or removed; and forbidden text that appeared is a failed row in every format.

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/otlp"
-	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
+	"github.com/rookgo/rookgo/internal/testkit"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -136,7 +136,7 @@ func BenchmarkTraces(b *testing.B) {
 	}
 	defer recv.Close()
 	dir := b.TempDir()
-	profile := fmt.Sprintf("id: bench\nhooks:\n  execute: {command: [%q]}\ncapabilities: {calls: true}\n", otlptest.Agent(b))
+	profile := fmt.Sprintf("id: bench\nhooks:\n  execute: {command: [%q]}\ncapabilities: {calls: true}\n", testkit.OTelAgent(b))
 	p, err := spec.ParseProfile(filepath.Join(dir, "bench.yaml"), dir, []byte(profile))
 	if err != nil {
 		b.Fatal(err)
@@ -195,7 +195,7 @@ func BenchmarkTraces(b *testing.B) {
 // the latter's spans costs a scenario.
 func BenchmarkTracesFromAService(b *testing.B) {
 	const scenarios = 10
-	agent := otlptest.Agent(b)
+	agent := testkit.OTelAgent(b)
 	recv, err := otlp.Start()
 	if err != nil {
 		b.Fatal(err)

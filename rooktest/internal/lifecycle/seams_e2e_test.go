@@ -31,9 +31,9 @@ import (
 
 	"github.com/rookgo/rookgo/internal/mcpprobe/mcptest"
 	"github.com/rookgo/rookgo/internal/otlp"
-	"github.com/rookgo/rookgo/internal/otlp/otlptest"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
+	"github.com/rookgo/rookgo/internal/testkit"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -319,7 +319,7 @@ func TestSeamReplyUnderANearMissKey(t *testing.T) {
 // spans the first process received.
 func TestSeamSplitRunKeepsTheSpans(t *testing.T) {
 	recv := receiver(t)
-	f := newRun(t, nil, "hooks:\n  execute: {command: ["+strconv.Quote(otlptest.Agent(t))+"]}\n  collect: {command: [BIN]}\n")
+	f := newRun(t, nil, "hooks:\n  execute: {command: ["+strconv.Quote(testkit.OTelAgent(t))+"]}\n  collect: {command: [BIN]}\n")
 	f.cfg.Traces, f.cfg.TracesQuiet = recv, 100*time.Millisecond
 	sel, err := lifecycle.ParseSelection("prepare,open,execute,close", "", f.cfg.Profile, false)
 	require.NoError(t, err)

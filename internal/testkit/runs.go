@@ -1,5 +1,10 @@
-// Package reporttest writes run folders for the tests of the packages that read them.
-package reporttest
+// Package testkit is what the tests of several packages stand on: run folders written as a
+// run writes them (runs.go), the JSON Schemas compiled and YAML validated against them as an
+// editor's YAML language server does (schemas.go), and the test agent instrumented with the
+// OpenTelemetry Go SDK (otelagent.go). The helpers that need Chromium or an MCP server stay
+// in packages of their own (browsertest, mcpprobe/mcptest), so that a test links them only
+// when it uses them.
+package testkit
 
 import (
 	"maps"

@@ -1,7 +1,4 @@
-// Package schematest compiles the project's JSON Schemas and validates YAML documents
-// against them, as an editor's YAML language server does, for the tests that hold the
-// schemas and the parsers to each other.
-package schematest
+package testkit
 
 import (
 	"bytes"
@@ -17,8 +14,8 @@ import (
 	"github.com/rookgo/rookgo/schemas"
 )
 
-// Compile compiles the schema data, published as name under schemas.Base.
-func Compile(t testing.TB, name string, data []byte) *jsonschema.Schema {
+// CompileSchema compiles the schema data, published as name under schemas.Base.
+func CompileSchema(t testing.TB, name string, data []byte) *jsonschema.Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	require.NoError(t, err)
@@ -41,8 +38,8 @@ func ValidateYAML(t testing.TB, s *jsonschema.Schema, data []byte) error {
 	return s.Validate(inst)
 }
 
-// Keys are the keys of the object at path in a decoded schema, sorted.
-func Keys(v any, path ...string) []string {
+// SchemaKeys are the keys of the object at path in a decoded schema, sorted.
+func SchemaKeys(v any, path ...string) []string {
 	for _, p := range path {
 		v = v.(map[string]any)[p]
 	}

@@ -1,6 +1,4 @@
-// Package otlptest builds the test agent instrumented with the OpenTelemetry Go SDK
-// (internal/otlp/testdata/testagent) for the tests that run it as a hook.
-package otlptest
+package testkit
 
 import (
 	"os/exec"
@@ -9,14 +7,15 @@ import (
 	"testing"
 )
 
-// Agent builds the test agent into the test's temporary folder (go build's cache makes
+// OTelAgent builds the test agent instrumented with the OpenTelemetry Go SDK
+// (internal/otlp/testdata/testagent), which the tests run as a hook, into the test's temporary folder (go build's cache makes
 // every build after the first a link) and returns its path.
-func Agent(t testing.TB) string {
+func OTelAgent(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	bin := filepath.Join(t.TempDir(), "testagent")
 	cmd := exec.Command("go", "build", "-o", bin, "./testdata/testagent")
-	cmd.Dir = filepath.Join(filepath.Dir(file), "..")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "otlp")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build the test agent: %v\n%s", err, out)
 	}
