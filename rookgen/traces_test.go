@@ -197,7 +197,7 @@ acceptance_criteria:
 	assert.Contains(t, string(page), "late: arrived after the attempt was first judged")
 }
 
-// startService starts otlptest's agent as a service on its own, with env added to its
+// startService starts the OTel test agent (testkit.OTelAgent) as a service on its own, with env added to its
 // environment, exporting to a fixed receiver address; it returns that address and the
 // service's, once the service says it listens.
 func startService(t *testing.T, env ...string) (receiver, service string) {

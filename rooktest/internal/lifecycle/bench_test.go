@@ -119,7 +119,7 @@ func BenchmarkHookCall(b *testing.B) {
 }
 
 // BenchmarkTraces runs 50 scenarios whose execute hook is an agent instrumented with the
-// OpenTelemetry Go SDK (otlptest's agent), once with the run's trace receiver on
+// OpenTelemetry Go SDK (the OTel test agent (testkit.OTelAgent)), once with the run's trace receiver on
 // (quiet period 100 ms) and once off, the agent exporting the same spans to an idle
 // receiver, alternating in every iteration, and reports the ratio of the two, the time
 // traces add per scenario, and what of it is not the quiet period's wait.
@@ -189,7 +189,7 @@ func BenchmarkTraces(b *testing.B) {
 }
 
 // BenchmarkTracesFromAService runs 10 scenarios whose hook calls an agent service started
-// on its own (otlptest's agent as a service) that exports to the receiver's fixed address,
+// on its own (the OTel test agent (testkit.OTelAgent) as a service) that exports to the receiver's fixed address,
 // with settle_ms at its default: once with a service that flushes before it answers, once
 // with one that exports on a 1 s batch schedule, alternating, and reports what waiting for
 // the latter's spans costs a scenario.

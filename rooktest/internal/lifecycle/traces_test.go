@@ -32,7 +32,7 @@ acceptance_criteria:
 `
 
 // tracedRun runs one scenario whose execute hook is an agent instrumented with the
-// OpenTelemetry Go SDK (otlptest's agent), printing no calls and no usage, with the run's
+// OpenTelemetry Go SDK (the OTel test agent (testkit.OTelAgent)), printing no calls and no usage, with the run's
 // trace receiver on; noRoot has it never end its root span.
 func tracedRun(t *testing.T, noRoot bool) (map[string]record.Row, record.Trace) {
 	t.Helper()
