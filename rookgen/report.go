@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/merge"
 	"github.com/rookgo/rookgo/internal/page"
 	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -112,13 +111,13 @@ func reportRun(runDir, base, format, out string, stdout io.Writer) (*report.Repo
 // mergeShards merges the shards of each run found under dirs into the records root, and
 // returns the merged runs' folders.
 func mergeShards(dirs []string, runID, root string, stderr io.Writer) ([]string, error) {
-	groups, err := merge.Find(dirs, runID)
+	groups, err := findShards(dirs, runID)
 	if err != nil {
 		return nil, err
 	}
 	var merged []string
 	for _, shards := range groups {
-		runDir, err := merge.Merge(shards, root, time.Now(), suiteIDs())
+		runDir, err := mergeRun(shards, root, time.Now(), suiteIDs())
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package merge
+package main
 
 import (
 	"fmt"
@@ -48,14 +48,14 @@ func TestMerge(t *testing.T) {
 	for k := 1; k <= 3; k++ {
 		dirs = append(dirs, writeShard(t, root, filepath.Join("art", fmt.Sprintf("shard-%d", k), ".rook", "runs"), "ci-7", k, 3, suite, nil))
 	}
-	groups, err := Find([]string{filepath.Join(root, "art")}, "")
+	groups, err := findShards([]string{filepath.Join(root, "art")}, "")
 	require.NoError(t, err)
 	require.Len(t, groups, 1)
 	found := groups[0]
 	assert.ElementsMatch(t, dirs, found)
 
 	out := filepath.Join(root, "out")
-	dest, err := Merge(found, out, time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC), nil)
+	dest, err := mergeRun(found, out, time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC), nil)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(out, "fake", "ci-7"), dest)
 	run, err := store.Store{Dir: dest}.Run()
@@ -93,7 +93,7 @@ func TestMergeRefuses(t *testing.T) {
 			root := t.TempDir()
 			dirs := []string{writeShard(t, root, "a", "ci-7", 1, 3, suite, nil), writeShard(t, root, "b", "ci-7", 2, 3, suite, nil),
 				writeShard(t, root, "c", "ci-7", 3, 3, suite, c.edit)}
-			_, err := Merge(dirs, filepath.Join(root, "out"), time.Now(), nil)
+			_, err := mergeRun(dirs, filepath.Join(root, "out"), time.Now(), nil)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 			_, err = os.Stat(filepath.Join(root, "out", "fake"))
@@ -107,16 +107,16 @@ func TestFind(t *testing.T) {
 	a := writeShard(t, root, "a", "ci-7", 1, 2, suite, nil)
 	a6 := writeShard(t, root, "a", "ci-6", 1, 2, suite, nil)
 	b := writeShard(t, root, "b", "ci-7", 2, 2, suite, nil)
-	groups, err := Find([]string{filepath.Join(root, "a"), filepath.Join(root, "b")}, "")
+	groups, err := findShards([]string{filepath.Join(root, "a"), filepath.Join(root, "b")}, "")
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{a6}, {a, b}}, groups, "one group per run, by agent and id")
-	groups, err = Find([]string{filepath.Join(root, "a")}, "ci-7")
+	groups, err = findShards([]string{filepath.Join(root, "a")}, "ci-7")
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{a}}, groups)
-	_, err = Find([]string{filepath.Join(root, "a"), root + "/none"}, "ci-7")
+	_, err = findShards([]string{filepath.Join(root, "a"), root + "/none"}, "ci-7")
 	assert.ErrorContains(t, err, "find shards in "+root+"/none")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty"), 0o755))
-	_, err = Find([]string{filepath.Join(root, "empty")}, "ci-7")
+	_, err = findShards([]string{filepath.Join(root, "empty")}, "ci-7")
 	assert.EqualError(t, err, filepath.Join(root, "empty")+" holds no folder of run ci-7 (a run folder holds run.yaml)")
 }
 
@@ -155,7 +155,7 @@ func TestMergeAttacks(t *testing.T) {
 			root := t.TempDir()
 			victim := outside(t, root)
 			out := filepath.Join(root, "out")
-			_, err := Merge(shards(t, root, c.edit), out, time.Now(), c.suite)
+			_, err := mergeRun(shards(t, root, c.edit), out, time.Now(), c.suite)
 			if c.want == "" {
 				require.NoError(t, err)
 			} else {
@@ -188,7 +188,7 @@ func TestMergeAttacks(t *testing.T) {
 		private := filepath.Join(dirs[1], "prepare", "token")
 		require.NoError(t, os.MkdirAll(filepath.Dir(private), 0o755))
 		require.NoError(t, os.WriteFile(private, []byte("t"), 0o600))
-		dest, err := Merge(dirs, filepath.Join(root, "out"), time.Now(), nil)
+		dest, err := mergeRun(dirs, filepath.Join(root, "out"), time.Now(), nil)
 		require.NoError(t, err)
 		assert.NoFileExists(t, filepath.Join(dest, "scenarios", "SC-1", "keep.txt"), "a link is never followed")
 		info, err := os.Stat(filepath.Join(dest, "shards", "2", "prepare", "token"))
@@ -204,7 +204,7 @@ func TestMergeAttacks(t *testing.T) {
 			_ = os.Remove(filepath.Join(d, "profile.yaml"))
 			require.NoError(t, os.Symlink(secret, filepath.Join(d, "profile.yaml")))
 		}
-		_, err := Merge(dirs, filepath.Join(root, "out"), time.Now(), nil)
+		_, err := mergeRun(dirs, filepath.Join(root, "out"), time.Now(), nil)
 		require.Error(t, err, "no record file is read through a link")
 		assert.Contains(t, err.Error(), "is not a regular file (a link is not followed to read a record)")
 		assert.NoDirExists(t, filepath.Join(root, "out"))

@@ -1,13 +1,14 @@
-// Package merge combines the record folders of one sharded run into one run folder.
+package main
+
+// rookgen report -merge combines the record folders of one sharded run into one run folder.
 //
 // A CI matrix runs a suite as N shards (-rook.shard=K/N), each in its own job, all with
-// the same -rook.run-id, and uploads each shard's records. Merge takes those folders
+// the same -rook.run-id, and uploads each shard's records. mergeRun takes those folders
 // (downloaded artifacts) and writes the run one process would have written: every
 // scenario's records under scenarios/, run.yaml with the whole plan, report.yaml summed
 // from the verdicts, report.html; each shard's own run.yaml, report and prepare records
 // are kept under shards/<K>/. It refuses shards that are not of one run: another run id,
 // agent, profile revision, suite or shard count, a shard given twice, or one missing.
-package merge
 
 import (
 	"errors"
@@ -25,11 +26,11 @@ import (
 	"github.com/rookgo/rookgo/internal/store"
 )
 
-// Find lists the run folders under dirs, grouped by run: one group per agent and run id,
+// findShards lists the run folders under dirs, grouped by run: one group per agent and run id,
 // sorted by agent then id, each group's folders in the order found. Each dir is a run
 // folder, or holds run folders at any depth (a records root, an artifact download). With
 // id, only the folders of run id are kept.
-func Find(dirs []string, id string) ([][]string, error) {
+func findShards(dirs []string, id string) ([][]string, error) {
 	groups := map[string][]string{}
 	for _, d := range dirs {
 		n := 0
@@ -84,13 +85,13 @@ type shard struct {
 	prepareDefined bool
 }
 
-// Merge merges the shard run folders dirs (as Find lists them) into a new run folder
+// mergeRun merges the shard run folders dirs (as findShards lists them) into a new run folder
 // under the records root root, <root>/<agent>/<run id>, and returns its path. The folder
 // appears whole or not at all. Every name a shard's records give is hostile input: ids
 // must be ids, every folder copied must be inside its shard, and suite, when not nil and
 // known, gives the agent's scenario ids from the suite's own files: a scenario id outside
 // them is refused.
-func Merge(dirs []string, root string, now time.Time, suite func(agent string) (ids []string, known bool)) (string, error) {
+func mergeRun(dirs []string, root string, now time.Time, suite func(agent string) (ids []string, known bool)) (string, error) {
 	shards, err := read(dirs, suite)
 	if err != nil {
 		return "", err
