@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/probe"
 	"github.com/rookgo/rookgo/internal/report"
 )
 
@@ -286,7 +285,7 @@ func (r *review) call(ctx context.Context, method, path, body string, out any, h
 	}
 	if resp.StatusCode/100 != 2 {
 		first, _, _ := strings.Cut(strings.ReplaceAll(string(data), r.token, "[token]"), "\n")
-		return fmt.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, probe.Quote(first, 200))
+		return fmt.Errorf("%s %s answered %d: %s", method, path, resp.StatusCode, quoteOutput(first, 200))
 	}
 	if header != nil {
 		*header = resp.Header

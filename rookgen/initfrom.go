@@ -14,7 +14,7 @@ import (
 	"unicode"
 
 	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
-	"github.com/rookgo/rookgo/internal/probe"
+
 	"github.com/rookgo/rookgo/rookgen/internal/draft"
 	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )
@@ -147,7 +147,7 @@ func verifyDrafted(root string, opts scaffold.Options, gen string, stdout, stder
 		return 0
 	}
 	path := filepath.Join(root, "profiles", opts.Agent, opts.Profile+".yaml")
-	if err := probe.MarkUnverified(path, why, again); err != nil {
+	if err := markUnverified(path, why, again); err != nil {
 		fmt.Fprintf(stderr, "rookgen init: %v\n", err)
 		return 1
 	}
@@ -162,7 +162,7 @@ func verifyDrafted(root string, opts scaffold.Options, gen string, stdout, stder
 
 // probeFailures says what each failed phase of a probe did wrong: its fixes, which quote
 // the hook, or else its error.
-func probeFailures(rep *probe.Report) string {
+func probeFailures(rep *probeReport) string {
 	var lines []string
 	for _, ph := range rep.Phases {
 		switch {
@@ -187,7 +187,7 @@ func probeFailures(rep *probe.Report) string {
 // character is a graphic one, else quoted (no terminal escapes), and cut to n bytes.
 func shown(s string, n int) string {
 	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) }) >= 0 {
-		return probe.Quote(s, n)
+		return quoteOutput(s, n)
 	}
 	if len(s) > n {
 		return s[:n] + "..."
@@ -195,7 +195,8 @@ func shown(s string, n int) string {
 	return s
 }
 
+// lastLine is the last line of what a hook printed, escaped and cut (quoteOutput).
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return probe.Quote(strings.TrimSpace(lines[len(lines)-1]), 300)
+	return quoteOutput(strings.TrimSpace(lines[len(lines)-1]), 300)
 }

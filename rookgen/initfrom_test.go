@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rookgo/rookgo/internal/probe"
 )
 
 // draftData is where the documents init --from is tested on are kept, with their sources
@@ -74,7 +73,7 @@ func ollamaChat(in chatRequest) (any, int) {
 		return "this stand-in does not stream", http.StatusBadRequest
 	case in.Model != "gemma3":
 		return map[string]any{"error": "model is required"}, http.StatusBadRequest
-	case lastUser(in) != probe.Goal:
+	case lastUser(in) != probeGoal:
 		return map[string]any{"error": "not the probe's message"}, http.StatusBadRequest
 	}
 	return map[string]any{"model": in.Model, "created_at": "2026-12-05T10:00:00Z", "done": true,
@@ -100,7 +99,7 @@ func TestInitFromOpenAPI(t *testing.T) {
 	}, {
 		name: "openai", doc: "openai.openapi.json", path: "/v1/chat/completions", base: "/v1",
 		answer: func(in chatRequest) (any, int) {
-			if in.Stream == nil || *in.Stream || in.Model == "" || lastUser(in) != probe.Goal {
+			if in.Stream == nil || *in.Stream || in.Model == "" || lastUser(in) != probeGoal {
 				return map[string]any{"error": "bad request"}, http.StatusBadRequest
 			}
 			return map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": in.Model,

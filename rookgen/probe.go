@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rookgo/rookgo/internal/probe"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -70,7 +69,7 @@ func probeCmd(args []string, stdout, stderr io.Writer) int {
 
 // probeProfile calls the hooks of profile agent/profileID once and prints what came back.
 // An error is a profile that could not be probed: unreadable, or a variable it needs unset.
-func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profile, *probe.Report, error) {
+func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profile, *probeReport, error) {
 	_, project, _ := spec.ModuleRoot(root) // ROOK_PROJECT: the module path, as a run gives it
 	path := filepath.Join(root, "profiles", agent, profileID+".yaml")
 	p, err := spec.LoadProfile(path, filepath.Join(root, "profiles", agent))
@@ -85,7 +84,7 @@ func probeProfile(root, agent, profileID string, stdout io.Writer) (*spec.Profil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := probe.Run(ctx, p, probe.Config{Workspace: root, Project: project, Agent: agent, Env: os.Environ()})
+	rep, err := probeHooks(ctx, p, probeConfig{Workspace: root, Project: project, Agent: agent, Env: os.Environ()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,7 +115,7 @@ func regenerate(root string, out io.Writer) error {
 // clearUnverified removes the header init wrote into a profile whose probe had failed,
 // now that one succeeded, and regenerates.
 func clearUnverified(root, path string, stdout, stderr io.Writer) int {
-	cleared, err := probe.ClearUnverified(path)
+	cleared, err := removeUnverifiedHeader(path)
 	if err == nil && cleared {
 		rel, _ := filepath.Rel(root, path)
 		fmt.Fprintf(stdout, "removed the NOT VERIFIED header from %s: the probe succeeded\n", filepath.ToSlash(rel))
@@ -146,7 +145,7 @@ func writeProbed(root, path string, declared, seen spec.Capabilities, force bool
 			}
 		}
 	}
-	if err := probe.WriteCapabilities(path, caps); err != nil {
+	if err := writeCapabilities(path, caps); err != nil {
 		fmt.Fprintf(stderr, "rookgen probe: %v\n", err)
 		return 1
 	}
@@ -159,8 +158,8 @@ func writeProbed(root, path string, declared, seen spec.Capabilities, force bool
 	return 0
 }
 
-func printProbe(w io.Writer, p *spec.Profile, rep *probe.Report) {
-	fmt.Fprintf(w, "probe of profile %s (execute sent %q)\n", p.ID, probe.Goal)
+func printProbe(w io.Writer, p *spec.Profile, rep *probeReport) {
+	fmt.Fprintf(w, "probe of profile %s (execute sent %q)\n", p.ID, probeGoal)
 	for _, ph := range rep.Phases {
 		status := "ok"
 		if !ph.OK() {
@@ -172,10 +171,10 @@ func printProbe(w io.Writer, p *spec.Profile, rep *probe.Report) {
 		}
 		fmt.Fprintf(w, "\n%s: %s%s\n", ph.Phase, status, took)
 		if ph.Result != nil && len(strings.TrimSpace(string(ph.Result.Stdout))) > 0 {
-			fmt.Fprintf(w, "  stdout: %s\n", probe.Quote(strings.TrimSpace(string(ph.Result.Stdout)), 600))
+			fmt.Fprintf(w, "  stdout: %s\n", quoteOutput(strings.TrimSpace(string(ph.Result.Stdout)), 600))
 		}
 		if ph.Result != nil && strings.TrimSpace(ph.Result.Stderr) != "" && !ph.OK() {
-			fmt.Fprintf(w, "  stderr: %s\n", probe.Quote(strings.TrimSpace(ph.Result.Stderr), 600))
+			fmt.Fprintf(w, "  stderr: %s\n", quoteOutput(strings.TrimSpace(ph.Result.Stderr), 600))
 		}
 		for _, f := range ph.Fixes {
 			fmt.Fprintf(w, "  fix: %s\n", f)
@@ -213,7 +212,7 @@ func printProbe(w io.Writer, p *spec.Profile, rep *probe.Report) {
 		for _, c := range rep.Calls {
 			names = append(names, c.Name)
 		}
-		fmt.Fprintf(w, "  calls seen: %d: %s\n", len(rep.Calls), probe.Quote(strings.Join(names, ", "), 300))
+		fmt.Fprintf(w, "  calls seen: %d: %s\n", len(rep.Calls), quoteOutput(strings.Join(names, ", "), 300))
 	}
 	if u := rep.Usage; u != nil {
 		fmt.Fprintf(w, "  usage seen: %s tokens\n", u)

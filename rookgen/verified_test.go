@@ -1,4 +1,4 @@
-package probe
+package main
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestUnverifiedHeader(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "local.yaml")
 	original := "# yaml-language-server: $schema=../../.rookgo/schemas/profile.schema.json\n# Profile local.\nid: local\nhooks: {execute: {command: [node, a.mjs]}}\n"
 	require.NoError(t, os.WriteFile(path, []byte(original), 0o644))
-	require.NoError(t, MarkUnverified(path, "execute: exited 1\n\x1b[31mred\x1b[0m\nid: injected", "go tool rookgen probe a/local"))
+	require.NoError(t, markUnverified(path, "execute: exited 1\n\x1b[31mred\x1b[0m\nid: injected", "go tool rookgen probe a/local"))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "# yaml-language-server: $schema=../../.rookgo/schemas/profile.schema.json\n"+
@@ -28,13 +28,13 @@ func TestUnverifiedHeader(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(data, &v))
 	assert.Equal(t, "local", v["id"])
 
-	cleared, err := ClearUnverified(path)
+	cleared, err := removeUnverifiedHeader(path)
 	require.NoError(t, err)
 	assert.True(t, cleared)
 	data, err = os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, original, string(data))
-	cleared, err = ClearUnverified(path)
+	cleared, err = removeUnverifiedHeader(path)
 	require.NoError(t, err)
 	assert.False(t, cleared, "nothing to remove")
 }

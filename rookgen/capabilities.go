@@ -1,4 +1,4 @@
-package probe
+package main
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 	"github.com/rookgo/rookgo/internal/store"
 )
 
-// WriteCapabilities sets the profile file's capabilities to c, keeping its other keys and
+// writeCapabilities sets the profile file's capabilities to c, keeping its other keys and
 // its comments, and writes it back atomically.
-func WriteCapabilities(path string, c spec.Capabilities) error {
+func writeCapabilities(path string, c spec.Capabilities) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("write capabilities: %w", err)

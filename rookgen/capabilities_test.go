@@ -1,4 +1,4 @@
-package probe
+package main
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func TestWriteCapabilities(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "p.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(tc.in), 0o644))
-			require.NoError(t, WriteCapabilities(path, spec.Capabilities{MultiTurn: true, Usage: true}))
+			require.NoError(t, writeCapabilities(path, spec.Capabilities{MultiTurn: true, Usage: true}))
 			got, err := os.ReadFile(path)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
@@ -30,5 +30,5 @@ func TestWriteCapabilities(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "p.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("- a list\n"), 0o644))
-	assert.ErrorContains(t, WriteCapabilities(path, spec.Capabilities{}), "the profile is not a mapping")
+	assert.ErrorContains(t, writeCapabilities(path, spec.Capabilities{}), "the profile is not a mapping")
 }

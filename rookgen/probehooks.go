@@ -1,8 +1,9 @@
-// Package probe calls a profile's hooks once, as a run would and under the same contract,
+package main
+
+// rookgen probe calls a profile's hooks once, as a run would and under the same contract,
 // without judging anything: prepare, open, one execute with a harmless message, close and
 // collect. It says what each printed, which capabilities the hooks showed, and the fix for
 // each breach of the contract it saw.
-package probe
 
 import (
 	"context"
@@ -24,12 +25,12 @@ import (
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
-// Goal is the message the probe's execute turn sends: one any agent can answer without
+// probeGoal is the message the probe's execute turn sends: one any agent can answer without
 // doing anything.
-const Goal = "Hello! This is a connection check; a short reply is all that is needed."
+const probeGoal = "Hello! This is a connection check; a short reply is all that is needed."
 
-// Phase is one hook the probe called.
-type Phase struct {
+// probePhase is one hook the probe called.
+type probePhase struct {
 	Phase  spec.Phase
 	Result *hook.Result // nil when it could not start
 	Output *hook.Output // nil when its stdout did not parse
@@ -39,11 +40,11 @@ type Phase struct {
 }
 
 // OK reports whether the hook did its job within the contract.
-func (p *Phase) OK() bool { return p.Err == nil && len(p.Fixes) == 0 }
+func (p *probePhase) OK() bool { return p.Err == nil && len(p.Fixes) == 0 }
 
-// Report is what the probe saw.
-type Report struct {
-	Phases []*Phase
+// probeReport is what the probe saw.
+type probeReport struct {
+	Phases []*probePhase
 	// Observed are the capabilities the hooks showed: a conversation id from open or
 	// execute (multi_turn), "calls" and "usage" from execute or collect.
 	Observed spec.Capabilities
@@ -53,7 +54,7 @@ type Report struct {
 }
 
 // OK reports whether every hook the probe called did its job within the contract.
-func (r *Report) OK() bool {
+func (r *probeReport) OK() bool {
 	for _, p := range r.Phases {
 		if !p.OK() {
 			return false
@@ -62,17 +63,17 @@ func (r *Report) OK() bool {
 	return len(r.Phases) > 0
 }
 
-// Config is what the probe needs besides the profile.
-type Config struct {
+// probeConfig is what the probe needs besides the profile.
+type probeConfig struct {
 	Workspace, Project, Agent string
 	// Env is the hooks' inherited environment (os.Environ()).
 	Env []string
 }
 
-// Run calls the profile's hooks in lifecycle order, the scenario phases once each, in
+// probeHooks calls the profile's hooks in lifecycle order, the scenario phases once each, in
 // state folders of its own that it removes. After a failed open it calls no execute, and
 // close still runs, as in a run.
-func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
+func probeHooks(ctx context.Context, p *spec.Profile, cfg probeConfig) (*probeReport, error) {
 	if p.Recorded != nil {
 		return nil, fmt.Errorf("probe: profile %s judges traces recorded in %s (hooks.traces): there is no agent to call; run its suite with go test", p.ID, p.Recorded.Dir)
 	}
@@ -96,7 +97,7 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("probe: %w", err)
 		}
 	}
-	rep := &Report{}
+	rep := &probeReport{}
 	openFailed := false
 	var lastEnd time.Time
 	for _, ph := range spec.HookPhases {
@@ -110,7 +111,7 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 		}
 		stdin := ""
 		if ph == spec.Execute {
-			stdin = Goal
+			stdin = probeGoal
 		}
 		if wait := h.Delay - time.Since(lastEnd); h.Delay > 0 && !lastEnd.IsZero() && wait > 0 {
 			// delay_seconds, as in a run: at least this long after the preceding phase.
@@ -123,7 +124,7 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 		env := append(hook.Environ(cfg.Env, p.HookEnv, scope), trace...)
 		res, err := hook.Run(ctx, hook.Spec{Argv: h.Argv(ph), Dir: p.AgentDir, Env: env, Stdin: stdin, Timeout: p.TimeoutFor(ph)})
 		lastEnd = time.Now()
-		got := &Phase{Phase: ph, Result: res, Err: err}
+		got := &probePhase{Phase: ph, Result: res, Err: err}
 		rep.Phases = append(rep.Phases, got)
 		got.diagnose(h, p.TimeoutFor(ph), secretNames(p))
 		if !got.OK() {
@@ -154,11 +155,11 @@ func Run(ctx context.Context, p *spec.Profile, cfg Config) (*Report, error) {
 }
 
 // diagnose parses the hook's stdout and says how to fix each breach of the contract.
-func (p *Phase) diagnose(h spec.Hook, timeout time.Duration, secrets []string) {
+func (p *probePhase) diagnose(h spec.Hook, timeout time.Duration, secrets []string) {
 	res := p.Result
 	switch {
 	case p.Err != nil && refused(res.Stderr):
-		fix := fmt.Sprintf("the agent refused the request's credentials%s: ", lastLine(res.Stderr))
+		fix := fmt.Sprintf("the agent refused the request's credentials%s: ", stderrTail(res.Stderr))
 		if len(secrets) == 0 {
 			fix += "the profile declares no credential; declare the variable the agent needs in env (secret: true) and have the hook send it"
 		} else {
@@ -173,7 +174,7 @@ func (p *Phase) diagnose(h spec.Hook, timeout time.Duration, secrets []string) {
 		p.Fixes = append(p.Fixes, fmt.Sprintf("it did not finish within %s: make the hook return sooner, or raise hooks.%s.timeout_seconds", timeout, p.Phase))
 		return
 	case p.Err != nil && res.ExitCode != 0:
-		p.Fixes = append(p.Fixes, fmt.Sprintf("it %v%s: a hook exits 0 when it did its job, and non-zero only when the phase failed; its stderr says why", p.Err, lastLine(res.Stderr)))
+		p.Fixes = append(p.Fixes, fmt.Sprintf("it %v%s: a hook exits 0 when it did its job, and non-zero only when the phase failed; its stderr says why", p.Err, stderrTail(res.Stderr)))
 		return
 	case p.Err != nil:
 		p.Fixes = append(p.Fixes, fmt.Sprintf("%v: print at most %d bytes on stdout, and the rest on stderr", p.Err, hook.DefaultMaxStdout))
@@ -229,17 +230,18 @@ func secretNames(p *spec.Profile) []string {
 	return out
 }
 
-func lastLine(stderr string) string {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	if last := lines[len(lines)-1]; last != "" {
-		return " (" + Quote(last, 200) + ")"
+// stderrTail is the last line of a hook's stderr in parentheses (lastLine), "" when it
+// printed nothing.
+func stderrTail(stderr string) string {
+	if last := lastLine(stderr); last != "" {
+		return " (" + last + ")"
 	}
 	return ""
 }
 
-// Quote shows what a hook printed, escaped and cut to n bytes: a hook's output is shown,
+// quoteOutput shows what a hook printed, escaped and cut to n bytes: a hook's output is shown,
 // never obeyed (no terminal escapes, no control characters).
-func Quote(s string, n int) string {
+func quoteOutput(s string, n int) string {
 	if len(s) > n {
 		return strconv.Quote(s[:n]) + "..."
 	}

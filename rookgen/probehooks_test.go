@@ -1,4 +1,4 @@
-package probe
+package main
 
 import (
 	"context"
@@ -17,11 +17,6 @@ import (
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
-func TestMain(m *testing.M) {
-	fakehook.Main()
-	os.Exit(m.Run())
-}
-
 // The probe calls the hooks as a run does: in lifecycle order, collect at least its
 // delay_seconds after close, the conversation from open threaded into execute.
 func TestRunKeepsTheLifecycle(t *testing.T) {
@@ -36,7 +31,7 @@ hooks:
 hook_env: {FAKEHOOK: "1", FAKEHOOK_LOG: %[2]q}
 `, os.Args[0], log))
 	require.NoError(t, err)
-	rep, err := Run(context.Background(), p, Config{Workspace: dir, Agent: "fake", Env: os.Environ()})
+	rep, err := probeHooks(context.Background(), p, probeConfig{Workspace: dir, Agent: "fake", Env: os.Environ()})
 	require.NoError(t, err)
 	require.True(t, rep.OK())
 	var order []string
@@ -51,7 +46,7 @@ hook_env: {FAKEHOOK: "1", FAKEHOOK_LOG: %[2]q}
 	calls, err := fakehook.ReadLog(log)
 	require.NoError(t, err)
 	require.Len(t, calls, 4)
-	assert.Equal(t, Goal, calls[1].Stdin)
+	assert.Equal(t, probeGoal, calls[1].Stdin)
 	assert.Equal(t, "1", calls[1].Env["ROOK_TURN"])
 	assert.Equal(t, "conv-1", calls[2].Env["ROOK_CONVERSATION"], "the conversation open returned reaches close")
 }
@@ -69,7 +64,7 @@ env:
 hook_env: {FAKEHOOK: "1", FAKEHOOK_EXECUTE: "exit:1:POST https://shop.example/chat answered 401: bad token (the request sends SHOP_TOKEN in the Authorization header)"}
 `, os.Args[0]))
 	require.NoError(t, err)
-	rep, err := Run(context.Background(), p, Config{Workspace: dir, Agent: "fake", Env: append(os.Environ(), "SHOP_TOKEN=x", "SHOP_REGION=eu")})
+	rep, err := probeHooks(context.Background(), p, probeConfig{Workspace: dir, Agent: "fake", Env: append(os.Environ(), "SHOP_TOKEN=x", "SHOP_REGION=eu")})
 	require.NoError(t, err)
 	require.False(t, rep.OK())
 	var fixes []string
@@ -105,7 +100,7 @@ hooks:
 `))
 	require.NoError(t, err)
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SHOP_REGION=") })
-	rep, err := Run(context.Background(), p, Config{Workspace: dir, Agent: "fake", Env: env})
+	rep, err := probeHooks(context.Background(), p, probeConfig{Workspace: dir, Agent: "fake", Env: env})
 	require.NoError(t, err)
 	require.Len(t, rep.Phases, 2)
 	assert.True(t, rep.Phases[0].OK(), "open had its canary: %v %v", rep.Phases[0].Err, rep.Phases[0].Fixes)
@@ -115,7 +110,7 @@ hooks:
 	assert.NotContains(t, fixes, "ROOK_CANARY")
 	assert.NotContains(t, fixes, "TRACEPARENT")
 
-	rep, err = Run(context.Background(), p, Config{Workspace: dir, Agent: "fake", Env: append(env, "SHOP_REGION=eu")})
+	rep, err = probeHooks(context.Background(), p, probeConfig{Workspace: dir, Agent: "fake", Env: append(env, "SHOP_REGION=eu")})
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Phases[1].Fixes)
 }
@@ -131,7 +126,7 @@ func TestAProfileWithNoCommandIsNotProbed(t *testing.T) {
 	} {
 		p, err := spec.ParseProfile(filepath.Join(dir, "p.yaml"), dir, []byte(body))
 		require.NoError(t, err)
-		_, err = Run(t.Context(), p, Config{})
+		_, err = probeHooks(t.Context(), p, probeConfig{})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), want)
 	}

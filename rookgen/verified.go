@@ -1,4 +1,4 @@
-package probe
+package main
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ const (
 	unverifiedLast  = "# (A probe that succeeds removes these lines.)"
 )
 
-// MarkUnverified puts a header at the top of the profile at path (under its schema line)
+// markUnverified puts a header at the top of the profile at path (under its schema line)
 // saying that its probe failed, why, and the command that probes it again. The reason is
 // the hook's or the agent's words: each line is quoted, as the probe shows it.
-func MarkUnverified(path, why, again string) error {
+func markUnverified(path, why, again string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("mark %s unverified: %w", path, err)
@@ -28,7 +28,7 @@ func MarkUnverified(path, why, again string) error {
 		lines = append(lines[:12], fmt.Sprintf("(and %d more lines)", len(lines)-12))
 	}
 	for _, l := range lines {
-		fmt.Fprintf(&b, "#   %s\n", Quote(l, 200))
+		fmt.Fprintf(&b, "#   %s\n", quoteOutput(l, 200))
 	}
 	fmt.Fprintf(&b, "# Fix the hook, the profile or the agent, then run: %s\n%s\n", again, unverifiedLast)
 	text := string(data)
@@ -42,8 +42,8 @@ func MarkUnverified(path, why, again string) error {
 	return nil
 }
 
-// ClearUnverified removes the header MarkUnverified wrote, and reports whether there was one.
-func ClearUnverified(path string) (bool, error) {
+// removeUnverifiedHeader removes the header markUnverified wrote, and reports whether there was one.
+func removeUnverifiedHeader(path string) (bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return false, fmt.Errorf("clear %s: %w", path, err)
