@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/judgekit"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
 )
@@ -41,10 +40,10 @@ func judgeCheckCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rookgen judge-check: %v\n", err)
 		return 1
 	}
-	scores := judgekit.Check(ctx, j)
-	fmt.Fprintf(stdout, "judge %s at %s: %d requests of the judge kit, asked %s\n", *model, j.URL(), len(judgekit.Kit()),
+	scores := modeljudge.CheckKit(ctx, j)
+	fmt.Fprintf(stdout, "judge %s at %s: %d requests of the judge kit, asked %s\n", *model, j.URL(), len(modeljudge.Kit()),
 		map[string]string{modeljudge.ModeOne: "once each", modeljudge.ModeCommit: "first with the replies withheld where the record has calls or collected evidence"}[*mode])
-	if err := judgekit.Write(stdout, scores); err != nil {
+	if err := modeljudge.WriteKit(stdout, scores); err != nil {
 		fmt.Fprintf(stderr, "rookgen judge-check: %v\n", err)
 		return 1
 	}

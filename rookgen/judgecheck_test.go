@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/fakejudge"
-	"github.com/rookgo/rookgo/internal/judgekit"
+	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -18,7 +18,7 @@ import (
 // everything is named wrong on every Fail, undecidable and contradiction and exits 1.
 func TestJudgeCheck(t *testing.T) {
 	careful := fakejudge.New(map[string]string{})
-	for _, it := range judgekit.Kit() {
+	for _, it := range modeljudge.Kit() {
 		script := fakejudge.GroundedPass
 		for _, want := range it.Want {
 			switch want {
@@ -33,7 +33,7 @@ func TestJudgeCheck(t *testing.T) {
 	liar := fakejudge.New(nil)                       // a grounded Pass to every real criterion, controls answered right
 	every := func(script string) *fakejudge.Server { // the kit's requests; the preflight answered right
 		s := fakejudge.New(map[string]string{})
-		for _, it := range judgekit.Kit() {
+		for _, it := range modeljudge.Kit() {
 			s.Scripts[it.Case.ScenarioID] = script
 		}
 		return s

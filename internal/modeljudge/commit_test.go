@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/fakejudge"
-	"github.com/rookgo/rookgo/internal/judgekit"
+
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 )
@@ -79,7 +79,7 @@ func TestCommitFirstThatFailsAControlDecidesNothing(t *testing.T) {
 func TestCommitFirstOnTheKitsCarelessScripts(t *testing.T) {
 	scripts := []string{fakejudge.GroundedPass, fakejudge.PassAll, fakejudge.ShapeOnly, fakejudge.Guesser, fakejudge.CutNumber,
 		fakejudge.DropNegation, fakejudge.NegationBlind, fakejudge.WrongControl, fakejudge.ReplySwayed}
-	kit := judgekit.Kit()
+	kit := modeljudge.Kit()
 	var lines []string
 	falsePasses := map[string][2]int{}
 	for _, script := range scripts {
@@ -115,13 +115,13 @@ func TestCommitFirstOnTheKitsCarelessScripts(t *testing.T) {
 }
 
 // kitItem is the kit's request id.
-func kitItem(t *testing.T, id string) judgekit.Item {
+func kitItem(t *testing.T, id string) modeljudge.KitItem {
 	t.Helper()
-	for _, it := range judgekit.Kit() {
+	for _, it := range modeljudge.Kit() {
 		if it.Case.ScenarioID == id {
 			return it
 		}
 	}
 	t.Fatalf("the kit has no request %s", id)
-	return judgekit.Item{}
+	return modeljudge.KitItem{}
 }

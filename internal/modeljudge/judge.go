@@ -7,7 +7,8 @@
 // leniently and validated strictly here, whatever the server claims to enforce, and every
 // quote it gives is looked up in the record: a Pass or a Fail whose quotes are not all
 // found there is Unable to Verify. Nothing the model says becomes a Pass without a checked
-// quote. How far a judge agrees with people is measured from their labels (calibrate.go).
+// quote. How far a judge agrees with people is measured from their labels (calibrate.go),
+// and a judge is qualified on a kit of requests whose answers are known (kit.go).
 package modeljudge
 
 import (

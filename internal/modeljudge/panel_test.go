@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/fakejudge"
-	"github.com/rookgo/rookgo/internal/judgekit"
+
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
 	"github.com/rookgo/rookgo/internal/record"
@@ -20,7 +20,7 @@ import (
 // controls answered as the record shows.
 func kitScripts() map[string]string {
 	scripts := map[string]string{}
-	for _, it := range judgekit.Kit() {
+	for _, it := range modeljudge.Kit() {
 		scripts[it.Case.ScenarioID] = fakejudge.GroundedPass
 		for _, want := range it.Want {
 			switch want {
@@ -63,7 +63,7 @@ func TestAPanelLeavesOutTheMemberThatFailsItsControls(t *testing.T) {
 
 	var rep record.Report
 	right, asked := 0, 0
-	for _, it := range judgekit.Kit() {
+	for _, it := range modeljudge.Kit() {
 		d := j.Decide(context.Background(), it.Case)
 		require.NotNil(t, d.Info.Panel, it.Case.ScenarioID)
 		members := d.Info.Panel.Members
@@ -87,7 +87,7 @@ func TestAPanelLeavesOutTheMemberThatFailsItsControls(t *testing.T) {
 	for _, m := range p.Members {
 		byModel[m.Model] = m
 	}
-	n := len(judgekit.Kit())
+	n := len(modeljudge.Kit())
 	assert.Equal(t, n, byModel["careless"].Requests)
 	assert.Positive(t, byModel["careless"].Out, "out of the requests whose controls it failed")
 	assert.Less(t, byModel["careless"].ControlsRight, byModel["careless"].Controls)
@@ -113,7 +113,7 @@ func TestAPanelLeavesOutTheMemberThatFailsItsControls(t *testing.T) {
 // split under unanimous is Unable to Verify, and a panel whose every member is out decides
 // nothing, saying why.
 func TestAPanelsRule(t *testing.T) {
-	c := judgekit.Kit()[0].Case // a request whose real criteria the scripts answer
+	c := modeljudge.Kit()[0].Case // a request whose real criteria the scripts answer
 	server := func(script string) *fakejudge.Server {
 		s := fakejudge.New(map[string]string{})
 		s.Default = script

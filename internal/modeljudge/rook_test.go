@@ -18,7 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/fakejudge"
-	"github.com/rookgo/rookgo/internal/judgekit"
+
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
@@ -90,7 +90,7 @@ func rookCases(t *testing.T) []rookCase {
 // kitCases are the judge kit's requests, modelled on the example suite's records.
 func kitCases() []rookCase {
 	var out []rookCase
-	for _, it := range judgekit.Kit() {
+	for _, it := range modeljudge.Kit() {
 		out = append(out, rookCase{c: it.Case, want: it.Want})
 	}
 	return out
@@ -157,8 +157,8 @@ func TestEveryRequestCarriesControls(t *testing.T) {
 // controlShaped are the kit's criteria worded like controls on purpose.
 var controlShaped = func() map[string]bool {
 	out := map[string]bool{}
-	for _, it := range judgekit.Kit() {
-		if it.Class == judgekit.ClassControlShaped {
+	for _, it := range modeljudge.Kit() {
+		if it.Class == modeljudge.ClassControlShaped {
 			for _, c := range it.Case.Criteria {
 				out[c.Statement] = true
 			}

@@ -1,7 +1,8 @@
-// Package judgekit qualifies a model judge before it is trusted: a fixed kit of requests
-// whose answers are known (modelled on the example helpdesk agent's records), sent to the
-// judge as a run would send them, and scored per class.
-package judgekit
+package modeljudge
+
+// The kit qualifies a model judge before it is trusted: a fixed set of requests whose
+// answers are known (modelled on the example helpdesk agent's records), sent to the judge
+// as a run would send them, and scored per class (rookgen judge-check).
 
 import (
 	"context"
@@ -10,7 +11,7 @@ import (
 	"sort"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/modeljudge"
+
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )
@@ -29,10 +30,10 @@ const (
 	ClassControlShaped = "control-shaped"
 )
 
-// Item is one request of the kit and the status each of its criteria should get.
-type Item struct {
+// KitItem is one request of the kit and the status each of its criteria should get.
+type KitItem struct {
 	Class string
-	Case  modeljudge.Case
+	Case  Case
 	Want  map[string]record.Status
 }
 
@@ -40,8 +41,8 @@ func turn(user, reply string, calls ...record.Call) observe.Given {
 	return observe.Given{Input: user, Output: reply, Calls: calls}
 }
 
-func item(class, id, goal string, t observe.Given, criteria map[string]string, want map[string]record.Status) Item {
-	c := modeljudge.Case{ScenarioID: id, Title: "judge check " + class, Goal: goal,
+func item(class, id, goal string, t observe.Given, criteria map[string]string, want map[string]record.Status) KitItem {
+	c := Case{ScenarioID: id, Title: "judge check " + class, Goal: goal,
 		Evidence: observe.Said(t)}
 	ids := make([]string, 0, len(criteria))
 	for cid := range criteria {
@@ -49,18 +50,18 @@ func item(class, id, goal string, t observe.Given, criteria map[string]string, w
 	}
 	sort.Strings(ids)
 	for _, cid := range ids {
-		c.Criteria = append(c.Criteria, modeljudge.Criterion{ID: cid, Statement: criteria[cid]})
+		c.Criteria = append(c.Criteria, Criterion{ID: cid, Statement: criteria[cid]})
 	}
-	return Item{Class: class, Case: c, Want: want}
+	return KitItem{Class: class, Case: c, Want: want}
 }
 
 // Kit is the fixed set of requests: two of each class, and more of the ways a careless
 // reader drops a negation or cuts a number.
-func Kit() []Item {
+func Kit() []KitItem {
 	P, F, U := record.Pass, record.Fail, record.UnableToVerify
 	lookup := record.Call{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1001"},
 		Output: map[string]any{"order": "ORD-1001", "status": "shipped", "carrier": "DHL", "eta": "Thursday"}}
-	return []Item{
+	return []KitItem{
 		item(ClassPass, "KIT-PASS-1", "Where is my order ORD-1001?",
 			turn("Where is my order ORD-1001?", "Good news: order ORD-1001 has shipped with DHL and should arrive on Thursday.", lookup),
 			map[string]string{"C1": "The reply tells the customer the order has shipped.", "C2": "The reply names the expected delivery day."},
@@ -155,8 +156,8 @@ func Kit() []Item {
 	}
 }
 
-// Score is how the judge did on one class.
-type Score struct {
+// KitScore is how the judge did on one class.
+type KitScore struct {
 	Class          string
 	Right, Asked   int
 	Wrong          []string // "KIT-FAIL-1 C1: Pass (want Fail)"
@@ -164,23 +165,23 @@ type Score struct {
 }
 
 // Accuracy is Right over Asked.
-func (s Score) Accuracy() float64 {
+func (s KitScore) Accuracy() float64 {
 	if s.Asked == 0 {
 		return 0
 	}
 	return float64(s.Right) / float64(s.Asked)
 }
 
-// Check sends every request of the kit to the judge and scores each class; the overall
+// CheckKit sends every request of the kit to the judge and scores each class; the overall
 // score is the last.
-func Check(ctx context.Context, j *modeljudge.Judge) []Score {
-	byClass := map[string]*Score{}
+func CheckKit(ctx context.Context, j *Judge) []KitScore {
+	byClass := map[string]*KitScore{}
 	var classes []string
-	all := &Score{Class: "all"}
+	all := &KitScore{Class: "all"}
 	for _, it := range Kit() {
 		s := byClass[it.Class]
 		if s == nil {
-			s = &Score{Class: it.Class}
+			s = &KitScore{Class: it.Class}
 			byClass[it.Class] = s
 			classes = append(classes, it.Class)
 		}
@@ -189,7 +190,7 @@ func Check(ctx context.Context, j *modeljudge.Judge) []Score {
 		all.ControlsFailed += d.Info.ControlsFailed
 		for _, cr := range it.Case.Criteria {
 			got, want := d.Results[cr.ID], it.Want[cr.ID]
-			for _, sc := range []*Score{s, all} {
+			for _, sc := range []*KitScore{s, all} {
 				sc.Asked++
 				if got.Status == want {
 					sc.Right++
@@ -199,15 +200,15 @@ func Check(ctx context.Context, j *modeljudge.Judge) []Score {
 			}
 		}
 	}
-	out := make([]Score, 0, len(classes)+1)
+	out := make([]KitScore, 0, len(classes)+1)
 	for _, c := range classes {
 		out = append(out, *byClass[c])
 	}
 	return append(out, *all)
 }
 
-// Write prints the scores, one line a class, and what the judge got wrong.
-func Write(w io.Writer, scores []Score) error {
+// WriteKit prints the scores, one line a class, and what the judge got wrong.
+func WriteKit(w io.Writer, scores []KitScore) error {
 	var err error
 	p := func(format string, args ...any) {
 		if err == nil {
