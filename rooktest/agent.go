@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/goagent"
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
@@ -23,17 +23,17 @@ type (
 	//
 	// ctx ends at the phase's deadline (execute's timeout_seconds); an error or a panic
 	// fails the turn with its diagnosis, as a hook's non-zero exit does.
-	Agent = goagent.Agent
+	Agent = hook.Agent
 	// Preparer, Opener, Closer and Collector are the phases an Agent may have besides
 	// execute: Prepare, Open, Close and Collect, each
 	//
 	//	func(ctx context.Context, c Call) (Reply, error)
 	//
 	// called when the hook contract calls that phase's hook.
-	Preparer  = goagent.Preparer
-	Opener    = goagent.Opener
-	Closer    = goagent.Closer
-	Collector = goagent.Collector
+	Preparer  = hook.Preparer
+	Opener    = hook.Opener
+	Closer    = hook.Closer
+	Collector = hook.Collector
 	// Call is what a phase is given, what a hook gets through ROOK_* and stdin:
 	//
 	//	Phase                            string   // prepare, open, execute, close or collect
@@ -45,7 +45,7 @@ type (
 	//	Canary                           string   // the attempt's ROOK_CANARY, for an agent that plants it
 	//	Message                          string   // execute's message (stdin)
 	//	Env                              []string // the environment a hook would get; read it with c.Getenv
-	Call = goagent.Call
+	Call = hook.Call
 	// Reply is what a phase returns, what a hook prints as its one JSON object, held to the
 	// same contract:
 	//
@@ -59,19 +59,19 @@ type (
 	//	Data            map[string]any // any other key of the contract (collect's, evidence files)
 	//
 	// See the example.
-	Reply = goagent.Reply
+	Reply = hook.Reply
 	// ToolCall is one tool call the agent made:
 	//
 	//	Name      string         // the tool ("name")
 	//	Arguments map[string]any // what it was called with ("arguments")
 	//	Output    any            // what it returned ("output")
 	//	Error     string         // how it failed, if it did ("error")
-	ToolCall = goagent.ToolCall
+	ToolCall = hook.ToolCall
 	// Usage is a turn's tokens; a count left nil was not reported, never zero:
 	//
 	//	Input  *int64 // "input_tokens"
 	//	Output *int64 // "output_tokens"
-	Usage = goagent.Usage
+	Usage = hook.Usage
 )
 
 // RegisterAgent makes the Go agent name, made by newAgent once per run, available to
@@ -82,7 +82,7 @@ type (
 //
 // Registering a name twice panics, as registering a database/sql driver twice does.
 func RegisterAgent(name string, newAgent func() (Agent, error)) {
-	if err := goagent.Register(name, newAgent); err != nil {
+	if err := hook.RegisterAgent(name, newAgent); err != nil {
 		panic("rooktest: " + err.Error())
 	}
 }
@@ -104,10 +104,10 @@ func goAgentFor(p *spec.Profile, s Suite) (Agent, error) {
 		}
 		return a, nil
 	}
-	newAgent, ok := goagent.Lookup(p.GoAgent)
+	newAgent, ok := hook.LookupAgent(p.GoAgent)
 	if !ok {
 		known := ""
-		if names := goagent.Names(); len(names) > 0 {
+		if names := hook.AgentNames(); len(names) > 0 {
 			known = " (this test binary registers " + strings.Join(names, ", ") + ")"
 		}
 		return nil, fmt.Errorf("profile %s's hooks are the Go agent %q, and no file of this test package registers it%s: write %s with func init() { rooktest.RegisterAgent(%q, <a func() (rooktest.Agent, error) that makes it>) }",
@@ -121,7 +121,7 @@ func goAgentFor(p *spec.Profile, s Suite) (Agent, error) {
 		return nil, fmt.Errorf("make the Go agent %q of profile %s: it made none", p.GoAgent, p.ID)
 	}
 	has := map[spec.Phase]bool{}
-	for _, ph := range goagent.Phases(a) {
+	for _, ph := range hook.AgentPhases(a) {
 		has[spec.Phase(ph)] = true
 		if _, given := p.Hooks[spec.Phase(ph)]; !given {
 			p.Hooks[spec.Phase(ph)] = spec.Hook{Go: p.GoAgent}

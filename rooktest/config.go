@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/affected"
-	"github.com/rookgo/rookgo/internal/goagent"
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -100,7 +100,7 @@ type setup struct {
 	scenarios              []brief
 	tools                  []string // the tools the suite's criteria name
 	quarantine             spec.Quarantine
-	goAgent                goagent.Agent // the profile's Go agent (hooks: {go: name}); nil for scripts
+	goAgent                hook.Agent // the profile's Go agent (hooks: {go: name}); nil for scripts
 	warnings               []string
 	notes                  []string // said once at the start, without -v too
 }

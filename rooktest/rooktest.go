@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/decide"
-	"github.com/rookgo/rookgo/internal/goagent"
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -286,7 +286,7 @@ func (r *Run) begin(t tb, c *setup, exact bool) {
 	if c.goAgent != nil {
 		// Registered before finish, so that it runs after: the agent's last prints
 		// are escaped too.
-		t.Cleanup(goagent.GuardStdout())
+		t.Cleanup(hook.GuardStdout())
 	}
 	t.Cleanup(r.finish)
 	r.feed(ahead, exact, len(c.scenarios))

@@ -1,6 +1,7 @@
 // Package hook runs one hook as a subprocess under the hook contract: argv, environment and
 // stdin in, one JSON object on stdout, stderr kept as the diagnosis, the whole process group
-// killed on timeout.
+// killed on timeout. An agent written in Go is run under the same contract in the test's own
+// process, one method per phase (agent.go, agent_run.go).
 package hook
 
 import (

@@ -21,7 +21,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
-	"github.com/rookgo/rookgo/internal/goagent"
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/spec"
 )
 
@@ -281,7 +281,7 @@ type Replay struct {
 }
 
 // NewReplay reads the profile's recorded traces for a run.
-func NewReplay(p *spec.Profile) (goagent.Agent, error) {
+func NewReplay(p *spec.Profile) (hook.Agent, error) {
 	rec, err := LoadRecording(p.Recorded)
 	if err != nil {
 		return nil, err
@@ -290,13 +290,13 @@ func NewReplay(p *spec.Profile) (goagent.Agent, error) {
 }
 
 // Execute replays turn c.Turn of the scenario's recorded conversation.
-func (r *Replay) Execute(ctx context.Context, c goagent.Call) (goagent.Reply, error) {
+func (r *Replay) Execute(ctx context.Context, c hook.Call) (hook.Reply, error) {
 	conv, err := r.rec.find(c.Scenario)
 	if err != nil {
-		return goagent.Reply{}, err
+		return hook.Reply{}, err
 	}
 	if c.Turn < 1 || c.Turn > len(conv.turns) {
-		return goagent.Reply{}, fmt.Errorf("the recorded conversation %s = %q has %d turn(s) (invoke_agent spans), and the scenario's turn %d has none",
+		return hook.Reply{}, fmt.Errorf("the recorded conversation %s = %q has %d turn(s) (invoke_agent spans), and the scenario's turn %d has none",
 			r.rec.cfg.Match, r.rec.cfg.Conversation(c.Scenario), len(conv.turns), c.Turn)
 	}
 	spans := conv.turns[c.Turn-1]
@@ -304,11 +304,11 @@ func (r *Replay) Execute(ctx context.Context, c goagent.Call) (goagent.Reply, er
 		spans = append(spans[:len(spans):len(spans)], conv.rest...) // the session's, sent once
 	}
 	if err := r.export(ctx, c, spans); err != nil {
-		return goagent.Reply{}, err
+		return hook.Reply{}, err
 	}
 	turn := spans[0].span
 	ms := int64(turn.EndTimestamp().AsTime().Sub(turn.StartTimestamp().AsTime()).Milliseconds())
-	reply := goagent.Reply{Conversation: r.rec.cfg.Conversation(c.Scenario)}
+	reply := hook.Reply{Conversation: r.rec.cfg.Conversation(c.Scenario)}
 	if ms >= 0 && turn.EndTimestamp() != 0 {
 		reply.LatencyMs = &ms
 	}
@@ -395,7 +395,7 @@ func replyOf(sp ptrace.Span) (string, bool) {
 // export sends spans to the receiver the call's environment names, in the call's trace:
 // the turn's own span (the first) under the call's span, the others under the parents
 // they were recorded with.
-func (r *Replay) export(ctx context.Context, c goagent.Call, spans []recSpan) error {
+func (r *Replay) export(ctx context.Context, c hook.Call, spans []recSpan) error {
 	endpoint := c.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 	parent := c.Getenv("TRACEPARENT")
 	parts := strings.Split(parent, "-")

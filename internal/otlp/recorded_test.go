@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/rookgo/rookgo/internal/goagent"
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
 )
@@ -72,7 +72,7 @@ func toolAttrs(name, args string) map[string]string {
 
 // replayTurn runs turn n of scenario sc's replay as the run would: a hook call of an
 // attempt of a real receiver, its environment, and the trace settled after.
-func replayTurn(t *testing.T, dir string, sc string, turns int) ([]goagent.Reply, []error, record.Trace) {
+func replayTurn(t *testing.T, dir string, sc string, turns int) ([]hook.Reply, []error, record.Trace) {
 	t.Helper()
 	r, err := Start()
 	require.NoError(t, err)
@@ -80,7 +80,7 @@ func replayTurn(t *testing.T, dir string, sc string, turns int) ([]goagent.Reply
 	agent, err := NewReplay(&spec.Profile{Recorded: &spec.Recorded{Dir: dir, Match: spec.DefaultMatch}})
 	require.NoError(t, err)
 	trace := r.Attempt(sc, 1, func(s string) string { return s })
-	var replies []goagent.Reply
+	var replies []hook.Reply
 	var errs []error
 	var expect []record.HookCall
 	for n := 1; n <= turns; n++ {
@@ -89,7 +89,7 @@ func replayTurn(t *testing.T, dir string, sc string, turns int) ([]goagent.Reply
 		tp, token := r.Traceparent(trace, call)
 		env := []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + r.Endpoint() + "/v1/traces", "TRACEPARENT=" + tp,
 			"OTEL_EXPORTER_OTLP_TRACES_HEADERS=" + strings.ToLower(record.TraceTokenHeader) + "=" + token}
-		reply, err := agent.Execute(t.Context(), goagent.Call{Phase: "execute", Scenario: sc, Turn: n, Env: env})
+		reply, err := agent.Execute(t.Context(), hook.Call{Phase: "execute", Scenario: sc, Turn: n, Env: env})
 		replies, errs = append(replies, reply), append(errs, err)
 	}
 	return replies, errs, r.Settle(trace, record.TraceWait{Quiet: 50 * time.Millisecond, Most: 5 * time.Second}, expect)
@@ -225,9 +225,9 @@ func TestARecordingSaysWhatItsUserSaid(t *testing.T) {
 		recSpec{trace: 2, id: 1, name: "invoke_agent support", start: 5, attrs: turnAttrs("c", "It ships Friday.")})
 	agent, err := NewReplay(&spec.Profile{Recorded: &spec.Recorded{Dir: dir, Match: spec.DefaultMatch}})
 	require.NoError(t, err)
-	said, err := agent.(goagent.Recorder).Conversation("c")
+	said, err := agent.(hook.Recorder).Conversation("c")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"my order is late", ""}, said)
-	_, err = agent.(goagent.Recorder).Conversation("missing")
+	_, err = agent.(hook.Recorder).Conversation("missing")
 	assert.Error(t, err)
 }

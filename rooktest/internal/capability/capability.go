@@ -11,7 +11,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/goagent"
+	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -47,7 +47,7 @@ var (
 	Judge func() modeljudge.Transport
 	// Replay reads the traces a profile of recorded traces names (hooks: {traces: DIR}) and
 	// is the agent that replays them into the run's receiver (rooktest/traces).
-	Replay func(p *spec.Profile) (goagent.Agent, error)
+	Replay func(p *spec.Profile) (hook.Agent, error)
 )
 
 // Import is the import path of the package that provides a capability, for the message

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
@@ -230,13 +229,13 @@ func (r *Run) callGo(ctx context.Context, inv invocation, timeout time.Duration,
 	if r.cfg.GoAgent == nil {
 		return &hook.Result{Started: time.Now(), Ended: time.Now(), ExitCode: -1}, fmt.Errorf("no Go agent %s is registered in this test binary", inv.hook.Invoked())
 	}
-	c := goagent.Call{Phase: string(inv.phase), Workspace: r.cfg.Workspace, Project: r.cfg.Project, Agent: r.cfg.Agent,
+	c := hook.Call{Phase: string(inv.phase), Workspace: r.cfg.Workspace, Project: r.cfg.Project, Agent: r.cfg.Agent,
 		RunID: r.ID, RunStateDir: r.RunStateDir, StateDir: inv.stateDir, Scenario: inv.scenario, Session: inv.session,
 		Turn: inv.turn, Conversation: inv.conversation, Canary: inv.canary, Message: inv.stdin, Env: r.env(inv)}
 	if len(inv.trace) > 0 && r.cfg.TraceContext != nil {
 		ctx = r.cfg.TraceContext(ctx, inv.trace)
 	}
-	res, err := goagent.Run(ctx, r.cfg.GoAgent, inv.hook.Go, c, timeout)
+	res, err := hook.RunAgent(ctx, r.cfg.GoAgent, inv.hook.Go, c, timeout)
 	if res != nil && res.Stderr != "" && log != nil {
 		for _, line := range strings.Split(strings.TrimRight(r.cfg.Redactor.Text(res.Stderr), "\n"), "\n") {
 			log(label + ": " + line)

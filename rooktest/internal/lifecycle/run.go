@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/decide"
-	"github.com/rookgo/rookgo/internal/goagent"
+
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/ratelimit"
@@ -88,7 +88,7 @@ type Config struct {
 	Probe Prober
 	// GoAgent is the run's Go agent, when the profile's hooks are one (hooks: {go: name}):
 	// its methods run where hook scripts would.
-	GoAgent goagent.Agent
+	GoAgent hook.Agent
 	// TraceContext puts a call's trace (its TRACEPARENT and TRACESTATE) into the context a
 	// Go agent's method is given, when traces are on.
 	TraceContext func(ctx context.Context, env []string) context.Context

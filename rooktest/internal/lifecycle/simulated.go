@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/simuser"
@@ -56,7 +55,7 @@ func (a *attemptRun) userTurn(ctx context.Context, n int, turns []*record.PhaseR
 		return "", false, &record.PhaseRecord{Ran: false, Turn: n, Script: "simulated user " + cfg.UserModel, ExitCode: -1, At: time.Now().UTC(),
 			Error: "the simulated user failed, so the conversation cannot go on: " + why}
 	}
-	if rec, ok := cfg.GoAgent.(goagent.Recorder); ok {
+	if rec, ok := cfg.GoAgent.(hook.Recorder); ok {
 		// A recording is replayed: the user said what the recording holds, and no model is
 		// asked to say it again.
 		said, err := rec.Conversation(sc.ID)

@@ -1,4 +1,4 @@
-package goagent_test
+package hook_test
 
 import (
 	"context"
@@ -10,43 +10,42 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/goagent"
 	"github.com/rookgo/rookgo/internal/hook"
 )
 
 // agentFunc is an agent whose Execute is f.
-type agentFunc func(context.Context, goagent.Call) (goagent.Reply, error)
+type agentFunc func(context.Context, hook.Call) (hook.Reply, error)
 
-func (f agentFunc) Execute(ctx context.Context, c goagent.Call) (goagent.Reply, error) {
+func (f agentFunc) Execute(ctx context.Context, c hook.Call) (hook.Reply, error) {
 	return f(ctx, c)
 }
 
 // full is an agent with every phase.
 type full struct{ agentFunc }
 
-func (full) Prepare(context.Context, goagent.Call) (goagent.Reply, error) {
-	return goagent.Reply{}, nil
+func (full) Prepare(context.Context, hook.Call) (hook.Reply, error) {
+	return hook.Reply{}, nil
 }
-func (full) Open(context.Context, goagent.Call) (goagent.Reply, error) {
-	return goagent.Reply{Conversation: "conv-1"}, nil
+func (full) Open(context.Context, hook.Call) (hook.Reply, error) {
+	return hook.Reply{Conversation: "conv-1"}, nil
 }
-func (full) Close(context.Context, goagent.Call) (goagent.Reply, error) { return goagent.Reply{}, nil }
-func (full) Collect(context.Context, goagent.Call) (goagent.Reply, error) {
-	return goagent.Reply{Data: map[string]any{"ledger": map[string]any{"balance": 800}}}, nil
+func (full) Close(context.Context, hook.Call) (hook.Reply, error) { return hook.Reply{}, nil }
+func (full) Collect(context.Context, hook.Call) (hook.Reply, error) {
+	return hook.Reply{Data: map[string]any{"ledger": map[string]any{"balance": 800}}}, nil
 }
 
-func execute(c goagent.Call) goagent.Call { c.Phase = "execute"; c.Turn = 1; return c }
+func execute(c hook.Call) hook.Call { c.Phase = "execute"; c.Turn = 1; return c }
 
 // A reply is what a hook would print, read by the same parser: calls observed as none are
 // an empty list, not an absent key; what the agent writes to os.Stdout is not its output.
 func TestAReplyIsAHooksOutput(t *testing.T) {
-	a := agentFunc(func(_ context.Context, c goagent.Call) (goagent.Reply, error) {
+	a := agentFunc(func(_ context.Context, c hook.Call) (hook.Reply, error) {
 		fmt.Println(`{"output": "printed, not returned"}`)
 		in, out := int64(5), int64(7)
-		return goagent.Reply{Output: "you said: " + c.Message, Conversation: "conv-9", Calls: []goagent.ToolCall{},
-			Usage: &goagent.Usage{Input: &in, Output: &out}}, nil
+		return hook.Reply{Output: "you said: " + c.Message, Conversation: "conv-9", Calls: []hook.ToolCall{},
+			Usage: &hook.Usage{Input: &in, Output: &out}}, nil
 	})
-	res, err := goagent.Run(context.Background(), a, "echo", execute(goagent.Call{Message: "hello"}), time.Second)
+	res, err := hook.RunAgent(context.Background(), a, "echo", execute(hook.Call{Message: "hello"}), time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.ExitCode)
 	out, err := hook.ParseOutput(res.Stdout, true)
@@ -58,7 +57,7 @@ func TestAReplyIsAHooksOutput(t *testing.T) {
 	require.NotNil(t, out.Usage)
 	assert.Equal(t, int64(7), *out.Usage.Output)
 
-	res, err = goagent.Run(context.Background(), full{a}, "echo", goagent.Call{Phase: "collect"}, time.Second)
+	res, err = hook.RunAgent(context.Background(), full{a}, "echo", hook.Call{Phase: "collect"}, time.Second)
 	require.NoError(t, err)
 	out, err = hook.ParseOutput(res.Stdout, false)
 	require.NoError(t, err)
@@ -75,16 +74,16 @@ func TestAFailingAgentFailsItsCall(t *testing.T) {
 		agent agentFunc
 		check func(t *testing.T, res *hook.Result, err error)
 	}{
-		{"hangs until its context ends", func(ctx context.Context, _ goagent.Call) (goagent.Reply, error) {
+		{"hangs until its context ends", func(ctx context.Context, _ hook.Call) (hook.Reply, error) {
 			<-ctx.Done()
-			return goagent.Reply{}, ctx.Err()
+			return hook.Reply{}, ctx.Err()
 		}, func(t *testing.T, res *hook.Result, err error) {
 			assert.True(t, res.TimedOut)
 			assert.Empty(t, res.Left, "it returned when asked")
 			assert.EqualError(t, err, "timed out after 100ms")
 		}},
-		{"panics", func(context.Context, goagent.Call) (goagent.Reply, error) {
-			var replies []goagent.Reply
+		{"panics", func(context.Context, hook.Call) (hook.Reply, error) {
+			var replies []hook.Reply
 			return replies[len(replies)-1], nil // no reply yet
 
 		}, func(t *testing.T, res *hook.Result, err error) {
@@ -93,9 +92,9 @@ func TestAFailingAgentFailsItsCall(t *testing.T) {
 			assert.Contains(t, res.Stderr, "run_test.go", "the stack names where")
 			assert.EqualError(t, err, "panicked: panic: runtime error: index out of range [-1]")
 		}},
-		{"ignores its context", func(context.Context, goagent.Call) (goagent.Reply, error) {
+		{"ignores its context", func(context.Context, hook.Call) (hook.Reply, error) {
 			<-release
-			return goagent.Reply{Output: "too late"}, nil
+			return hook.Reply{Output: "too late"}, nil
 		}, func(t *testing.T, res *hook.Result, err error) {
 			assert.True(t, res.TimedOut)
 			require.Len(t, res.Left, 1)
@@ -103,8 +102,8 @@ func TestAFailingAgentFailsItsCall(t *testing.T) {
 			assert.ErrorContains(t, err, "the method ignored its context: its goroutine is left running")
 			assert.GreaterOrEqual(t, res.Duration(), 100*time.Millisecond+hook.KillGrace)
 		}},
-		{"returns an error", func(context.Context, goagent.Call) (goagent.Reply, error) {
-			return goagent.Reply{}, errors.New("the model is down")
+		{"returns an error", func(context.Context, hook.Call) (hook.Reply, error) {
+			return hook.Reply{}, errors.New("the model is down")
 		}, func(t *testing.T, res *hook.Result, err error) {
 			assert.Equal(t, 1, res.ExitCode)
 			assert.Equal(t, "the model is down", res.Stderr)
@@ -114,7 +113,7 @@ func TestAFailingAgentFailsItsCall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := goagent.Run(context.Background(), tc.agent, "agent", execute(goagent.Call{}), 100*time.Millisecond)
+			res, err := hook.RunAgent(context.Background(), tc.agent, "agent", execute(hook.Call{}), 100*time.Millisecond)
 			require.Error(t, err)
 			tc.check(t, res, err)
 		})
@@ -126,35 +125,35 @@ func TestAFailingAgentFailsItsCall(t *testing.T) {
 func TestAnInterruptedCallIsStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
-	a := agentFunc(func(ctx context.Context, _ goagent.Call) (goagent.Reply, error) {
+	a := agentFunc(func(ctx context.Context, _ hook.Call) (hook.Reply, error) {
 		close(started)
 		<-ctx.Done()
-		return goagent.Reply{}, ctx.Err()
+		return hook.Reply{}, ctx.Err()
 	})
 	go func() { <-started; cancel() }()
-	res, err := goagent.Run(ctx, a, "agent", execute(goagent.Call{}), time.Minute)
+	res, err := hook.RunAgent(ctx, a, "agent", execute(hook.Call{}), time.Minute)
 	require.Error(t, err)
 	assert.True(t, res.Stopped)
 	assert.False(t, res.TimedOut)
 }
 
 func TestPhasesAndRegistry(t *testing.T) {
-	plain := agentFunc(func(context.Context, goagent.Call) (goagent.Reply, error) { return goagent.Reply{}, nil })
-	assert.Equal(t, []string{"execute"}, goagent.Phases(plain))
-	assert.Equal(t, []string{"prepare", "open", "execute", "close", "collect"}, goagent.Phases(full{plain}))
-	_, err := goagent.Run(context.Background(), plain, "plain", goagent.Call{Phase: "open"}, time.Second)
+	plain := agentFunc(func(context.Context, hook.Call) (hook.Reply, error) { return hook.Reply{}, nil })
+	assert.Equal(t, []string{"execute"}, hook.AgentPhases(plain))
+	assert.Equal(t, []string{"prepare", "open", "execute", "close", "collect"}, hook.AgentPhases(full{plain}))
+	_, err := hook.RunAgent(context.Background(), plain, "plain", hook.Call{Phase: "open"}, time.Second)
 	assert.EqualError(t, err, "go:plain has no open method")
 
-	factory := func() (goagent.Agent, error) { return plain, nil }
-	require.NoError(t, goagent.Register("registry-test", factory))
-	assert.EqualError(t, goagent.Register("registry-test", factory), `register a Go agent: "registry-test" is registered twice`)
-	_, ok := goagent.Lookup("registry-test")
+	factory := func() (hook.Agent, error) { return plain, nil }
+	require.NoError(t, hook.RegisterAgent("registry-test", factory))
+	assert.EqualError(t, hook.RegisterAgent("registry-test", factory), `register a Go agent: "registry-test" is registered twice`)
+	_, ok := hook.LookupAgent("registry-test")
 	assert.True(t, ok)
-	assert.Contains(t, goagent.Names(), "registry-test")
+	assert.Contains(t, hook.AgentNames(), "registry-test")
 }
 
 func TestCallGetenv(t *testing.T) {
-	c := goagent.Call{Env: []string{"A=1", "B=two=2", "A=3"}}
+	c := hook.Call{Env: []string{"A=1", "B=two=2", "A=3"}}
 	assert.Equal(t, "3", c.Getenv("A"), "the last wins, as in an environment")
 	assert.Equal(t, "two=2", c.Getenv("B"))
 	assert.Empty(t, c.Getenv("C"))
@@ -163,11 +162,11 @@ func TestCallGetenv(t *testing.T) {
 // A Go agent's reply keeps its numbers whole, as a hook's stdout does: a call argument
 // past 2^53 is not rounded on its way to the record.
 func TestAReplyKeepsLargeNumbersWhole(t *testing.T) {
-	a := agentFunc(func(context.Context, goagent.Call) (goagent.Reply, error) {
-		return goagent.Reply{Output: "done", Calls: []goagent.ToolCall{{Name: "transfer", Arguments: map[string]any{"account": int64(1234567890123456789)}}},
+	a := agentFunc(func(context.Context, hook.Call) (hook.Reply, error) {
+		return hook.Reply{Output: "done", Calls: []hook.ToolCall{{Name: "transfer", Arguments: map[string]any{"account": int64(1234567890123456789)}}},
 			Data: map[string]any{"note": "beside the reply"}}, nil
 	})
-	res, err := goagent.Run(context.Background(), a, "big", execute(goagent.Call{Message: "pay"}), time.Second)
+	res, err := hook.RunAgent(context.Background(), a, "big", execute(hook.Call{Message: "pay"}), time.Second)
 	require.NoError(t, err)
 	assert.Contains(t, string(res.Stdout), `1234567890123456789`)
 	out, err := hook.ParseOutput(res.Stdout, true)

@@ -1,4 +1,4 @@
-package goagent
+package hook
 
 import (
 	"context"
@@ -9,15 +9,13 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
-
-	"github.com/rookgo/rookgo/internal/hook"
 )
 
 // maxStack bounds the stack a panic leaves in the record.
 const maxStack = 16 << 10
 
-// method is the phase's method of a, nil when a does not implement the phase.
-func method(a Agent, phase string) func(context.Context, Call) (Reply, error) {
+// agentMethod is the phase's method of a, nil when a does not implement the phase.
+func agentMethod(a Agent, phase string) func(context.Context, Call) (Reply, error) {
 	switch phase {
 	case "execute":
 		return a.Execute
@@ -41,15 +39,15 @@ func method(a Agent, phase string) func(context.Context, Call) (Reply, error) {
 	return nil
 }
 
-// Run calls the phase c.Phase of a, as hook.Run runs a hook: within timeout (the phase's
+// RunAgent calls the phase c.Phase of a, as Run runs a hook: within timeout (the phase's
 // deadline is the context's), its Reply as the hook's stdout, an error as a non-zero
 // exit with the error as its stderr, a panic as a failure with its stack. A method that is
-// still running hook.KillGrace after its context ended ignored it: it fails, and its
+// still running KillGrace after its context ended ignored it: it fails, and its
 // goroutine, which nothing can stop, is named as left running. What the agent writes to
 // os.Stdout is never read as its output.
-func Run(ctx context.Context, a Agent, name string, c Call, timeout time.Duration) (*hook.Result, error) {
-	res := &hook.Result{Started: time.Now()}
-	m := method(a, c.Phase)
+func RunAgent(ctx context.Context, a Agent, name string, c Call, timeout time.Duration) (*Result, error) {
+	res := &Result{Started: time.Now()}
+	m := agentMethod(a, c.Phase)
 	if m == nil {
 		res.Ended, res.ExitCode = time.Now(), -1
 		return res, fmt.Errorf("go:%s has no %s method", name, c.Phase)
@@ -61,38 +59,38 @@ func Run(ctx context.Context, a Agent, name string, c Call, timeout time.Duratio
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	done := start(runCtx, m, c)
-	var ans answer
+	done := startAgent(runCtx, m, c)
+	var ans agentAnswer
 	select {
 	case ans = <-done:
 	case <-runCtx.Done():
 		// The method is asked to stop; one that still runs KillGrace later ignored it.
-		grace := time.NewTimer(hook.KillGrace)
+		grace := time.NewTimer(KillGrace)
 		defer grace.Stop()
 		select {
 		case ans = <-done:
 		case <-grace.C:
-			return ignored(ctx, res, name, c.Phase, timeout)
+			return ignoredAgent(ctx, res, name, c.Phase, timeout)
 		}
 	}
 	res.Ended = time.Now()
-	return finish(ctx, runCtx, res, ans, timeout)
+	return finishAgent(ctx, runCtx, res, ans, timeout)
 }
 
-// answer is what a phase's method came back with.
-type answer struct {
+// agentAnswer is what a phase's method came back with.
+type agentAnswer struct {
 	reply Reply
 	err   error
 	panic string
 }
 
-// start calls m in a goroutine of its own, a panic recovered with its stack, and returns
-// where its answer will be: a channel with room for it, so that an abandoned method never
+// startAgent calls m in a goroutine of its own, a panic recovered with its stack, and returns
+// where its agentAnswer will be: a channel with room for it, so that an abandoned method never
 // blocks.
-func start(ctx context.Context, m func(context.Context, Call) (Reply, error), c Call) <-chan answer {
-	done := make(chan answer, 1)
+func startAgent(ctx context.Context, m func(context.Context, Call) (Reply, error), c Call) <-chan agentAnswer {
+	done := make(chan agentAnswer, 1)
 	go func() {
-		var ans answer
+		var ans agentAnswer
 		defer func() {
 			if p := recover(); p != nil {
 				stack := debug.Stack()
@@ -108,11 +106,11 @@ func start(ctx context.Context, m func(context.Context, Call) (Reply, error), c 
 	return done
 }
 
-// ignored is the result of a method still running KillGrace after its context ended: its
+// ignoredAgent is the result of a method still running KillGrace after its context ended: its
 // goroutine is named as left running.
-func ignored(ctx context.Context, res *hook.Result, name, phase string, timeout time.Duration) (*hook.Result, error) {
+func ignoredAgent(ctx context.Context, res *Result, name, phase string, timeout time.Duration) (*Result, error) {
 	res.Ended, res.ExitCode = time.Now(), -1
-	res.Left = []string{fmt.Sprintf("the goroutine of go:%s's %s method, which did not return within %s of its context's end", name, phase, hook.KillGrace)}
+	res.Left = []string{fmt.Sprintf("the goroutine of go:%s's %s method, which did not return within %s of its context's end", name, phase, KillGrace)}
 	if ctx.Err() != nil {
 		res.Stopped = true
 		return res, fmt.Errorf("stopped, and the method ignored its context: %w", context.Cause(ctx))
@@ -121,9 +119,9 @@ func ignored(ctx context.Context, res *hook.Result, name, phase string, timeout 
 	return res, fmt.Errorf("timed out after %s, and the method ignored its context: its goroutine is left running", timeout)
 }
 
-// finish is the result of a method that came back: its reply as the hook's stdout, or why
+// finishAgent is the result of a method that came back: its reply as the hook's stdout, or why
 // the call failed.
-func finish(ctx, runCtx context.Context, res *hook.Result, ans answer, timeout time.Duration) (*hook.Result, error) {
+func finishAgent(ctx, runCtx context.Context, res *Result, ans agentAnswer, timeout time.Duration) (*Result, error) {
 	switch {
 	case ans.panic != "":
 		res.ExitCode, res.Stderr = 2, ans.panic
@@ -141,21 +139,21 @@ func finish(ctx, runCtx context.Context, res *hook.Result, ans answer, timeout t
 		res.ExitCode, res.Stderr = 1, ans.err.Error()
 		return res, fmt.Errorf("returned an error: %w", ans.err)
 	}
-	out, err := encode(ans.reply)
+	out, err := encodeReply(ans.reply)
 	if err != nil {
 		res.ExitCode, res.Stderr = 1, err.Error()
 		return res, err
 	}
-	if len(out) > hook.DefaultMaxStdout {
-		res.Stdout, res.StdoutOverflow = out[:hook.DefaultMaxStdout], true
-		return res, fmt.Errorf("returned more than %d bytes", hook.DefaultMaxStdout)
+	if len(out) > DefaultMaxStdout {
+		res.Stdout, res.StdoutOverflow = out[:DefaultMaxStdout], true
+		return res, fmt.Errorf("returned more than %d bytes", DefaultMaxStdout)
 	}
 	res.Stdout = out
 	return res, nil
 }
 
-// encode is the reply as the hook's one JSON object: its fields, and Data's other keys.
-func encode(r Reply) ([]byte, error) {
+// encodeReply is the reply as the hook's one JSON object: its fields, and Data's other keys.
+func encodeReply(r Reply) ([]byte, error) {
 	fields, err := json.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode the reply: %w", err)

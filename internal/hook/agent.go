@@ -1,4 +1,6 @@
-// Package goagent is the hook contract as Go interfaces: an agent written in Go is called
+package hook
+
+// An agent written in Go: the hook contract as Go interfaces. It is called
 // in the test's own process, one method per lifecycle phase, with what a hook gets through
 // ROOK_* and stdin, and it returns what a hook prints. The runtime runs it where it would
 // run a hook script, under the same timeouts, records and verdicts.
@@ -7,7 +9,6 @@
 // Closer, Collector), as io.WriterTo is to io.Reader. A profile names the agent
 // (hooks: {go: helpdesk}) and a hand-written file of the test package registers it
 // (rooktest.RegisterAgent).
-package goagent
 
 import (
 	"context"
@@ -121,17 +122,17 @@ type Collector interface {
 	Collect(ctx context.Context, c Call) (Reply, error)
 }
 
-// Factory makes the agent of one run.
-type Factory func() (Agent, error)
+// AgentFactory makes the agent of one run.
+type AgentFactory func() (Agent, error)
 
 var (
 	mu       sync.Mutex
-	registry = map[string]Factory{}
+	registry = map[string]AgentFactory{}
 )
 
-// Register makes the agent name available to profiles that say hooks: {go: name}. A name
+// RegisterAgent makes the agent name available to profiles that say hooks: {go: name}. A name
 // registered twice is refused.
-func Register(name string, f Factory) error {
+func RegisterAgent(name string, f AgentFactory) error {
 	mu.Lock()
 	defer mu.Unlock()
 	if name == "" || f == nil {
@@ -144,16 +145,16 @@ func Register(name string, f Factory) error {
 	return nil
 }
 
-// Lookup returns the factory registered as name.
-func Lookup(name string) (Factory, bool) {
+// LookupAgent returns the factory registered as name.
+func LookupAgent(name string) (AgentFactory, bool) {
 	mu.Lock()
 	defer mu.Unlock()
 	f, ok := registry[name]
 	return f, ok
 }
 
-// Names are the registered agents, sorted.
-func Names() []string {
+// AgentNames are the registered agents, sorted.
+func AgentNames() []string {
 	mu.Lock()
 	defer mu.Unlock()
 	out := make([]string, 0, len(registry))
@@ -164,8 +165,8 @@ func Names() []string {
 	return out
 }
 
-// Phases are the lifecycle phases a implements: execute, and each optional one.
-func Phases(a Agent) []string {
+// AgentPhases are the lifecycle phases a implements: execute, and each optional one.
+func AgentPhases(a Agent) []string {
 	out := []string{}
 	if _, ok := a.(Preparer); ok {
 		out = append(out, "prepare")
