@@ -89,7 +89,7 @@ func TestAFailingAgentFailsItsCall(t *testing.T) {
 		}, func(t *testing.T, res *hook.Result, err error) {
 			assert.Equal(t, 2, res.ExitCode)
 			assert.Contains(t, res.Stderr, "panic: runtime error: index out of range [-1]")
-			assert.Contains(t, res.Stderr, "run_test.go", "the stack names where")
+			assert.Contains(t, res.Stderr, "agent_test.go", "the stack names where")
 			assert.EqualError(t, err, "panicked: panic: runtime error: index out of range [-1]")
 		}},
 		{"ignores its context", func(context.Context, hook.Call) (hook.Reply, error) {
