@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"bytes"
+	"strings"
+
+	"strconv"
+
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/observe"
@@ -90,9 +95,14 @@ type attemptRun struct {
 	probeLeft []string
 }
 
-// attempt runs what the selection asks of attempt n and what its records have not done:
-// it asks Next what comes next after every phase, until it judges or stops. again, when
-// set, judges it again from its records alone (decideAgain), saying why in its verdict.
+// attempt runs what the selection asks of attempt n and what its records have not done,
+// in lifecycle order: it reads the attempt's records, asks Next what comes next after
+// every phase (open, execute's turns, close, collect), runs it and records it, and ends by
+// judging or by saying why it stopped. again, when set, judges it again from its records
+// alone (decideAgain), saying why in its verdict. Every effect is named where it happens:
+// hooks.json is written as each hook starts (runHook), the trace is settled once this
+// process runs no more of the attempt's hooks, response.json is written last
+// (writeResponse).
 func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Logger, again string) *Attempt {
 	dir := attemptDir(filepath.Join(r.Dir, "scenarios", sc.ID), n, sc.Repeat)
 	if log != nil && sc.Repeat > 1 {
@@ -116,13 +126,14 @@ func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Log
 		a.trace = r.cfg.Traces.Attempt(sc.ID, n, r.cfg.Redactor.Text)
 	}
 	res := &Attempt{ScenarioID: sc.ID, N: n, Dir: dir}
+
+	// What an earlier process recorded of the attempt: read back, and checked against its
+	// seal, or nothing judged from it is a Pass.
 	if err := a.load(); err != nil {
 		res.RecordErr, res.NotRun = err, err.Error()
 		return res
 	}
 	if !a.fresh() {
-		// An earlier process wrote these records: they must be as it wrote them
-		// (store.VerifySealed), or nothing judged from them is a Pass.
 		if err := store.VerifySealed(a.dir, false); err != nil {
 			a.sealBroken = err.Error()
 		}
@@ -145,57 +156,10 @@ func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Log
 			log(fmt.Sprintf("%s: earlier records could not be continued; kept aside in %s, starting again from open", sc.ID, kept))
 		}
 	}
-	if err := a.begin(); err != nil {
-		res.RecordErr, res.NotRun = err, err.Error()
-		return res
-	}
-	budget := ctx
-	if sc.Timeout > 0 {
-		var cancel context.CancelFunc
-		budget, cancel = context.WithTimeoutCause(ctx, sc.Timeout,
-			fmt.Errorf("scenario %s went over its timeout_seconds budget of %s", sc.ID, sc.Timeout))
-		defer cancel()
-	}
-	inv := invocation{scenario: sc.ID, session: fmt.Sprintf("%s/%s/%d", r.ID, sc.ID, n), stateDir: a.stateDir(), canary: a.hooks.Canary}
-	for {
-		step = Next(a.state(here), sel, r.ID)
-		if step.Action != RunPhase {
-			a.settleTrace() // this process runs no more of the attempt's hooks
-			a.flush()
-		}
-		if ctx.Err() != nil && (step.Action == Judge || step.Phase == spec.Collect) {
-			return a.finish(res, fmt.Sprintf("not judged: the run was interrupted (%v); continue it with -rook.run=%s", context.Cause(ctx), r.ID))
-		}
-		switch step.Action {
-		case Stop:
-			return a.finish(res, step.Why)
-		case Judge:
-			// The judge reads only what is recorded: the records as written.
-			if err := a.load(); err != nil {
-				res.RecordErr = err
-				return a.finish(res, "not judged: "+err.Error())
-			}
-			a.artifacts() // the judge reads the copies
-			a.judge(ctx, res)
-			r.markPhase(spec.Judge)
-			return a.finish(res, "")
-		case RunPhase:
-			a.run(ctx, budget, inv, step.Phase)
-			here[step.Phase] = true
-			r.markPhase(step.Phase)
-		default:
-			return a.finish(res, "not judged: "+step.String()) // Next restarts only first
-		}
-	}
-}
 
-func (a *attemptRun) state(here Selection) State {
-	return state(&a.hooks, a.r.cfg.Profile, a.turnsWanted(), here)
-}
-
-// begin prepares an attempt to run: the delay clock, its folders, its request.
-func (a *attemptRun) begin() error {
-	r, sc := a.r, a.sc
+	// Before the first hook: the canary, the delay clock (from prepare's end, or from the
+	// last recorded phase's), the hooks' state folder, and request.json with the scenario's
+	// snapshot, written once.
 	a.hooks.InFlight = nil
 	if a.hooks.Canary == "" {
 		a.hooks.Canary = hook.NewCanary()
@@ -209,7 +173,9 @@ func (a *attemptRun) begin() error {
 	}
 	for _, d := range []string{a.stateDir(), filepath.Join(r.Dir, "scenarios", sc.ID, "artifacts")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", d, err)
+			res.RecordErr = fmt.Errorf("create %s: %w", d, err)
+			res.NotRun = res.RecordErr.Error()
+			return res
 		}
 	}
 	if _, err := os.Stat(filepath.Join(a.dir, "request.json")); err != nil {
@@ -218,40 +184,81 @@ func (a *attemptRun) begin() error {
 		a.record(red.JSON(filepath.Join(a.dir, "request.json"), record.Request{ScenarioID: sc.ID, Attempt: a.n,
 			Goal: sc.Goal, SetupMessages: nonNil(sc.SetupMessages), Profile: prof.ID, Invoked: prof.Hooks[spec.Execute].Invoked()}))
 	}
-	return nil
-}
 
-// run runs one phase of the attempt and records it. Open and execute are bounded by the
-// scenario's budget; close runs even when the run is being interrupted, bounded by its own
-// timeout, so that it releases what open took.
-func (a *attemptRun) run(ctx, budget context.Context, inv invocation, ph spec.Phase) {
-	h := a.r.cfg.Profile.Hooks[ph]
-	inv.conversation = a.hooks.Conversation
-	switch ph {
-	case spec.Open:
-		rec, out, _ := a.phase(budget, withPhase(inv, spec.Open, h))
-		a.hooks.Phases.Open = rec
-		if out != nil && out.Conversation != "" && rec.OK {
-			a.hooks.Conversation = out.Conversation
-		}
-		if rec.OK {
-			a.hooks.CanaryUnplanted = a.unplanted()
-		}
-	case spec.Execute:
-		a.execute(budget, inv)
-		return // execute records each turn itself
-	case spec.Close:
-		closing, stop := closeContext(ctx)
-		a.hooks.Phases.Close, _, _ = a.phase(closing, withPhase(inv, spec.Close, h))
-		stop()
-	case spec.Collect:
-		a.hooks.Phases.Collect, _, _ = a.phase(ctx, withPhase(inv, spec.Collect, h))
+	// The phases. Open and execute are bounded by the scenario's budget; close runs even
+	// when the run is being interrupted, bounded by its own timeout, so that it releases
+	// what open took; collect runs under the run's context.
+	budget := ctx
+	if sc.Timeout > 0 {
+		var cancel context.CancelFunc
+		budget, cancel = context.WithTimeoutCause(ctx, sc.Timeout,
+			fmt.Errorf("scenario %s went over its timeout_seconds budget of %s", sc.ID, sc.Timeout))
+		defer cancel()
 	}
-	a.unsaved = true
+	inv := invocation{scenario: sc.ID, session: fmt.Sprintf("%s/%s/%d", r.ID, sc.ID, n), stateDir: a.stateDir(), canary: a.hooks.Canary}
+	hooks := r.cfg.Profile.Hooks
+	for {
+		step = Next(a.state(here), sel, r.ID)
+		if step.Action != RunPhase {
+			a.settleTrace() // this process runs no more of the attempt's hooks
+			a.flush()
+		}
+		if ctx.Err() != nil && (step.Action == Judge || step.Phase == spec.Collect) {
+			return a.writeResponse(res, fmt.Sprintf("not judged: the run was interrupted (%v); continue it with -rook.run=%s", context.Cause(ctx), r.ID))
+		}
+		switch step.Action {
+		case Stop:
+			return a.writeResponse(res, step.Why)
+		case Judge:
+			// The judge reads only what is recorded: the records as written, the evidence
+			// files as copied.
+			if err := a.load(); err != nil {
+				res.RecordErr = err
+				return a.writeResponse(res, "not judged: "+err.Error())
+			}
+			a.artifacts()
+			a.judge(ctx, res)
+			r.markPhase(spec.Judge)
+			return a.writeResponse(res, "")
+		case RunPhase:
+		default:
+			return a.writeResponse(res, "not judged: "+step.String()) // Next restarts only first
+		}
+		inv.conversation = a.hooks.Conversation
+		switch ph := step.Phase; ph {
+		case spec.Open:
+			rec, out, _ := a.runHook(budget, withPhase(inv, ph, hooks[ph]))
+			a.hooks.Phases.Open = rec
+			if out != nil && out.Conversation != "" && rec.OK {
+				a.hooks.Conversation = out.Conversation
+			}
+			if rec.OK {
+				a.hooks.CanaryUnplanted = a.unplanted()
+			}
+			a.unsaved = true // written with the next hook's start, or before the judge
+		case spec.Execute:
+			a.runTurns(budget, inv) // each turn is recorded as it ends
+		case spec.Close:
+			closing, stop := closeContext(ctx)
+			a.hooks.Phases.Close, _, _ = a.runHook(closing, withPhase(inv, ph, hooks[ph]))
+			stop()
+			a.unsaved = true
+		case spec.Collect:
+			a.hooks.Phases.Collect, _, _ = a.runHook(ctx, withPhase(inv, ph, hooks[ph]))
+			a.unsaved = true
+		}
+		here[step.Phase] = true
+		r.markPhase(step.Phase)
+	}
 }
 
-// execute runs the turns the records do not hold yet, threading the conversation.
-func (a *attemptRun) execute(ctx context.Context, inv invocation) {
+func (a *attemptRun) state(here Selection) State {
+	return state(&a.hooks, a.r.cfg.Profile, a.turnsWanted(), here)
+}
+
+// runTurns runs the execute turns the records do not hold yet, threading the
+// conversation, and records each as it ends.
+func (a *attemptRun) runTurns(ctx context.Context, inv invocation) {
 	sc, r := a.sc, a.r
 	h := r.cfg.Profile.Hooks[spec.Execute]
 	var turns []*record.PhaseRecord
@@ -281,9 +288,9 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 		}
 		ticket, _ := r.cfg.Turns.Wait(ctx) // a context that ends stops the hook, which says so
 		r.heldFor(sc.ID, turn, ticket)
-		rec, out, perr := a.phase(ctx, in)
+		rec, out, perr := a.runHook(ctx, in)
 		r.cfg.Turns.Started(ticket, rec.At) // the turn counts from when its hook began
-		if again := a.askedToWait(rec, out, &waits); again {
+		if again := a.waitIfAsked(rec, out, &waits); again {
 			tries = append(tries, rec) // kept: what it reported is the turn's too
 			turn--
 			continue
@@ -330,10 +337,10 @@ func (a *attemptRun) execute(ctx context.Context, inv invocation) {
 // maxWaits is how many times one turn may ask to be run again after a wait.
 const maxWaits = 3
 
-// askedToWait holds every scenario's next turn while the agent's API asks (retry_after_ms),
+// waitIfAsked holds every scenario's next turn while the agent's API asks (retry_after_ms),
 // and reports whether the turn gave no reply and is to be run again: at most maxWaits
 // times, after which it is a turn without a reply.
-func (a *attemptRun) askedToWait(rec *record.PhaseRecord, out *hook.Output, waits *int) bool {
+func (a *attemptRun) waitIfAsked(rec *record.PhaseRecord, out *hook.Output, waits *int) bool {
 	if out == nil || out.RetryAfterMs == nil {
 		return false
 	}
@@ -361,8 +368,8 @@ func (a *attemptRun) askedToWait(rec *record.PhaseRecord, out *hook.Output, wait
 	return false
 }
 
-// phase waits out the hook's delay, marks it in flight, runs it and records its end.
-func (a *attemptRun) phase(ctx context.Context, inv invocation) (*record.PhaseRecord, *hook.Output, *PhaseError) {
+// runHook waits out the hook's delay, marks it in flight, runs it and records its end.
+func (a *attemptRun) runHook(ctx context.Context, inv invocation) (*record.PhaseRecord, *hook.Output, *PhaseError) {
 	if d := inv.hook.Delay; d > 0 {
 		if left := d - time.Since(a.lastEnd); !a.lastEnd.IsZero() && left > 0 && a.log != nil {
 			a.log(fmt.Sprintf("%s: waiting %s (delay_seconds: at least %s after the preceding phase)", inv.phase, left.Round(time.Millisecond), d))
@@ -394,8 +401,8 @@ func (a *attemptRun) record(err error) {
 	}
 }
 
-// finish fills in what the records say and writes response.json.
-func (a *attemptRun) finish(res *Attempt, notJudged string) *Attempt {
+// writeResponse fills in what the records say and writes response.json.
+func (a *attemptRun) writeResponse(res *Attempt, notJudged string) *Attempt {
 	a.flush()
 	if notJudged != "" {
 		res.NotJudged = notJudged
@@ -512,4 +519,132 @@ func (a *attemptRun) each(of func(*record.PhaseRecord) []string) []string {
 		add(p.label, p.rec)
 	}
 	return out
+}
+
+type hardStopKey struct{}
+
+// WithHardStop gives ctx a second context, hard, that ends close hooks too: close runs on
+// after ctx ends (an interrupted run still releases what open took) until hard ends (a
+// second interrupt), when it is stopped at once, its records kept.
+func WithHardStop(ctx, hard context.Context) context.Context {
+	return context.WithValue(ctx, hardStopKey{}, hard)
+}
+
+// closeContext is the context close hooks run under: ctx's values, not its end, and the
+// end of the hard stop WithHardStop gave it, if any.
+func closeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	closing, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	hard := HardStop(ctx)
+	if hard == nil {
+		return closing, func() { cancel(context.Canceled) }
+	}
+	stop := context.AfterFunc(hard, func() { cancel(context.Cause(hard)) })
+	return closing, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// HardStop is the hard stop WithHardStop gave ctx, or nil.
+func HardStop(ctx context.Context) context.Context {
+	hard, _ := ctx.Value(hardStopKey{}).(context.Context)
+	return hard
+}
+
+// unplanted checks, after open, that each of the profile's canary fixtures holds the
+// attempt's canary, and names those that do not: a canary that was never planted cannot
+// be missed.
+func (a *attemptRun) unplanted() string {
+	var missing []string
+	for _, fx := range a.r.cfg.Profile.CanaryFixtures {
+		path := filepath.Join(a.stateDir(), fx)
+		b, _, err := readEvidenceFile(path)
+		switch {
+		case err != nil:
+			missing = append(missing, fmt.Sprintf("%s (%v)", fx, err))
+		case !bytes.Contains(b, []byte(a.hooks.Canary)):
+			missing = append(missing, fx+" (it does not hold ROOK_CANARY)")
+		}
+	}
+	return strings.Join(missing, ", ")
+}
+
+// The store of an attempt's hooks.json: read back before anything runs, written as every
+// hook starts (record.InFlight marks the one running) and after the last, kept aside when a
+// conversation cannot be continued.
+//
+// A hook's end is written with the next hook's start (one write and one sync per hook, not
+// two), or before the judge, a stop or a delay_seconds wait: what is on disk is at most the
+// parsing of one hook's output behind. A process that dies in that moment leaves the hook
+// marked in flight, as if it had died a moment earlier, and a continued run treats it so.
+
+func (a *attemptRun) fresh() bool {
+	h := a.hooks.Phases
+	return h.Open == nil && h.Execute == nil && h.Close == nil && h.Collect == nil
+}
+
+// recordedEnd is when the last recorded phase ended, so that a delay counts from there.
+func (a *attemptRun) recordedEnd() time.Time {
+	var last time.Time
+	h := a.hooks.Phases
+	for _, rec := range []*record.PhaseRecord{h.Open, h.Execute, h.Close, h.Collect} {
+		if rec == nil {
+			continue
+		}
+		if rec.EndedAt.After(last) {
+			last = rec.EndedAt
+		}
+	}
+	return last
+}
+
+func (a *attemptRun) save() {
+	a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "hooks.json"), a.hooks))
+	a.unsaved = false
+}
+
+// flush writes what ended and is not yet on disk.
+func (a *attemptRun) flush() {
+	if a.unsaved {
+		a.save()
+	}
+}
+
+// load reads the attempt's hooks.json, if any. A file that does not parse is refused.
+func (a *attemptRun) load() error {
+	h, err := store.ReadHooks(a.dir)
+	if err != nil {
+		return err
+	}
+	a.hooks = *h
+	return nil
+}
+
+// abandon keeps the attempt's records aside in abandoned/<n>/ and starts it afresh.
+func (a *attemptRun) abandon() (string, error) {
+	entries, err := os.ReadDir(a.dir)
+	if err != nil {
+		return "", fmt.Errorf("abandon %s: %w", a.dir, err)
+	}
+	var kept string
+	for n := 1; ; n++ {
+		kept = filepath.Join(a.dir, "abandoned", strconv.Itoa(n))
+		if _, err := os.Stat(kept); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+	}
+	if err := os.MkdirAll(kept, 0o755); err != nil {
+		return "", fmt.Errorf("abandon %s: %w", a.dir, err)
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case "abandoned", "attempts", "snapshot.yaml":
+			continue
+		}
+		if err := os.Rename(filepath.Join(a.dir, e.Name()), filepath.Join(kept, e.Name())); err != nil {
+			return "", fmt.Errorf("abandon %s: %w", a.dir, err)
+		}
+	}
+	a.hooks = record.Hooks{Version: 1}
+	return kept, nil
 }
