@@ -7,7 +7,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/rooktest/internal/capability"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 // An agent written in Go can be tested in the test's own process: its profile says
@@ -94,11 +94,11 @@ func goAgentFor(p *spec.Profile, s Suite) (Agent, error) {
 		return nil, nil
 	}
 	if p.Recorded != nil {
-		if capability.Replay == nil {
+		if lifecycle.Linked.Replay == nil {
 			return nil, fmt.Errorf("profile %s judges recorded traces (hooks: {traces: ...}), and this test binary does not link their replay: import _ %q in a file of the test package (rookgen does in the code it generates)",
-				p.ID, capability.Import+"traces")
+				p.ID, lifecycle.LinkImport+"traces")
 		}
-		a, err := capability.Replay(p)
+		a, err := lifecycle.Linked.Replay(p)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.ID, err)
 		}

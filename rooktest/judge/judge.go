@@ -11,9 +11,9 @@ package judge
 import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
-	"github.com/rookgo/rookgo/rooktest/internal/capability"
+	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
 func init() {
-	capability.Judge = func() modeljudge.Transport { return judgehttp.New() }
+	lifecycle.Linked.Judge = func() modeljudge.Transport { return judgehttp.New() }
 }

@@ -8,7 +8,8 @@
 // that was killed: a hook is marked in flight before it starts, and an attempt whose
 // conversation was interrupted is kept aside and started again from open. The judge reads
 // the records too, never what is in memory, so a verdict does not depend on which process
-// made it.
+// made it. The runtime's optional parts (traces, MCP probes, the page, the judge's client)
+// register themselves in Linked when a test binary links them (linked.go).
 package lifecycle
 
 import (
