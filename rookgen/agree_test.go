@@ -21,7 +21,7 @@ import (
 
 // Every way of selecting and running a suite gives one answer: the exit code, gotestsum's
 // JUnit, rookgen junit's, report.yaml and the markdown summary agree, row by row, and the
-// exit code is the one the rule gives (package counting). The suite is built once; each
+// exit code is the one the rule gives (decide's counting.go). The suite is built once; each
 // row runs the binary as go test -json runs it.
 func TestOutcomesAgreeEverywhere(t *testing.T) {
 	t.Parallel()

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/counting"
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
@@ -16,7 +16,7 @@ import (
 // fails with expected, achieved and evidence, Unable to Verify skips with its reason). A
 // repeated scenario has one subtest per attempt.
 //
-// Whether a failure counts is the verdict's (counts, excused_by: package counting decided
+// Whether a failure counts is the verdict's (counts, excused_by: decide's counting rule decided
 // it with the verdict); this is the one place that maps it onto t. A scenario with no
 // verdict (a hook failed before it could be judged) or with a record that could not be
 // written counts, whatever excuses it would have had.
@@ -28,7 +28,7 @@ func (r *Run) report(t tb, j *job) {
 	}
 	r.progress(t, j)
 	v := j.outcome.Verdict
-	if !counting.Excused(v) || recordErr(j.outcome) {
+	if !decide.Excused(v) || recordErr(j.outcome) {
 		r.outcome(t, j)
 		if quarantined && v != nil && !t.Failed() && v.Status == record.Pass {
 			logln(t, r.show(fmt.Sprintf("%s: passed, and is %s: remove it from the quarantine list when it passes for good", j.id, q.Says())))
@@ -36,13 +36,13 @@ func (r *Run) report(t tb, j *job) {
 		return
 	}
 	why := "-rook.gate decides the exit code, by a significant regression against run " + r.opts.gate.base
-	if v.ExcusedBy == counting.Quarantine {
+	if v.ExcusedBy == decide.ExcuseQuarantine {
 		why = q.Says()
 	}
 	attr(t, "rook.excused_by", v.ExcusedBy)
 	ex := &excused{tb: t, why: why}
 	r.outcome(ex, j)
-	if v.ExcusedBy == counting.Quarantine {
+	if v.ExcusedBy == decide.ExcuseQuarantine {
 		skipln(t, r.show(fmt.Sprintf("%s: did not pass, and is %s: run and reported, left out of the exit code", j.id, q.Says())))
 		return
 	}
@@ -169,7 +169,7 @@ func repeats(t tb, o *lifecycle.Outcome) {
 	if n <= 1 {
 		return
 	}
-	passed, _, _ := counting.Attempts(v.Attempts)
+	passed, _, _ := decide.CountAttempts(v.Attempts)
 	flaky := ""
 	if v.Flaky {
 		flaky = "; flaky: the attempts disagree"

@@ -8,7 +8,8 @@
 // model judge), rows are held to the evidence tier they require, the forbidden text is
 // searched, the status follows from them, and an adversarial scenario's attack is decided.
 // Repeats folds an attempt's verdicts into the scenario's; the rest serve the engine
-// (which probes to run, which criteria a late span could change).
+// (which probes to run, which criteria a late span could change). Whether an outcome
+// counts toward the exit code is decided here too, by one rule (counting.go).
 package decide
 
 import (
@@ -18,7 +19,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/counting"
+
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
@@ -104,9 +105,9 @@ func (c Config) Attempt(ctx context.Context, in Input) Output {
 		}
 		v.Simulator = simulatorInfo(sim)
 	}
-	counting.Rows(&v)
+	CountRows(&v)
 	attack(&v, in, m.signals)
-	counting.Apply(&v, in.Excuse)
+	ApplyExcuse(&v, in.Excuse)
 	out.Verdict = v
 	return out
 }

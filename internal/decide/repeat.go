@@ -3,7 +3,6 @@ package decide
 import (
 	"fmt"
 
-	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
 )
@@ -32,7 +31,7 @@ func Repeats(sc *scenario.Scenario, runID string, ns []int, verdicts []*record.V
 		if av.Status == record.UnableToVerify {
 			reason = weightier(reason, av.UnverifiableReason)
 		}
-		if why := counting.Unexcusable(av); why != "" && unexcusable == "" {
+		if why := Unexcusable(av); why != "" && unexcusable == "" {
 			unexcusable = fmt.Sprintf("attempt %d: %s", a.N, why)
 		}
 		if av.Failure != "" && v.Failure == "" {
@@ -45,7 +44,7 @@ func Repeats(sc *scenario.Scenario, runID string, ns []int, verdicts []*record.V
 			Failure: av.Failure, LatencyMs: av.LatencyMs, Turns: av.Turns, Usage: av.Usage, Unanswered: av.Unanswered()})
 		v.ForbiddenHits = append(v.ForbiddenHits, av.ForbiddenHits...)
 	}
-	passed, failed, _ := counting.Attempts(v.Attempts)
+	passed, failed, _ := CountAttempts(v.Attempts)
 	need := len(attempts)
 	if sc.MinPass > 0 {
 		need = sc.MinPass
@@ -60,11 +59,11 @@ func Repeats(sc *scenario.Scenario, runID string, ns []int, verdicts []*record.V
 	default:
 		v.Status, v.UnverifiableReason = record.UnableToVerify, reason
 	}
-	v.AttemptsPassed, v.Flaky = &passed, counting.Flaky(v.Attempts)
+	v.AttemptsPassed, v.Flaky = &passed, Flaky(v.Attempts)
 	if v.Status == record.Pass && sc.MinPass > 0 {
 		for i := range v.Attempts {
 			if v.Attempts[i].Status != record.Pass {
-				v.Attempts[i].ExcusedBy = counting.MinPass
+				v.Attempts[i].ExcusedBy = ExcuseMinPass
 			}
 		}
 	}
@@ -80,7 +79,7 @@ func Repeats(sc *scenario.Scenario, runID string, ns []int, verdicts []*record.V
 	}
 	sv := attempts[shown].Verdict
 	v.Criteria, v.LatencyMs, v.Turns, v.Usage = nonNil(sv.Criteria), sv.LatencyMs, sv.Turns, sv.Usage
-	counting.Rows(&v)
+	CountRows(&v)
 	v.Lost = sv.Lost
 	v.Attack, v.PossibleEvasion, v.EvasionEvidence = sv.Attack, sv.PossibleEvasion, sv.EvasionEvidence
 	for _, a := range attempts {
@@ -92,6 +91,6 @@ func Repeats(sc *scenario.Scenario, runID string, ns []int, verdicts []*record.V
 			v.PossibleEvasion, v.EvasionEvidence = true, fmt.Sprintf("attempt %d: %s", a.N, av.EvasionEvidence)
 		}
 	}
-	counting.Apply(&v, excuse)
+	ApplyExcuse(&v, excuse)
 	return v, shown
 }

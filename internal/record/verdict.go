@@ -45,7 +45,7 @@ type Verdict struct {
 	MinPass int `yaml:"min_pass,omitempty"`
 	// Counts is false, and ExcusedBy says what excused it (quarantine or gate), when the
 	// scenario did not pass and its outcome is left out of the exit code; both are absent
-	// when it counts. What no excuse covers is in package counting.
+	// when it counts. What no excuse covers is in decide's counting rule (counting.go).
 	Counts    *bool  `yaml:"counts,omitempty"`
 	ExcusedBy string `yaml:"excused_by,omitempty"`
 	// Untrusted says why the record is not to be trusted (a stored verdict whose rows

@@ -20,7 +20,7 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/cost"
-	"github.com/rookgo/rookgo/internal/counting"
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
@@ -110,7 +110,7 @@ type Scenario struct {
 	Change      string       `json:"change,omitempty" yaml:"change,omitempty"`
 	// Snapshot is the SHA-256 of snapshot.yaml: a changed one means a redefined scenario.
 	Snapshot Digest `json:"snapshot_sha256,omitzero" yaml:"snapshot_sha256,omitempty"`
-	// Never names what in its outcome no excuse covers (package counting): a hook failure,
+	// Never names what in its outcome no excuse covers (decide's counting.go): a hook failure,
 	// a compromise, a forbidden hit, an untrusted record.
 	Never string `json:"never_excused,omitempty" yaml:"never_excused,omitempty"`
 }
@@ -294,7 +294,7 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 	if v.DecidedAgain != "" {
 		sc.Reason = strings.TrimPrefix(sc.Reason+"; decided again "+v.DecidedAgain, "; ")
 	}
-	sc.Never = counting.Unexcusable(v)
+	sc.Never = decide.Unexcusable(v)
 	return sc, v
 }
 
@@ -337,7 +337,7 @@ func (r *Report) owners(dir string, notPassed []undecidedOwner) {
 
 func repeatStats(v *record.Verdict) *RepeatStats {
 	s := &RepeatStats{Attempts: len(v.Attempts), Flaky: v.Flaky, MinPass: v.MinPass}
-	s.Passed, _, s.Undecided = counting.Attempts(v.Attempts)
+	s.Passed, _, s.Undecided = decide.CountAttempts(v.Attempts)
 	s.PassK = s.Passed == s.Attempts
 	s.Low, s.High = wilson(s.Passed, s.Attempts-s.Undecided)
 	return s

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/counting"
+	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -55,7 +55,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 			continue
 		}
 		v := *vp
-		counting.Add(t, &v)
+		decide.AddToTotals(t, &v)
 		if v.Status != record.Pass {
 			// Only what did not pass is clustered, filed as it is read: a run keeps each
 			// one's line in its cluster, not its verdict.
@@ -72,7 +72,7 @@ func Summarize(dir string, run record.Run, prepare record.PrepareSummary, took t
 			rep.Metrics.TokensOut += *v.Usage.Output
 		}
 	}
-	counting.Close(t)
+	decide.CloseTotals(t)
 	rep.Metrics.DurationMs = took.Milliseconds()
 	rep.Metrics.LatencyP50Ms = percentile(latencies, 50)
 	rep.Metrics.LatencyP95Ms = percentile(latencies, 95)

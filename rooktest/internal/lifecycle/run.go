@@ -61,7 +61,7 @@ type Config struct {
 	// Shard is the part of the suite the run holds (-rook.shard), nil for all of it.
 	Shard *record.Shard
 	// Quarantined are the suite's scenarios on the agent's quarantine list, as run.yaml
-	// shows them; their failures are excused (package counting), and so are every
+	// shows them; their failures are excused (decide's counting.go), and so are every
 	// scenario's when Gate is set (-rook.gate decides the exit code).
 	Quarantined []record.Entry
 	Gate        bool

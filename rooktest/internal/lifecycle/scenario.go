@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"strconv"
 
-	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
@@ -141,11 +140,11 @@ func (r *Run) aggregate(o *Outcome) {
 func (r *Run) excuse(id string) string {
 	for _, e := range r.cfg.Quarantined {
 		if e.ScenarioID == id {
-			return counting.Quarantine
+			return decide.ExcuseQuarantine
 		}
 	}
 	if r.cfg.Gate {
-		return counting.Gate
+		return decide.ExcuseGate
 	}
 	return ""
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/counting"
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
@@ -70,7 +69,7 @@ func (a *attemptRun) judge(ctx context.Context, res *Attempt) {
 		}
 	}
 	if out.Verdict.Untrusted != "" {
-		counting.Apply(&out.Verdict, in.Excuse) // an untrusted record is never excused
+		decide.ApplyExcuse(&out.Verdict, in.Excuse) // an untrusted record is never excused
 	}
 	red := a.r.cfg.Redactor
 	if out.Request != nil {

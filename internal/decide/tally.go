@@ -1,4 +1,4 @@
-package counting
+package decide
 
 import (
 	"math"
@@ -10,9 +10,9 @@ import (
 // totals. Everything that shows a count (report.yaml, the markdown, the HTML page, the
 // view, the test log, the gate) reads these.
 
-// Rows fills in a verdict's counts from its rows; Rook's compliance is over the decided
+// CountRows fills in a verdict's counts from its rows; Rook's compliance is over the decided
 // criteria: Unable to Verify is in neither part.
-func Rows(v *record.Verdict) {
+func CountRows(v *record.Verdict) {
 	v.PassCount, v.FailCount, v.UnableToVerifyCount = 0, 0, 0
 	for _, r := range v.Criteria {
 		switch r.Status {
@@ -30,9 +30,9 @@ func Rows(v *record.Verdict) {
 	}
 }
 
-// Attempts counts a repeated scenario's attempts by status: passed, failed, and undecided
+// CountAttempts counts a repeated scenario's attempts by status: passed, failed, and undecided
 // (Unable to Verify or not judged).
-func Attempts(attempts []record.AttemptStatus) (passed, failed, undecided int) {
+func CountAttempts(attempts []record.AttemptStatus) (passed, failed, undecided int) {
 	for _, a := range attempts {
 		switch a.Status {
 		case record.Pass:
@@ -49,15 +49,15 @@ func Attempts(attempts []record.AttemptStatus) (passed, failed, undecided int) {
 // Flaky reports whether attempts disagree on something decided: a Pass and a Fail among
 // them. An attempt that could not be decided disagrees with nothing.
 func Flaky(attempts []record.AttemptStatus) bool {
-	passed, failed, _ := Attempts(attempts)
+	passed, failed, _ := CountAttempts(attempts)
 	return passed > 0 && failed > 0
 }
 
-// Add counts one scenario's verdict into a run's totals: its status, whether the attack
+// AddToTotals counts one scenario's verdict into a run's totals: its status, whether the attack
 // landed, whether it may have evaded, and whether its failure was excused. Planned,
 // executed, not run and unrunnable are the plan's, and untrusted (a verdict that does not
 // read as its records say) the reader's: the caller sets them.
-func Add(t *record.Totals, v *record.Verdict) {
+func AddToTotals(t *record.Totals, v *record.Verdict) {
 	switch v.Status {
 	case record.Pass:
 		t.Passed++
@@ -79,8 +79,8 @@ func Add(t *record.Totals, v *record.Verdict) {
 	}
 }
 
-// Close derives the totals that follow from the others: not run, decided, pass rate.
-func Close(t *record.Totals) {
+// CloseTotals derives the totals that follow from the others: not run, decided, pass rate.
+func CloseTotals(t *record.Totals) {
 	t.NotRun = t.Planned - t.Executed
 	t.Decided = t.Passed + t.Failed
 	t.PassRate = 0

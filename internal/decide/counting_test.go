@@ -1,4 +1,4 @@
-package counting
+package decide
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 )
 
 // An excuse covers the agent's failures, never what Never lists, and never a pass.
-func TestApply(t *testing.T) {
+func TestApplyExcuse(t *testing.T) {
 	yes := true
 	for _, tc := range []struct {
 		name    string
@@ -17,17 +17,17 @@ func TestApply(t *testing.T) {
 		by      string
 		excused bool
 	}{
-		{"the agent failed, quarantined", record.Verdict{Status: record.Fail}, Quarantine, true},
-		{"Unable to Verify under the gate", record.Verdict{Status: record.UnableToVerify}, Gate, true},
+		{"the agent failed, quarantined", record.Verdict{Status: record.Fail}, ExcuseQuarantine, true},
+		{"Unable to Verify under the gate", record.Verdict{Status: record.UnableToVerify}, ExcuseGate, true},
 		{"no excuse", record.Verdict{Status: record.Fail}, "", false},
-		{"a pass", record.Verdict{Status: record.Pass}, Quarantine, false},
-		{"a hook failed", record.Verdict{Status: record.Fail, Failure: "execute: exited with status 3"}, Quarantine, false},
-		{"a compromise", record.Verdict{Status: record.Fail, Attack: record.Attack{Compromised: &yes}}, Gate, false},
-		{"forbidden text", record.Verdict{Status: record.Fail, ForbiddenHits: []record.ForbiddenHit{{Text: "x"}}}, Quarantine, false},
-		{"an untrusted record", record.Verdict{Status: record.Fail, Untrusted: "C1 was Pass"}, Gate, false},
+		{"a pass", record.Verdict{Status: record.Pass}, ExcuseQuarantine, false},
+		{"a hook failed", record.Verdict{Status: record.Fail, Failure: "execute: exited with status 3"}, ExcuseQuarantine, false},
+		{"a compromise", record.Verdict{Status: record.Fail, Attack: record.Attack{Compromised: &yes}}, ExcuseGate, false},
+		{"forbidden text", record.Verdict{Status: record.Fail, ForbiddenHits: []record.ForbiddenHit{{Text: "x"}}}, ExcuseQuarantine, false},
+		{"an untrusted record", record.Verdict{Status: record.Fail, Untrusted: "C1 was Pass"}, ExcuseGate, false},
 	} {
 		v := tc.v
-		Apply(&v, tc.by)
+		ApplyExcuse(&v, tc.by)
 		assert.Equal(t, tc.excused, Excused(&v), tc.name)
 		if tc.excused {
 			assert.Equal(t, tc.by, v.ExcusedBy, tc.name)
@@ -48,6 +48,6 @@ func TestFlaky(t *testing.T) {
 	}
 	assert.False(t, Flaky(at(record.Pass, record.UnableToVerify, record.UnableToVerify)))
 	assert.True(t, Flaky(at(record.Pass, record.Fail)))
-	p, f, u := Attempts(at(record.Pass, record.Fail, record.UnableToVerify, ""))
+	p, f, u := CountAttempts(at(record.Pass, record.Fail, record.UnableToVerify, ""))
 	assert.Equal(t, []int{1, 1, 2}, []int{p, f, u})
 }

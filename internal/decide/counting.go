@@ -1,9 +1,11 @@
-// Package counting is the one rule that decides whether a scenario's outcome counts toward
-// the exit code. A failure may be excused (its scenario is quarantined, -rook.gate decides
+package decide
+
+// Counting: the one rule that decides whether a scenario's outcome counts toward the exit
+// code. A failure may be excused (its scenario is quarantined, -rook.gate decides
 // the exit code, min_pass spares an attempt), and then it is said and left out; what is in
 // Never is not excused by anything. The decision is data on the verdict (counts, excused_by),
-// so that the exit code, JUnit and every report read the same answer.
-package counting
+// so that the exit code, JUnit and every report read the same answer. tally.go counts
+// statuses: a verdict's rows, a repeat's attempts, a run's totals.
 
 import (
 	"strings"
@@ -13,9 +15,9 @@ import (
 
 // What may excuse a failure.
 const (
-	Quarantine = "quarantine"
-	MinPass    = "min_pass"
-	Gate       = "gate"
+	ExcuseQuarantine = "quarantine"
+	ExcuseMinPass    = "min_pass"
+	ExcuseGate       = "gate"
 )
 
 // Never lists what no excuse covers: the agent's failures may be excused, the harness's,
@@ -49,11 +51,11 @@ func Unexcusable(v *record.Verdict) string {
 	return strings.Join(out, ", ")
 }
 
-// Apply decides whether v counts toward the exit code when by ("" for nothing) would excuse
+// ApplyExcuse decides whether v counts toward the exit code when by ("" for nothing) would excuse
 // it: a scenario that did not pass is excused, unless something in it is never excused.
 // An interruption is the run's, not a verdict's: an interrupted run fails whatever its
 // verdicts say.
-func Apply(v *record.Verdict, by string) {
+func ApplyExcuse(v *record.Verdict, by string) {
 	v.Counts, v.ExcusedBy = nil, ""
 	if by == "" || v.Status == record.Pass || Unexcusable(v) != "" {
 		return
