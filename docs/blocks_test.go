@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rookgo/rookgo/internal/scenario"
+	"github.com/rookgo/rookgo/internal/schematest"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/testkit"
 	"github.com/rookgo/rookgo/schemas"
 )
 
@@ -99,7 +99,7 @@ func checkScenario(t *testing.T, b block, text string) {
 	if _, err := scenario.Parse(id+".yaml", []byte(text)); err != nil {
 		t.Errorf("%s: the scenario does not load: %v", b, err)
 	}
-	if err := testkit.ValidateYAML(t, testkit.CompileSchema(t, "scenario.schema.json", schemas.Scenario), []byte(text)); err != nil {
+	if err := schematest.ValidateYAML(t, schematest.Compile(t, "scenario.schema.json", schemas.Scenario), []byte(text)); err != nil {
 		t.Errorf("%s: the scenario fails its schema: %v", b, err)
 	}
 }
@@ -135,7 +135,7 @@ func checkProfile(t *testing.T, b block, text string) {
 	if _, err := spec.ParseProfile(filepath.Join(dir, id+".yaml"), dir, []byte(text)); err != nil {
 		t.Errorf("%s: the profile does not load: %v", b, err)
 	}
-	if err := testkit.ValidateYAML(t, testkit.CompileSchema(t, "profile.schema.json", schemas.Profile), []byte(text)); err != nil {
+	if err := schematest.ValidateYAML(t, schematest.Compile(t, "profile.schema.json", schemas.Profile), []byte(text)); err != nil {
 		t.Errorf("%s: the profile fails its schema: %v", b, err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/testkit"
+	"github.com/rookgo/rookgo/internal/schematest"
 	"github.com/rookgo/rookgo/schemas"
 )
 
@@ -30,7 +30,7 @@ func TestTheSchemaNamesEachCheckAndItsParams(t *testing.T) {
 	for _, rule := range criterion["allOf"].([]any) {
 		r := rule.(map[string]any)
 		name := r["if"].(map[string]any)["properties"].(map[string]any)["check"].(map[string]any)["const"].(string)
-		byCheck[name] = testkit.SchemaKeys(r, "then", "properties", "params", "properties")
+		byCheck[name] = schematest.Keys(r, "then", "properties", "params", "properties")
 	}
 	for _, name := range check.Names() {
 		k, _ := check.Lookup(name)

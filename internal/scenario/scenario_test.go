@@ -15,8 +15,8 @@ import (
 	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/redteam"
 	"github.com/rookgo/rookgo/internal/scenario"
+	"github.com/rookgo/rookgo/internal/schematest"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/testkit"
 	"github.com/rookgo/rookgo/schemas"
 )
 
@@ -157,8 +157,8 @@ func TestRookRedteamSignalsAreReadOrLeftToTheJudge(t *testing.T) {
 // The schemas refuse what the parser refuses: a misspelt param, a param of the wrong type
 // or outside its values, a command given as a string.
 func TestSchemasRefuseWhatTheParserRefuses(t *testing.T) {
-	scenarioSchema := testkit.CompileSchema(t, "scenario.schema.json", schemas.Scenario)
-	profile := testkit.CompileSchema(t, "profile.schema.json", schemas.Profile)
+	scenarioSchema := schematest.Compile(t, "scenario.schema.json", schemas.Scenario)
+	profile := schematest.Compile(t, "profile.schema.json", schemas.Profile)
 	criterion := func(c string) []byte {
 		return []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - " + c + "\n")
 	}
@@ -169,7 +169,7 @@ func TestSchemasRefuseWhatTheParserRefuses(t *testing.T) {
 		"{statement: s, check: usage, params: {input: 10}}",
 		"{statement: s, check: regex, params: {pattern: a, in: collect}}",
 	} {
-		assert.Error(t, testkit.ValidateYAML(t, scenarioSchema, criterion(bad)), bad)
+		assert.Error(t, schematest.ValidateYAML(t, scenarioSchema, criterion(bad)), bad)
 		_, err := scenario.Parse("SC-1.yaml", criterion(bad))
 		assert.Error(t, err, "the parser refuses it too: %s", bad)
 	}
@@ -181,10 +181,10 @@ func TestSchemasRefuseWhatTheParserRefuses(t *testing.T) {
 		"{statement: s, check: json_path, params: {in: collect, path: $.x, exists: true}}",
 		"{statement: s, check: llm_judge}",
 	} {
-		assert.NoError(t, testkit.ValidateYAML(t, scenarioSchema, criterion(good)), good)
+		assert.NoError(t, schematest.ValidateYAML(t, scenarioSchema, criterion(good)), good)
 	}
 	bad := []byte("id: p\nhooks:\n  execute: {command: \"my-agent --flag\"}\n")
-	assert.Error(t, testkit.ValidateYAML(t, profile, bad))
+	assert.Error(t, schematest.ValidateYAML(t, profile, bad))
 	_, err := spec.ParseProfile("p.yaml", t.TempDir(), bad)
 	assert.Error(t, err)
 }

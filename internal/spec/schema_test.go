@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/testkit"
+	"github.com/rookgo/rookgo/internal/schematest"
 	"github.com/rookgo/rookgo/schemas"
 )
 
@@ -23,7 +23,7 @@ func TestSchemasMatchTheParser(t *testing.T) {
 	var profile, scenario map[string]any
 	require.NoError(t, json.Unmarshal(schemas.Profile, &profile))
 	require.NoError(t, json.Unmarshal(schemas.Scenario, &scenario))
-	keys := testkit.SchemaKeys
+	keys := schematest.Keys
 	sorted := func(s []string) []string { return slices.Sorted(slices.Values(s)) }
 	assert.Equal(t, sorted(profileKeys), keys(profile, "properties"))
 	assert.Equal(t, sorted(append(slices.Clone(phaseKeys), "go", "traces")), keys(profile, "properties", "hooks", "properties"))
@@ -38,8 +38,8 @@ func TestSchemasMatchTheParser(t *testing.T) {
 
 // Rook's own sample files and this project's pass the schemas; a misspelt key does not.
 func TestSchemasAcceptRookFiles(t *testing.T) {
-	profile := testkit.CompileSchema(t, "profile.schema.json", schemas.Profile)
-	scenario := testkit.CompileSchema(t, "scenario.schema.json", schemas.Scenario)
+	profile := schematest.Compile(t, "profile.schema.json", schemas.Profile)
+	scenario := schematest.Compile(t, "scenario.schema.json", schemas.Scenario)
 	var profiles, scenarios []string
 	for _, root := range []string{"testdata/rook-samples", "../../profiles", "../../scenarios", "../../rookgen/testdata"} {
 		require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -66,23 +66,23 @@ func TestSchemasAcceptRookFiles(t *testing.T) {
 		for _, f := range group.files {
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
-			assert.NoError(t, testkit.ValidateYAML(t, group.schema, data), f)
+			assert.NoError(t, schematest.ValidateYAML(t, group.schema, data), f)
 		}
 	}
 
 	sc, err := os.ReadFile(scenarios[0])
 	require.NoError(t, err)
 	require.Contains(t, string(sc), "acceptance_criteria:")
-	err = testkit.ValidateYAML(t, scenario, bytes.Replace(sc, []byte("acceptance_criteria:"), []byte("acceptence_criteria:"), 1))
+	err = schematest.ValidateYAML(t, scenario, bytes.Replace(sc, []byte("acceptance_criteria:"), []byte("acceptence_criteria:"), 1))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "acceptence_criteria")
 
 	pr, err := os.ReadFile(profiles[0])
 	require.NoError(t, err)
-	err = testkit.ValidateYAML(t, profile, append(pr, "concurency: 2\n"...))
+	err = schematest.ValidateYAML(t, profile, append(pr, "concurency: 2\n"...))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "concurency")
-	err = testkit.ValidateYAML(t, scenario, []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contians}\n"))
+	err = schematest.ValidateYAML(t, scenario, []byte("id: SC-1\ngoal: g\nacceptance_criteria:\n  - {statement: s, check: contians}\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "at '/acceptance_criteria/0/check': value must be one of")
 }

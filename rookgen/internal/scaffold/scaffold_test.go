@@ -12,15 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/scenario"
+	"github.com/rookgo/rookgo/internal/schematest"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/internal/testkit"
 	"github.com/rookgo/rookgo/schemas"
 )
 
 // validate checks YAML against a JSON Schema, as an editor's YAML language server does.
 func validate(t *testing.T, schema, doc []byte) error {
 	t.Helper()
-	return testkit.ValidateYAML(t, testkit.CompileSchema(t, "schema.json", schema), doc)
+	return schematest.ValidateYAML(t, schematest.Compile(t, "schema.json", schema), doc)
 }
 
 func TestSplit(t *testing.T) {
