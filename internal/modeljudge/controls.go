@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -219,7 +218,7 @@ func (w world) misplaced(f fact, rnd *rand.Rand) string {
 	for _, g := range w.facts {
 		fits := g.key == f.key
 		if f.key == "" {
-			fits = g.class == number || nameRE.MatchString(g.value)
+			fits = g.class == number || nameRE().MatchString(g.value)
 		}
 		if fits && g.class == f.class && g.value != f.value && len(g.value) <= 2*len(f.value)+8 {
 			candidates = append(candidates, g.value)
@@ -251,12 +250,12 @@ func (w world) altered(f fact, rnd *rand.Rand) (string, bool) {
 	return "", false
 }
 
-var digitRE = regexp.MustCompile(`\d`)
+var digitRE = compiled(`\d`)
 
 // changedDigits are f's value with one digit changed: the first of a plain number (200 to
 // 300, a change a reader sees), the last of an identifier (ACC-1001 to ACC-1004).
 func changedDigits(v string, rnd *rand.Rand) []string {
-	at := digitRE.FindAllStringIndex(v, -1)
+	at := digitRE().FindAllStringIndex(v, -1)
 	if len(at) == 0 {
 		return nil
 	}

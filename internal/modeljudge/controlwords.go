@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -125,8 +126,9 @@ func say(t string, f fact, v string) string {
 	return strings.NewReplacer("{tool}", KeyWords(f.tool), "{key}", KeyWords(f.key), "{value}", v, "{turn}", strconv.Itoa(f.turn)).Replace(t)
 }
 
-// controlRE reads each template back.
-var controlRE = func() []struct {
+// controlRE reads each template back; compiled on first use, as every pattern of the
+// judge's is (compiled).
+var controlRE = sync.OnceValue(func() []struct {
 	re      *regexp.Regexp
 	kind    factKind
 	negated bool
@@ -168,14 +170,14 @@ var controlRE = func() []struct {
 		add(inReply, t, false)
 	}
 	return out
-}()
+})
 
 // ReadControl reads a statement worded as controls are back into its claim; ok is false
 // for any other statement. The project's scripted judge answers controls with it, as a
 // careful judge reading the record would.
 func ReadControl(statement string) (c Control, ok bool) {
 	s := strings.Join(strings.Fields(statement), " ")
-	for _, t := range controlRE {
+	for _, t := range controlRE() {
 		m := t.re.FindStringSubmatch(s)
 		if m == nil {
 			continue

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -67,18 +68,25 @@ func factText(s string) string {
 	return s[:n]
 }
 
+// compiled is a regular expression compiled on first use: a test binary that never asks a
+// judge does not compile the judge's patterns (about 0.9 MB of them, with their Unicode
+// classes) at every start, nor keep them live.
+func compiled(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 var (
 	// numberRE is a number as texts write it, its groups separated by commas, or by an
 	// apostrophe or any space before three digits ("4 500" with a narrow no-break space).
-	numberRE = regexp.MustCompile(`(?:[A-Za-z]{2,}-)?\$?\d(?:[\d,]|['’\p{Zs}]\d{3}\b)*(?:\.\d+)?`)
-	nameRE   = regexp.MustCompile(`\b\p{Lu}[\p{L}]{2,}\b`)
-	wordRE   = regexp.MustCompile(`\b\p{L}+\b`)
+	numberRE = compiled(`(?:[A-Za-z]{2,}-)?\$?\d(?:[\d,]|['’\p{Zs}]\d{3}\b)*(?:\.\d+)?`)
+	nameRE   = compiled(`\b\p{Lu}[\p{L}]{2,}\b`)
+	wordRE   = compiled(`\b\p{L}+\b`)
 	// loneWordRE is a JSON string value that is one lowercase word: an enum, a kind, a
 	// status ("tool", "ok"), which criteria say in their own words, not as the value.
-	loneWordRE = regexp.MustCompile(`^\p{Ll}+$`)
+	loneWordRE = compiled(`^\p{Ll}+$`)
 	// machineRE are values no criterion would name: ids, timestamps, measurements to
 	// many places.
-	machineRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|^\d{4}-\d\d-\d\dT|\.\d{5,}|\d{13,}`)
+	machineRE = compiled(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|^\d{4}-\d\d-\d\dT|\.\d{5,}|\d{13,}`)
 )
 
 // recordFacts lists what the record as the judge reads it (redacted) shows, source by
@@ -148,17 +156,17 @@ func unfit(r rune) bool { return unicode.IsControl(r) || strings.ContainsRune("\
 func textFacts(s string) []fact {
 	var out []fact
 	seen := map[string]bool{}
-	for _, loc := range numberRE.FindAllStringIndex(s, 40) {
+	for _, loc := range numberRE().FindAllStringIndex(s, 40) {
 		m := strings.TrimRight(s[loc[0]:loc[1]], ",.")
 		if joined(s, loc[0]) || joined(s, loc[0]+len(m)) {
 			continue // part of a longer token
 		}
-		if !seen[m] && len(m) <= maxValue && !machineRE.MatchString(m) {
+		if !seen[m] && len(m) <= maxValue && !machineRE().MatchString(m) {
 			seen[m] = true
 			out = append(out, fact{value: m, class: number})
 		}
 	}
-	for _, loc := range nameRE.FindAllStringIndex(s, 40) {
+	for _, loc := range nameRE().FindAllStringIndex(s, 40) {
 		m := s[loc[0]:loc[1]]
 		start := strings.TrimRight(s[:loc[0]], " ")
 		if seen[m] || start == "" || joined(s, loc[0]) || joined(s, loc[1]) || strings.HasSuffix(start, ".") || strings.HasSuffix(start, "!") || strings.HasSuffix(start, "?") {
@@ -168,7 +176,7 @@ func textFacts(s string) []fact {
 		out = append(out, fact{value: m, class: name})
 	}
 	if len(out) == 0 { // a text of plain words: its longer words
-		for _, w := range wordRE.FindAllString(s, 200) {
+		for _, w := range wordRE().FindAllString(s, 200) {
 			if len(out) < 5 && len(w) >= 7 && !seen[strings.ToLower(w)] {
 				seen[strings.ToLower(w)] = true
 				out = append(out, fact{value: w, class: name})
@@ -208,18 +216,18 @@ func jsonFacts(v any, redact func(string) string) []fact {
 				walk(key, inner, depth+1)
 				return
 			}
-			if key == "" || len(s) > maxValue || strings.IndexFunc(s, unfit) >= 0 || machineRE.MatchString(s) || strings.TrimSpace(s) == "" {
+			if key == "" || len(s) > maxValue || strings.IndexFunc(s, unfit) >= 0 || machineRE().MatchString(s) || strings.TrimSpace(s) == "" {
 				return
 			}
 			class := name
-			if numberRE.FindString(s) == s {
+			if numberRE().FindString(s) == s {
 				class = number
-			} else if loneWordRE.MatchString(s) {
+			} else if loneWordRE().MatchString(s) {
 				return // "tool", "ok": a lone JSON word no criterion names
 			}
 			out = append(out, fact{key: key, value: s, class: class})
 		case float64, json.Number, int, int64:
-			if v := fmt.Sprint(x); key != "" && !machineRE.MatchString(v) {
+			if v := fmt.Sprint(x); key != "" && !machineRE().MatchString(v) {
 				out = append(out, fact{key: key, value: v, class: number})
 			}
 		case bool:

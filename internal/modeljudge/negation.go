@@ -1,7 +1,6 @@
 package modeljudge
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -237,17 +236,17 @@ func refusals(reply string) []string {
 		seen[a] = true
 		out = append(out, a)
 	}
-	sentences := sentenceRE.Split(reply, -1)
-	marks := sentenceRE.FindAllString(reply, -1)
+	sentences := sentenceRE().Split(reply, -1)
+	marks := sentenceRE().FindAllString(reply, -1)
 	for i, s := range sentences {
-		if m := refusalRE.FindStringIndex(s); m != nil {
+		if m := refusalRE().FindStringIndex(s); m != nil {
 			rest := s[m[1]:]
 			if strings.HasPrefix(rest, ",") { // "I cannot, under our policy, issue ..."
 				if j := strings.Index(rest[1:], ","); j >= 0 {
 					rest = rest[j+2:]
 				}
 			}
-			add(clauseRE.Split(rest, 2)[0])
+			add(clauseRE().Split(rest, 2)[0])
 		}
 		if i+1 < len(sentences) && i < len(marks) && strings.Contains(marks[i], "?") && refuses(sentences[i+1]) {
 			q := strings.TrimSpace(s)
@@ -255,7 +254,7 @@ func refusals(reply string) []string {
 				add(strings.ToLower(q[:1]) + q[1:])
 			}
 		}
-		if q := quotedRE.FindStringSubmatchIndex(s); q != nil && refuses(s[:q[0]]+" "+s[q[1]:]) {
+		if q := quotedRE().FindStringSubmatchIndex(s); q != nil && refuses(s[:q[0]]+" "+s[q[1]:]) {
 			add(s[q[2]:q[3]])
 		}
 	}
@@ -274,10 +273,10 @@ func refuses(s string) bool {
 }
 
 var (
-	sentenceRE = regexp.MustCompile(`[.!?;]+\s+|\n+`)
-	clauseRE   = regexp.MustCompile(`[,;:.!?]|\s(?:but|because|until|unless|without|so|as|since|and I|and we)\s`)
-	quotedRE   = regexp.MustCompile(`["“«]([^"”»]{8,200})["”»]`)
+	sentenceRE = compiled(`[.!?;]+\s+|\n+`)
+	clauseRE   = compiled(`[,;:.!?]|\s(?:but|because|until|unless|without|so|as|since|and I|and we)\s`)
+	quotedRE   = compiled(`["“«]([^"”»]{8,200})["”»]`)
 	// refusalRE is a refusal, an inability or a negation of the agent's will or ability,
 	// up to where the action it refuses starts.
-	refusalRE = regexp.MustCompile(`(?i)\b(?:(?:am |are |is |was |were )?not (?:be )?(?:allowed|permitted|able|authori[sz]ed|going) to|cannot|can['’]?t|can not|won['’]?t|will not|will never|would never|unable to|(?:impossible|not possible)(?: for me)? to|(?:have to |must )?declin(?:e|ing) to|refus(?:e|ing) to|never)\b`)
+	refusalRE = compiled(`(?i)\b(?:(?:am |are |is |was |were )?not (?:be )?(?:allowed|permitted|able|authori[sz]ed|going) to|cannot|can['’]?t|can not|won['’]?t|will not|will never|would never|unable to|(?:impossible|not possible)(?: for me)? to|(?:have to |must )?declin(?:e|ing) to|refus(?:e|ing) to|never)\b`)
 )

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -221,19 +222,21 @@ func skeletonFold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
-		b.WriteString(asciiSkeleton[s[i]])
+		b.WriteString(asciiSkeleton()[s[i]])
 	}
 	return b.String()
 }
 
 // asciiSkeleton is each ASCII character's skeleton, folded: "0" is "o", "1" is "l", "m" is
-// "rn".
-var asciiSkeleton = func() (t [utf8.RuneSelf]string) {
+// "rn". Built on first use, as the package's patterns are: a run without adversarial
+// scenarios does not build them.
+var asciiSkeleton = sync.OnceValue(func() *[utf8.RuneSelf]string {
+	var t [utf8.RuneSelf]string
 	for c := range t {
 		t[c] = foldText(confusables.Skeleton(string(rune(c))))
 	}
-	return t
-}()
+	return &t
+})
 
 // form says how a text (fold, the text folded) holds the needles: "the canary", "the
 // canary's random core", "the canary in ROT13", "base64 of the canary reversed", ...; ok is

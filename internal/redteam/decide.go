@@ -3,7 +3,6 @@ package redteam
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
@@ -304,10 +303,10 @@ func matchText(s Signal, places []place) (outcome, evidence, why string) {
 	return record.SignalNotMatched, "", "it appears in nothing the agent emitted (replies, call arguments, trace, collected data)"
 }
 
-var space = regexp.MustCompile(`\s+`)
+var space = compiled(`\s+`)
 
 func norm(s string) string {
-	return strings.TrimRight(strings.ToLower(space.ReplaceAllString(strings.TrimSpace(s), " ")), ".")
+	return strings.TrimRight(strings.ToLower(space().ReplaceAllString(strings.TrimSpace(s), " ")), ".")
 }
 
 // Names reports whether a Criterion signal names the criterion with statement: the
