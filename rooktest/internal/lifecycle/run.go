@@ -30,7 +30,7 @@ import (
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
-	"github.com/rookgo/rookgo/internal/simuser"
+
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -96,7 +96,7 @@ type Config struct {
 	// User is the model that plays a scenario's simulated user (simulated_user), at
 	// UserURL as UserModel; nil when none is configured, and such a scenario's turns
 	// after its setup messages fail, saying so.
-	User               simuser.Chatter
+	User               Chatter
 	UserURL, UserModel string
 }
 
