@@ -23,14 +23,20 @@ test:
 	$(GO) run ./rookgen -check
 	$(MAKE) -j2 --no-print-directory test-race test-e2e
 
+# TIMEOUT bounds each package's test binary: the slowest (the lifecycle's, rookgen's)
+# take under 3 minutes on 2 quiet cores, so 15 minutes holds on a runner four times slower,
+# where go test's default of 10 would stop them; test-long's sweeps take longer still.
+TIMEOUT = 15m
+LONG_TIMEOUT = 30m
+
 # RACY are the internal packages with goroutines or state they share across them.
 RACY = /internal/(supervisor|hook|otlp|bankdemo|store|ratelimit|modeljudge|mcpprobe|fakejudge|fakehook)(/|$$)
 test-race:
-	$(GO) test -race -count=1 -p 4 -skip '$(LONG_RUNTIME_TESTS)' ./rooktest/... $$($(GO) list ./internal/... | grep -E '$(RACY)')
-	$(GO) test -count=1 -p 4 $$($(GO) list ./internal/... | grep -vE '$(RACY)')
+	$(GO) test -race -count=1 -p 4 -timeout $(TIMEOUT) -skip '$(LONG_RUNTIME_TESTS)' ./rooktest/... $$($(GO) list ./internal/... | grep -E '$(RACY)')
+	$(GO) test -count=1 -p 4 -timeout $(TIMEOUT) $$($(GO) list ./internal/... | grep -vE '$(RACY)')
 
 test-e2e:
-	$(GO) test -count=1 -p 4 -parallel 4 -skip '$(LONG_TESTS)' ./rookgen/... ./schemas/... ./docs/...
+	$(GO) test -count=1 -p 4 -parallel 4 -timeout $(TIMEOUT) -skip '$(LONG_TESTS)' ./rookgen/... ./schemas/... ./docs/...
 
 ## test-long: the end-to-end tests that replay a whole adoption with real interpreters (the
 ## banking demo through Rook's own hooks, init from cURL and from a command in Node, Python
@@ -47,8 +53,8 @@ LONG_TESTS = ^(TestRookShapedAgent|TestAServiceOnItsBatchScheduleIsWaitedFor|Tes
 # its spans exported to a file, then judges the recording, and holds the two to each other
 LONG_RUNTIME_TESTS = ^TestARecordedRunDecidesAsTheLiveRun$$
 test-long:
-	$(GO) test -count=1 -run '$(LONG_TESTS)' ./rookgen
-	$(GO) test -count=1 -run '$(LONG_RUNTIME_TESTS)' ./rooktest
+	$(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run '$(LONG_TESTS)' ./rookgen
+	$(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run '$(LONG_RUNTIME_TESTS)' ./rooktest
 
 ## lint: vet for Windows and macOS (every package, the generated suites included, must
 ## build there), staticcheck, and errcheck on the non-test code (fmt's prints to a writer
