@@ -7,7 +7,7 @@ import (
 
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/spec"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 // An agent written in Go can be tested in the test's own process: its profile says
@@ -94,11 +94,11 @@ func goAgentFor(p *spec.Profile, s Suite) (Agent, error) {
 		return nil, nil
 	}
 	if p.Recorded != nil {
-		if lifecycle.Linked.Replay == nil {
+		if capability.Replay == nil {
 			return nil, fmt.Errorf("profile %s judges recorded traces (hooks: {traces: ...}), and this test binary does not link their replay: import _ %q in a file of the test package (rookgen does in the code it generates)",
-				p.ID, lifecycle.LinkImport+"traces")
+				p.ID, capability.Import+"traces")
 		}
-		a, err := lifecycle.Linked.Replay(p)
+		a, err := capability.Replay(p)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.ID, err)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 // init registers the model judge's flags. Each takes its environment variable when not
@@ -195,8 +195,8 @@ func client(cfg modeljudge.Config, recordsRoot string, redact func(string) strin
 		return nil
 	}
 	cfg.Redact, cfg.Limit = redact, limit
-	if lifecycle.Linked.Judge != nil {
-		cfg.Transport = lifecycle.Linked.Judge()
+	if capability.Judge != nil {
+		cfg.Transport = capability.Judge()
 	}
 	if cfg.CacheDir != "" {
 		cfg.CacheDir = filepath.Join(recordsRoot, ".judge-cache")
@@ -210,7 +210,7 @@ func client(cfg modeljudge.Config, recordsRoot string, redact func(string) strin
 // that has such scenarios; a YAML edited since (an llm_judge criterion added) needs go
 // generate.
 func (c *setup) judgeLinked() error {
-	if c.jopts.cfg.URL == "" || lifecycle.Linked.Judge != nil {
+	if c.jopts.cfg.URL == "" || capability.Judge != nil {
 		return nil
 	}
 	var judged []string
@@ -224,7 +224,7 @@ func (c *setup) judgeLinked() error {
 	}
 	named := check.Some(judged, 5)
 	return fmt.Errorf("a judge is configured and a model decides criteria or signals of %s, but this test binary does not link the judge client: run go generate ./... (rookgen imports it when a scenario of the suite has an llm_judge criterion or a free-text red-team signal), or import _ %q in a file of this test package",
-		named, lifecycle.LinkImport+"judge")
+		named, capability.Import+"judge")
 }
 
 // calibration is the judge's agreement with people per scenario/criterion, from the

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rookgo/rookgo/internal/modeljudge"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 // A run that configures a judge for selected scenarios a model decides is refused before
@@ -15,7 +15,7 @@ import (
 // or with none of them selected, it goes on (their criteria are Unable to Verify, as with
 // no judge configured).
 func TestAJudgeWithoutItsClientIsRefused(t *testing.T) {
-	require.Nil(t, lifecycle.Linked.Judge, "rooktest's own tests do not link rooktest/judge")
+	require.Nil(t, capability.Judge, "rooktest's own tests do not link rooktest/judge")
 	judged := brief{id: "SC-1", flags: judgedModel | runSelected}
 	plain := brief{id: "SC-2", flags: runSelected}
 	unselected := brief{id: "SC-3", flags: judgedModel}

@@ -18,6 +18,7 @@ import (
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -97,7 +98,7 @@ type scheduler struct {
 	// budget is -rook.budget's; nil without one.
 	budget *budget
 	// traces is the run's trace receiver; nil when traces are off.
-	traces lifecycle.Receiver
+	traces capability.Receiver
 
 	// ahead says Start feeds the scheduler the scenarios go test -run selects (their
 	// plans say fed), so that their subtests need not run in parallel; byID finds their
@@ -219,20 +220,20 @@ func (r *Run) lifecycleConfig(t tb, c *setup) (lifecycle.Config, error) {
 		c.notes = append(c.notes, "execute turns start at most "+rate+" (in any window of that length); a turn whose agent asks to wait (retry_after_ms) holds them all")
 	}
 	if c.prof.Traces || c.opts.traces {
-		if lifecycle.Linked.Traces == nil {
+		if capability.Traces == nil {
 			return cfg, noReceiver(c)
 		}
 		var err error
 		addr := cmp.Or(c.opts.tracesAddr, c.prof.TracesAddr) // fixed when set: a service may export there
-		if r.traces, err = lifecycle.Linked.Traces(addr); err != nil {
+		if r.traces, err = capability.Traces(addr); err != nil {
 			return cfg, err
 		}
-		cfg.Traces, cfg.TracesQuiet, cfg.TraceContext = r.traces, c.prof.TracesQuiet, lifecycle.Linked.TraceContext
+		cfg.Traces, cfg.TracesQuiet, cfg.TraceContext = r.traces, c.prof.TracesQuiet, capability.TraceContext
 		cfg.TracesServices = c.prof.SettleForServices(addr != "")
 		c.notes = append(c.notes, "receiving the agent's OpenTelemetry spans at "+cfg.Traces.Endpoint()+" (OTEL_EXPORTER_OTLP_ENDPOINT, TRACEPARENT and TRACESTATE are given to every hook)")
 	}
-	if lifecycle.Linked.Probe != nil {
-		cfg.Probe = lifecycle.Linked.Probe(c.prof, cfg.Env)
+	if capability.Probe != nil {
+		cfg.Probe = capability.Probe(c.prof, cfg.Env)
 	}
 	cfg.GoAgent = c.goAgent
 	cfg.Decide = r.decider(t, c, s.Agent)
@@ -406,5 +407,5 @@ func noReceiver(c *setup) error {
 		why = "-rook.traces asks for the agent's spans"
 	}
 	return fmt.Errorf("%s, but this test binary does not link the traces package: run go generate ./... (rookgen imports it when a profile of the suite sets traces: otlp), or import _ %q in a file of this test package",
-		why, lifecycle.LinkImport+"traces")
+		why, capability.Import+"traces")
 }

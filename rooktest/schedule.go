@@ -14,6 +14,7 @@ import (
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -309,8 +310,8 @@ func (r *Run) finish() {
 		last = r.ctx
 	}
 	rep, err := r.run.Finish(last, time.Now())
-	if lifecycle.Linked.Page != nil {
-		err = errors.Join(err, lifecycle.Linked.Page(r.run.Dir))
+	if capability.Page != nil {
+		err = errors.Join(err, capability.Page(r.run.Dir))
 	}
 	if err != nil {
 		errorf(r.t, "rooktest: write run records: %v", err)

@@ -67,7 +67,7 @@ const (
 	// IgnoreN) with these statuses for every real criterion, in turn over the scenario's
 	// requests; each Pass or Fail quotes the last reply.
 	SamplesPrefix = "samples:"
-	// "user:" scripts a simulated user (lifecycle's user.go): items separated by " | ", the
+	// "user:" scripts a simulated user (package simuser): items separated by " | ", the
 	// n-th the answer to the scenario's n-th simulated message ("Message n" in the prompt):
 	// "send TEXT", "done WHY", "give_up WHY", "garbage" (out of protocol) or "hang" (no
 	// answer until the request is given up).

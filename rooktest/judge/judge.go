@@ -11,9 +11,9 @@ package judge
 import (
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 func init() {
-	lifecycle.Linked.Judge = func() modeljudge.Transport { return judgehttp.New() }
+	capability.Judge = func() modeljudge.Transport { return judgehttp.New() }
 }

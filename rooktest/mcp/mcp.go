@@ -13,10 +13,11 @@ import (
 	"github.com/rookgo/rookgo/internal/mcpprobe"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/spec"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
-func init() { lifecycle.Linked.Probe = prober }
+func init() { capability.Probe = prober }
 
 // prober asks the MCP servers the profile approves, with the official SDK.
 func prober(p *spec.Profile, env []string) lifecycle.Prober {

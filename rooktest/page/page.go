@@ -9,7 +9,7 @@ package page
 
 import (
 	"github.com/rookgo/rookgo/internal/page"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
-func init() { lifecycle.Linked.Page = page.WriteFile }
+func init() { capability.Page = page.WriteFile }

@@ -13,13 +13,13 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/rookgo/rookgo/internal/otlp"
-	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
+	"github.com/rookgo/rookgo/rooktest/internal/capability"
 )
 
 func init() {
-	lifecycle.Linked.TraceContext = traceContext
-	lifecycle.Linked.Replay = otlp.NewReplay
-	lifecycle.Linked.Traces = func(addr string) (lifecycle.Receiver, error) {
+	capability.TraceContext = traceContext
+	capability.Replay = otlp.NewReplay
+	capability.Traces = func(addr string) (capability.Receiver, error) {
 		start := otlp.Start
 		if addr != "" {
 			start = func() (*otlp.Receiver, error) { return otlp.StartAt(addr) }

@@ -8,8 +8,7 @@
 // that was killed: a hook is marked in flight before it starts, and an attempt whose
 // conversation was interrupted is kept aside and started again from open. The judge reads
 // the records too, never what is in memory, so a verdict does not depend on which process
-// made it. The runtime's optional parts (traces, MCP probes, the page, the judge's client)
-// register themselves in Linked when a test binary links them (linked.go).
+// made it.
 package lifecycle
 
 import (
@@ -30,7 +29,7 @@ import (
 	"github.com/rookgo/rookgo/internal/ratelimit"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/scenario"
-
+	"github.com/rookgo/rookgo/internal/simuser"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -96,7 +95,7 @@ type Config struct {
 	// User is the model that plays a scenario's simulated user (simulated_user), at
 	// UserURL as UserModel; nil when none is configured, and such a scenario's turns
 	// after its setup messages fail, saying so.
-	User               Chatter
+	User               simuser.Chatter
 	UserURL, UserModel string
 }
 
