@@ -1,16 +1,14 @@
 package lifecycle
 
 import (
-	"cmp"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
-
-	"bytes"
 	"strings"
+	"time"
 
 	"strconv"
 
@@ -334,40 +332,6 @@ func (a *attemptRun) runTurns(ctx context.Context, inv invocation) {
 	}
 }
 
-// maxWaits is how many times one turn may ask to be run again after a wait.
-const maxWaits = 3
-
-// waitIfAsked holds every scenario's next turn while the agent's API asks (retry_after_ms),
-// and reports whether the turn gave no reply and is to be run again: at most maxWaits
-// times, after which it is a turn without a reply.
-func (a *attemptRun) waitIfAsked(rec *record.PhaseRecord, out *hook.Output, waits *int) bool {
-	if out == nil || out.RetryAfterMs == nil {
-		return false
-	}
-	d := time.Duration(*out.RetryAfterMs) * time.Millisecond
-	if most := cmp.Or(a.r.cfg.MaxWait, time.Minute); d > most {
-		// One wait of an hour would hold every scenario of the run for as long.
-		rec.OK = false
-		rec.Error = fmt.Sprintf("the agent's API asked to wait %s (retry_after_ms %d), longer than -rook.max-wait=%s, so the turn fails rather than hold every scenario; give the API room (-rook.rate), a later run, or a longer -rook.max-wait",
-			d, *out.RetryAfterMs, most)
-		return false
-	}
-	a.r.cfg.Turns.Pause(d)
-	if a.log != nil {
-		a.log(fmt.Sprintf("execute (turn %d): the agent's API asked to wait %s (retry_after_ms); no turn of any scenario starts before then", rec.Turn, d))
-	}
-	if out.HasReply || out.ReplyUnobserved != "" {
-		return false
-	}
-	if *waits < maxWaits {
-		*waits++
-		return true
-	}
-	rec.OK = false
-	rec.Error = fmt.Sprintf("asked to wait (retry_after_ms) %d times and never replied; give the agent's API room (-rook.rate) or a later run", maxWaits+1)
-	return false
-}
-
 // runHook waits out the hook's delay, marks it in flight, runs it and records its end.
 func (a *attemptRun) runHook(ctx context.Context, inv invocation) (*record.PhaseRecord, *hook.Output, *PhaseError) {
 	if d := inv.hook.Delay; d > 0 {
@@ -401,154 +365,12 @@ func (a *attemptRun) record(err error) {
 	}
 }
 
-// writeResponse fills in what the records say and writes response.json.
-func (a *attemptRun) writeResponse(res *Attempt, notJudged string) *Attempt {
-	a.flush()
-	if notJudged != "" {
-		res.NotJudged = notJudged
-	} else if !res.Judged() {
-		res.NotJudged = fmt.Sprintf("not judged: continue with -rook.run=%s", a.r.ID)
-	}
-	res.Failures, res.Problems = a.failures()
-	res.Notes = a.each(func(rec *record.PhaseRecord) []string { return rec.Notes })
-	res.Left = append(a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning }), a.probeLeft...)
-	ev := a.observed
-	if ev == nil {
-		ev = a.observe()
-	}
-	if !a.fresh() {
-		var latency, hookMs int64
-		var transcript []record.Message
-		turns := ev.Turns()
-		for _, t := range turns.Value {
-			latency += t.LatencyMs
-			hookMs += t.HookMs
-			_, simulated := a.hooks.Simulation.Message(t.N)
-			transcript = append(transcript, record.Message{Role: "user", Content: t.Input, Simulated: simulated}, record.Message{Role: "agent", Content: t.Output})
-		}
-		status := "completed"
-		if !turns.Observed || len(res.Failures) > 0 {
-			status = "failed"
-		}
-		var calls *[]record.Call
-		if c := ev.Calls(); c.Observed {
-			list := nonNil(c.Value)
-			calls = &list
-		}
-		artifacts := a.artifacts()
-		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
-			Status: status, Output: ev.Output().Value, RawResponse: a.rawResponse(), Transcript: nonNil(transcript), Calls: calls,
-			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(turns.Value), Usage: observe.Shown(ev.Usage())}))
-	}
-	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
-	return res
-}
-
-// artifacts copies the evidence files the hooks named into artifacts/, once, and returns
-// their paths.
-func (a *attemptRun) artifacts() []string {
-	if !a.artsSet {
-		a.artsSet = true
-		for _, rec := range []*record.PhaseRecord{a.hooks.Phases.Execute, a.hooks.Phases.Collect} {
-			if rec != nil {
-				a.arts = append(a.arts, a.copyEvidence(rec.Data, len(a.arts)+1)...)
-			}
-		}
-	}
-	return a.arts
-}
-
-// failures rebuilds the hook failures from the records, whichever process ran them.
-func (a *attemptRun) failures() (fails, problems []*PhaseError) {
-	h := a.hooks.Phases
-	if h.Open != nil && !h.Open.OK {
-		fails = append(fails, recordError(spec.Open, a.sc.ID, h.Open))
-	}
-	if h.Execute != nil {
-		for _, t := range h.Execute.Turns {
-			if !t.OK {
-				fails = append(fails, recordError(spec.Execute, a.sc.ID, t))
-			}
-		}
-	}
-	if h.Close != nil && !h.Close.OK {
-		problems = append(problems, recordError(spec.Close, a.sc.ID, h.Close))
-	}
-	if h.Collect != nil && !h.Collect.OK {
-		fails = append(fails, recordError(spec.Collect, a.sc.ID, h.Collect))
-	}
-	return fails, problems
-}
-
-func recordError(ph spec.Phase, scenario string, rec *record.PhaseRecord) *PhaseError {
-	return &PhaseError{Phase: ph, Turn: rec.Turn, Scenario: scenario, Script: rec.Script, ExitCode: rec.ExitCode,
-		TimedOut: rec.TimedOut, Stopped: rec.Stopped, Stderr: rec.Stderr, Err: errors.New(rec.Error)}
-}
-
 func withPhase(inv invocation, ph spec.Phase, h spec.Hook, conv ...string) invocation {
 	inv.phase, inv.hook = ph, h
 	if len(conv) > 0 {
 		inv.conversation = conv[0]
 	}
 	return inv
-}
-
-// each is what of returns for every phase record of the attempt, in lifecycle order, as
-// phase: item (execute's by turn).
-func (a *attemptRun) each(of func(*record.PhaseRecord) []string) []string {
-	var out []string
-	add := func(label string, rec *record.PhaseRecord) {
-		for _, n := range of(rec) {
-			out = append(out, label+": "+n)
-		}
-	}
-	h := a.hooks.Phases
-	for _, p := range []struct {
-		label string
-		rec   *record.PhaseRecord
-	}{{"open", h.Open}, {"execute", h.Execute}, {"close", h.Close}, {"collect", h.Collect}} {
-		if p.rec == nil {
-			continue
-		}
-		if p.label == "execute" {
-			for _, t := range p.rec.Turns {
-				add(fmt.Sprintf("execute turn %d", t.Turn), t)
-			}
-			continue
-		}
-		add(p.label, p.rec)
-	}
-	return out
-}
-
-type hardStopKey struct{}
-
-// WithHardStop gives ctx a second context, hard, that ends close hooks too: close runs on
-// after ctx ends (an interrupted run still releases what open took) until hard ends (a
-// second interrupt), when it is stopped at once, its records kept.
-func WithHardStop(ctx, hard context.Context) context.Context {
-	return context.WithValue(ctx, hardStopKey{}, hard)
-}
-
-// closeContext is the context close hooks run under: ctx's values, not its end, and the
-// end of the hard stop WithHardStop gave it, if any.
-func closeContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	closing, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	hard := HardStop(ctx)
-	if hard == nil {
-		return closing, func() { cancel(context.Canceled) }
-	}
-	stop := context.AfterFunc(hard, func() { cancel(context.Cause(hard)) })
-	return closing, func() {
-		stop()
-		cancel(context.Canceled)
-	}
-}
-
-// HardStop is the hard stop WithHardStop gave ctx, or nil.
-func HardStop(ctx context.Context) context.Context {
-	hard, _ := ctx.Value(hardStopKey{}).(context.Context)
-	return hard
 }
 
 // unplanted checks, after open, that each of the profile's canary fixtures holds the

@@ -156,3 +156,115 @@ func readEvidenceFile(path string) (data []byte, cut bool, err error) {
 	}
 	return data, false, nil
 }
+
+// writeResponse fills in what the records say and writes response.json.
+func (a *attemptRun) writeResponse(res *Attempt, notJudged string) *Attempt {
+	a.flush()
+	if notJudged != "" {
+		res.NotJudged = notJudged
+	} else if !res.Judged() {
+		res.NotJudged = fmt.Sprintf("not judged: continue with -rook.run=%s", a.r.ID)
+	}
+	res.Failures, res.Problems = a.failures()
+	res.Notes = a.each(func(rec *record.PhaseRecord) []string { return rec.Notes })
+	res.Left = append(a.each(func(rec *record.PhaseRecord) []string { return rec.LeftRunning }), a.probeLeft...)
+	ev := a.observed
+	if ev == nil {
+		ev = a.observe()
+	}
+	if !a.fresh() {
+		var latency, hookMs int64
+		var transcript []record.Message
+		turns := ev.Turns()
+		for _, t := range turns.Value {
+			latency += t.LatencyMs
+			hookMs += t.HookMs
+			_, simulated := a.hooks.Simulation.Message(t.N)
+			transcript = append(transcript, record.Message{Role: "user", Content: t.Input, Simulated: simulated}, record.Message{Role: "agent", Content: t.Output})
+		}
+		status := "completed"
+		if !turns.Observed || len(res.Failures) > 0 {
+			status = "failed"
+		}
+		var calls *[]record.Call
+		if c := ev.Calls(); c.Observed {
+			list := nonNil(c.Value)
+			calls = &list
+		}
+		artifacts := a.artifacts()
+		a.record(a.r.cfg.Redactor.JSON(filepath.Join(a.dir, "response.json"), record.Response{ScenarioID: a.sc.ID, Attempt: res.N,
+			Status: status, Output: ev.Output().Value, RawResponse: a.rawResponse(), Transcript: nonNil(transcript), Calls: calls,
+			Artifacts: nonNil(artifacts), Skipped: a.skipped, LatencyMs: latency, HookMs: hookMs, Turns: len(turns.Value), Usage: observe.Shown(ev.Usage())}))
+	}
+	res.RecordErr = errors.Join(append([]error{res.RecordErr}, a.errs...)...)
+	return res
+}
+
+// artifacts copies the evidence files the hooks named into artifacts/, once, and returns
+// their paths.
+func (a *attemptRun) artifacts() []string {
+	if !a.artsSet {
+		a.artsSet = true
+		for _, rec := range []*record.PhaseRecord{a.hooks.Phases.Execute, a.hooks.Phases.Collect} {
+			if rec != nil {
+				a.arts = append(a.arts, a.copyEvidence(rec.Data, len(a.arts)+1)...)
+			}
+		}
+	}
+	return a.arts
+}
+
+// failures rebuilds the hook failures from the records, whichever process ran them.
+func (a *attemptRun) failures() (fails, problems []*PhaseError) {
+	h := a.hooks.Phases
+	if h.Open != nil && !h.Open.OK {
+		fails = append(fails, recordError(spec.Open, a.sc.ID, h.Open))
+	}
+	if h.Execute != nil {
+		for _, t := range h.Execute.Turns {
+			if !t.OK {
+				fails = append(fails, recordError(spec.Execute, a.sc.ID, t))
+			}
+		}
+	}
+	if h.Close != nil && !h.Close.OK {
+		problems = append(problems, recordError(spec.Close, a.sc.ID, h.Close))
+	}
+	if h.Collect != nil && !h.Collect.OK {
+		fails = append(fails, recordError(spec.Collect, a.sc.ID, h.Collect))
+	}
+	return fails, problems
+}
+
+func recordError(ph spec.Phase, scenario string, rec *record.PhaseRecord) *PhaseError {
+	return &PhaseError{Phase: ph, Turn: rec.Turn, Scenario: scenario, Script: rec.Script, ExitCode: rec.ExitCode,
+		TimedOut: rec.TimedOut, Stopped: rec.Stopped, Stderr: rec.Stderr, Err: errors.New(rec.Error)}
+}
+
+// each is what of returns for every phase record of the attempt, in lifecycle order, as
+// phase: item (execute's by turn).
+func (a *attemptRun) each(of func(*record.PhaseRecord) []string) []string {
+	var out []string
+	add := func(label string, rec *record.PhaseRecord) {
+		for _, n := range of(rec) {
+			out = append(out, label+": "+n)
+		}
+	}
+	h := a.hooks.Phases
+	for _, p := range []struct {
+		label string
+		rec   *record.PhaseRecord
+	}{{"open", h.Open}, {"execute", h.Execute}, {"close", h.Close}, {"collect", h.Collect}} {
+		if p.rec == nil {
+			continue
+		}
+		if p.label == "execute" {
+			for _, t := range p.rec.Turns {
+				add(fmt.Sprintf("execute turn %d", t.Turn), t)
+			}
+			continue
+		}
+		add(p.label, p.rec)
+	}
+	return out
+}

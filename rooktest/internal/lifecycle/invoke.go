@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -242,4 +243,68 @@ func (r *Run) callGo(ctx context.Context, inv invocation, timeout time.Duration,
 		}
 	}
 	return res, err
+}
+
+type hardStopKey struct{}
+
+// WithHardStop gives ctx a second context, hard, that ends close hooks too: close runs on
+// after ctx ends (an interrupted run still releases what open took) until hard ends (a
+// second interrupt), when it is stopped at once, its records kept.
+func WithHardStop(ctx, hard context.Context) context.Context {
+	return context.WithValue(ctx, hardStopKey{}, hard)
+}
+
+// closeContext is the context close hooks run under: ctx's values, not its end, and the
+// end of the hard stop WithHardStop gave it, if any.
+func closeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	closing, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	hard := HardStop(ctx)
+	if hard == nil {
+		return closing, func() { cancel(context.Canceled) }
+	}
+	stop := context.AfterFunc(hard, func() { cancel(context.Cause(hard)) })
+	return closing, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// HardStop is the hard stop WithHardStop gave ctx, or nil.
+func HardStop(ctx context.Context) context.Context {
+	hard, _ := ctx.Value(hardStopKey{}).(context.Context)
+	return hard
+}
+
+// maxWaits is how many times one turn may ask to be run again after a wait.
+const maxWaits = 3
+
+// waitIfAsked holds every scenario's next turn while the agent's API asks (retry_after_ms),
+// and reports whether the turn gave no reply and is to be run again: at most maxWaits
+// times, after which it is a turn without a reply.
+func (a *attemptRun) waitIfAsked(rec *record.PhaseRecord, out *hook.Output, waits *int) bool {
+	if out == nil || out.RetryAfterMs == nil {
+		return false
+	}
+	d := time.Duration(*out.RetryAfterMs) * time.Millisecond
+	if most := cmp.Or(a.r.cfg.MaxWait, time.Minute); d > most {
+		// One wait of an hour would hold every scenario of the run for as long.
+		rec.OK = false
+		rec.Error = fmt.Sprintf("the agent's API asked to wait %s (retry_after_ms %d), longer than -rook.max-wait=%s, so the turn fails rather than hold every scenario; give the API room (-rook.rate), a later run, or a longer -rook.max-wait",
+			d, *out.RetryAfterMs, most)
+		return false
+	}
+	a.r.cfg.Turns.Pause(d)
+	if a.log != nil {
+		a.log(fmt.Sprintf("execute (turn %d): the agent's API asked to wait %s (retry_after_ms); no turn of any scenario starts before then", rec.Turn, d))
+	}
+	if out.HasReply || out.ReplyUnobserved != "" {
+		return false
+	}
+	if *waits < maxWaits {
+		*waits++
+		return true
+	}
+	rec.OK = false
+	rec.Error = fmt.Sprintf("asked to wait (retry_after_ms) %d times and never replied; give the agent's API room (-rook.rate) or a later run", maxWaits+1)
+	return false
 }
