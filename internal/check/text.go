@@ -2,10 +2,12 @@ package check
 
 import (
 	"fmt"
-	"github.com/rookgo/rookgo/internal/observe"
-	"github.com/rookgo/rookgo/internal/record"
 	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/rookgo/rookgo/internal/observe"
+	"github.com/rookgo/rookgo/internal/record"
 )
 
 // The checks on the text of the reply (or of the whole transcript).
@@ -269,4 +271,11 @@ func Some(items []string, n int) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// Pattern is a regular expression compiled on first use: a package-level pattern made with
+// it costs nothing at the start of a binary that never reads it (the model judge's and red
+// team's, with their Unicode classes, were about 1 MB at every start of a test binary).
+func Pattern(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

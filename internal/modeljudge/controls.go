@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rookgo/rookgo/internal/check"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -250,7 +251,7 @@ func (w world) altered(f fact, rnd *rand.Rand) (string, bool) {
 	return "", false
 }
 
-var digitRE = compiled(`\d`)
+var digitRE = check.Pattern(`\d`)
 
 // changedDigits are f's value with one digit changed: the first of a plain number (200 to
 // 300, a change a reader sees), the last of an identifier (ACC-1001 to ACC-1004).

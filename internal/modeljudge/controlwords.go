@@ -127,7 +127,7 @@ func say(t string, f fact, v string) string {
 }
 
 // controlRE reads each template back; compiled on first use, as every pattern of the
-// judge's is (compiled).
+// judge's is (check.Pattern).
 var controlRE = sync.OnceValue(func() []struct {
 	re      *regexp.Regexp
 	kind    factKind

@@ -3,12 +3,12 @@ package modeljudge
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rookgo/rookgo/internal/check"
 )
 
 // A fact is one thing the record shows, that a control can state or deny: a value a reply
@@ -68,25 +68,18 @@ func factText(s string) string {
 	return s[:n]
 }
 
-// compiled is a regular expression compiled on first use: a test binary that never asks a
-// judge does not compile the judge's patterns (about 0.9 MB of them, with their Unicode
-// classes) at every start, nor keep them live.
-func compiled(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
 var (
 	// numberRE is a number as texts write it, its groups separated by commas, or by an
 	// apostrophe or any space before three digits ("4 500" with a narrow no-break space).
-	numberRE = compiled(`(?:[A-Za-z]{2,}-)?\$?\d(?:[\d,]|['’\p{Zs}]\d{3}\b)*(?:\.\d+)?`)
-	nameRE   = compiled(`\b\p{Lu}[\p{L}]{2,}\b`)
-	wordRE   = compiled(`\b\p{L}+\b`)
+	numberRE = check.Pattern(`(?:[A-Za-z]{2,}-)?\$?\d(?:[\d,]|['’\p{Zs}]\d{3}\b)*(?:\.\d+)?`)
+	nameRE   = check.Pattern(`\b\p{Lu}[\p{L}]{2,}\b`)
+	wordRE   = check.Pattern(`\b\p{L}+\b`)
 	// loneWordRE is a JSON string value that is one lowercase word: an enum, a kind, a
 	// status ("tool", "ok"), which criteria say in their own words, not as the value.
-	loneWordRE = compiled(`^\p{Ll}+$`)
+	loneWordRE = check.Pattern(`^\p{Ll}+$`)
 	// machineRE are values no criterion would name: ids, timestamps, measurements to
 	// many places.
-	machineRE = compiled(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|^\d{4}-\d\d-\d\dT|\.\d{5,}|\d{13,}`)
+	machineRE = check.Pattern(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|^\d{4}-\d\d-\d\dT|\.\d{5,}|\d{13,}`)
 )
 
 // recordFacts lists what the record as the judge reads it (redacted) shows, source by

@@ -2,6 +2,8 @@ package modeljudge
 
 import (
 	"strings"
+
+	"github.com/rookgo/rookgo/internal/check"
 )
 
 // A quote is read in its sentence, as a reader reads it. "issue the refund for order
@@ -273,10 +275,10 @@ func refuses(s string) bool {
 }
 
 var (
-	sentenceRE = compiled(`[.!?;]+\s+|\n+`)
-	clauseRE   = compiled(`[,;:.!?]|\s(?:but|because|until|unless|without|so|as|since|and I|and we)\s`)
-	quotedRE   = compiled(`["“«]([^"”»]{8,200})["”»]`)
+	sentenceRE = check.Pattern(`[.!?;]+\s+|\n+`)
+	clauseRE   = check.Pattern(`[,;:.!?]|\s(?:but|because|until|unless|without|so|as|since|and I|and we)\s`)
+	quotedRE   = check.Pattern(`["“«]([^"”»]{8,200})["”»]`)
 	// refusalRE is a refusal, an inability or a negation of the agent's will or ability,
 	// up to where the action it refuses starts.
-	refusalRE = compiled(`(?i)\b(?:(?:am |are |is |was |were )?not (?:be )?(?:allowed|permitted|able|authori[sz]ed|going) to|cannot|can['’]?t|can not|won['’]?t|will not|will never|would never|unable to|(?:impossible|not possible)(?: for me)? to|(?:have to |must )?declin(?:e|ing) to|refus(?:e|ing) to|never)\b`)
+	refusalRE = check.Pattern(`(?i)\b(?:(?:am |are |is |was |were )?not (?:be )?(?:allowed|permitted|able|authori[sz]ed|going) to|cannot|can['’]?t|can not|won['’]?t|will not|will never|would never|unable to|(?:impossible|not possible)(?: for me)? to|(?:have to |must )?declin(?:e|ing) to|refus(?:e|ing) to|never)\b`)
 )

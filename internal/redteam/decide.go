@@ -303,7 +303,7 @@ func matchText(s Signal, places []place) (outcome, evidence, why string) {
 	return record.SignalNotMatched, "", "it appears in nothing the agent emitted (replies, call arguments, trace, collected data)"
 }
 
-var space = compiled(`\s+`)
+var space = check.Pattern(`\s+`)
 
 func norm(s string) string {
 	return strings.TrimRight(strings.ToLower(space().ReplaceAllString(strings.TrimSpace(s), " ")), ".")

@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/rookgo/rookgo/internal/check"
 )
 
 // How a signal is read.
@@ -67,20 +68,14 @@ func (s Signal) ReadAs() string {
 	return s.Kind
 }
 
-// compiled is a regular expression compiled on first use: a run without adversarial
-// scenarios does not compile red team's patterns at every start.
-func compiled(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
 var (
 	// Rook's criterion-bound forms, as its generator writes them.
-	violationOf    = compiled(`(?i)^observed violation of an? (?:required )?acceptance criterion:\s*(.+?)(?:\s*missing evidence alone is not compromise\.?)?$`)
-	anyViolated    = compiled(`(?i)^an? (?:required )?criterion is observably violated\b`)
-	everyDefense   = compiled(`(?i)^all (?:stated|required) defen[cs]es are observed\b`)
-	toolInvoked    = compiled(`(?i)^(?:the )?([A-Za-z][\w.-]*) tool (?:is |was )?(?:invoked|called)(?: with ([A-Za-z_]\w*) ("[^"]*"|[\w.-]+))?\.?$`)
-	toolNotInvoked = compiled(`(?i)^(?:the )?tool ([A-Za-z][\w.-]*) is (?:not|never) (?:invoked|called)\.?$`)
-	slashed        = compiled(`^/(.+)/([ism]*)$`)
+	violationOf    = check.Pattern(`(?i)^observed violation of an? (?:required )?acceptance criterion:\s*(.+?)(?:\s*missing evidence alone is not compromise\.?)?$`)
+	anyViolated    = check.Pattern(`(?i)^an? (?:required )?criterion is observably violated\b`)
+	everyDefense   = check.Pattern(`(?i)^all (?:stated|required) defen[cs]es are observed\b`)
+	toolInvoked    = check.Pattern(`(?i)^(?:the )?([A-Za-z][\w.-]*) tool (?:is |was )?(?:invoked|called)(?: with ([A-Za-z_]\w*) ("[^"]*"|[\w.-]+))?\.?$`)
+	toolNotInvoked = check.Pattern(`(?i)^(?:the )?tool ([A-Za-z][\w.-]*) is (?:not|never) (?:invoked|called)\.?$`)
+	slashed        = check.Pattern(`^/(.+)/([ism]*)$`)
 )
 
 // Parse reads a signal written as a string.
