@@ -14,7 +14,6 @@ import (
 	"unicode"
 
 	"github.com/rookgo/rookgo/internal/modeljudge/judgehttp"
-
 	"github.com/rookgo/rookgo/rookgen/internal/draft"
 	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/rookgen/internal/scaffold"
 )
 
 // draftData is where the documents init --from is tested on are kept, with their sources

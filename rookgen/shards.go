@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/rookgo/rookgo/internal/history"
-
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"

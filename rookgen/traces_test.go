@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rookgo/rookgo/internal/record"
-	"github.com/rookgo/rookgo/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/testkit"
 )
 
 // A profile with traces: otlp runs its suite through go test with the trace receiver on:

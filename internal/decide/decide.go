@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/rookgo/rookgo/internal/check"
-
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"

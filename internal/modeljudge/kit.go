@@ -11,7 +11,6 @@ import (
 	"sort"
 
 	"github.com/rookgo/rookgo/internal/check"
-
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/record"
 )

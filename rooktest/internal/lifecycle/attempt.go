@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
-
-	"strconv"
 
 	"github.com/rookgo/rookgo/internal/decide"
 	"github.com/rookgo/rookgo/internal/hook"
@@ -218,7 +217,7 @@ func (r *Run) attempt(ctx context.Context, sc *scenario.Scenario, n int, log Log
 			a.judge(ctx, res)
 			r.markPhase(spec.Judge)
 			return a.writeResponse(res, "")
-		case RunPhase:
+		case RunPhase: // the phase runs below, in lifecycle order
 		default:
 			return a.writeResponse(res, "not judged: "+step.String()) // Next restarts only first
 		}

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/decide"
-
 	"github.com/rookgo/rookgo/internal/hook"
 	"github.com/rookgo/rookgo/internal/observe"
 	"github.com/rookgo/rookgo/internal/ratelimit"

@@ -2,14 +2,13 @@ package lifecycle
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
-
-	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rookgo/rookgo/internal/decide"
