@@ -88,6 +88,6 @@ bench:
 	$(GO) test -run '^$$' -bench Suite -benchtime 3x -timeout 30m ./rookgen || echo Suite >> $(BENCH_FAILED)
 	$(GO) test -run '^$$' -bench AgentKinds -benchtime 5x ./rookgen || echo AgentKinds >> $(BENCH_FAILED)
 	$(GO) test -run '^$$' -bench 'Concurrency|Scale' -benchtime 1x -timeout 60m ./rookgen || echo 'Concurrency|Scale' >> $(BENCH_FAILED)
-	$(GO) test -run '^$$' -bench Shards -benchtime 2x ./internal/history || echo Shards >> $(BENCH_FAILED)
+	$(GO) test -run '^$$' -bench Shards -benchtime 2x ./internal/report || echo Shards >> $(BENCH_FAILED)
 	$(GO) test -run '^$$' -bench Write -benchtime 3x ./internal/junit || echo Write >> $(BENCH_FAILED)
 	@if [ -s $(BENCH_FAILED) ]; then echo "make bench: these failed:"; cat $(BENCH_FAILED); exit 1; fi

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rookgo/rookgo/internal/affected"
-	"github.com/rookgo/rookgo/internal/history"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
 )
@@ -76,7 +76,7 @@ func affectedCmd(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("%s: %d of %d scenario(s); %s", a.Name, len(hits), len(a.Scenarios),
-			expected(history.Load(records, a.Name), set.IDs(a.Name), a)))
+			expected(report.LoadHistory(records, a.Name), set.IDs(a.Name), a)))
 		for _, h := range hits {
 			lines = append(lines, fmt.Sprintf("  %s  %s", h.ScenarioID, h.Why))
 		}
@@ -91,7 +91,7 @@ func affectedCmd(args []string, stdout, stderr io.Writer) int {
 
 // expected is the wall time a run of ids is expected to take under each profile, from the
 // median of each scenario's newest recorded durations, at the profile's concurrency.
-func expected(h *history.History, ids []string, a gen.Agent) string {
+func expected(h *report.History, ids []string, a gen.Agent) string {
 	var sum time.Duration
 	unknown := 0
 	for _, id := range ids {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/history"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -47,7 +47,7 @@ concurrency: 4
 	require.Equal(t, 0, run([]string{"shards", "-root", dir, "-dir", whole, "-n", "3", "-from", "whole"}, &out, &errOut), errOut.String())
 	assert.Contains(t, out.String(), "rookgen shards: wrote "+filepath.Join(dir, ".rook", "shards.json"))
 	assert.Contains(t, out.String(), "fake: 9 scenario(s); expected per shard ")
-	plan, err := history.LoadShardPlan(filepath.Join(dir, ".rook", "shards.json"))
+	plan, err := report.LoadShardPlan(filepath.Join(dir, ".rook", "shards.json"))
 	require.NoError(t, err)
 	slow := []int{plan.Agents["fake"]["SC-01"], plan.Agents["fake"]["SC-02"], plan.Agents["fake"]["SC-03"]}
 	assert.ElementsMatch(t, []int{1, 2, 3}, slow, "the three slow scenarios go to three shards")

@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/rookgo/rookgo/internal/history"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/rookgen/internal/gen"
@@ -22,7 +22,7 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 0, "the number of shards")
 	from := fs.String("from", "latest", "the run whose durations to use (a merged CI run, say), or latest: each scenario's newest runs")
-	out := fs.String("o", "", "write the plan here (default "+history.ShardPlanFile+" at the module root)")
+	out := fs.String("o", "", "write the plan here (default "+report.ShardPlanFile+" at the module root)")
 	dir := fs.String("dir", "", "records root (default .rook/runs at the module root)")
 	rootFlag := fs.String("root", "", "module root (default: the directory of the go.mod above the working directory)")
 	if err := fs.Parse(args); err != nil {
@@ -52,11 +52,11 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		runs = map[string]bool{*from: true}
 	}
-	p := &history.ShardPlan{Version: history.ShardPlanVersion, Shards: *n, From: *from,
+	p := &report.ShardPlan{Version: report.ShardPlanVersion, Shards: *n, From: *from,
 		Agents: map[string]map[string]int{}, ExpectedMs: map[string][]int64{}, IdealMs: map[string]int64{}}
 	found := false
 	for _, a := range agents {
-		h := history.Load(records, a.Name)
+		h := report.LoadHistory(records, a.Name)
 		for _, r := range h.Runs {
 			found = found || runs == nil || runs[r.ID]
 		}
@@ -65,12 +65,12 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 		for i, sc := range a.Scenarios {
 			ids[i], repeat[sc.ID] = sc.ID, sc.Repeat
 		}
-		est := history.Estimates(h, ids, repeat, runs, planRecent)
+		est := report.Estimates(h, ids, repeat, runs, planRecent)
 		var total int64
 		for _, ms := range est {
 			total += ms
 		}
-		p.Agents[a.Name], p.ExpectedMs[a.Name] = history.Balance(*n, est)
+		p.Agents[a.Name], p.ExpectedMs[a.Name] = report.Balance(*n, est)
 		p.IdealMs[a.Name] = total / int64(*n)
 	}
 	if runs != nil && !found {
@@ -79,7 +79,7 @@ func shardsCmd(args []string, stdout, stderr io.Writer) int {
 	p.Seal()
 	path := *out
 	if path == "" {
-		path = filepath.Join(root, filepath.FromSlash(history.ShardPlanFile))
+		path = filepath.Join(root, filepath.FromSlash(report.ShardPlanFile))
 	}
 	if err := p.Save(path); err != nil {
 		return fail(err)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/rooktest/internal/lifecycle"
 )
 
@@ -47,7 +47,7 @@ func (b *budget) spend(o *lifecycle.Outcome) {
 			vs = append(vs, a.Verdict)
 		}
 	}
-	c := cost.Verdicts(b.pricing, vs)
+	c := report.VerdictsCost(b.pricing, vs)
 	b.mu.Lock()
 	b.spent += c.Total
 	b.mu.Unlock()
@@ -66,7 +66,7 @@ func (b *budget) over(runID string) string {
 	}
 	b.stopped++
 	return fmt.Sprintf("the run's budget of %s is spent (%s by the scenarios that ran): continue with -rook.run=%s and a budget for the rest",
-		cost.Money(b.pricing, b.limit), cost.Money(b.pricing, b.spent), runID)
+		report.Money(b.pricing, b.limit), report.Money(b.pricing, b.spent), runID)
 }
 
 // report says what was not started for want of budget, failing the run: it is not whole.
@@ -78,9 +78,9 @@ func (b *budget) report(t tb, runID, cont string) {
 	defer b.mu.Unlock()
 	if b.stopped > 0 {
 		errorf(t, "rook run %s: %d scenario(s) were not started because the run's budget of %s was spent (%s); everything recorded is kept: continue with %s",
-			runID, b.stopped, cost.Money(b.pricing, b.limit), cost.Money(b.pricing, b.spent), cont)
+			runID, b.stopped, report.Money(b.pricing, b.limit), report.Money(b.pricing, b.spent), cont)
 		return
 	}
 	logf(t, "rook run %s spent %s of its budget of %s (usage the hooks did not report is not counted)",
-		runID, cost.Money(b.pricing, b.spent), cost.Money(b.pricing, b.limit))
+		runID, report.Money(b.pricing, b.spent), report.Money(b.pricing, b.limit))
 }

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 )
 
 // shard is -rook.shard=K/N: this process runs the scenarios whose id hashes to K of N, or
@@ -102,7 +102,7 @@ func (s shard) withPlan(root, path, agent string) (shard, error) {
 	if _, err := os.Stat(path); err != nil {
 		return s, fmt.Errorf("-rook.shard-plan: %w; make one with rookgen shards -n %d", err, s.n)
 	}
-	p, err := history.LoadShardPlan(path)
+	p, err := report.LoadShardPlan(path)
 	if err != nil {
 		return s, fmt.Errorf("-rook.shard-plan: %w", err)
 	}

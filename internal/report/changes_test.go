@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 	"github.com/rookgo/rookgo/internal/testkit"
@@ -38,7 +37,7 @@ func TestChangesCompareLikeWithLike(t *testing.T) {
 	require.Len(t, failed, 1)
 	assert.Equal(t, Failure{ScenarioID: "SC-3", CriterionID: "forbidden", Expected: `"refund issued" never appears in the agent's replies`,
 		Achieved: `"refund issued" appeared in turn 2`, Evidence: `"your refund issued today"`,
-		Owner: history.OwnerScenario}, failed[0], "SC-3 has never passed in any run: its author looks first")
+		Owner: OwnerScenario}, failed[0], "SC-3 has never passed in any run: its author looks first")
 	var md bytes.Buffer
 	require.NoError(t, r.Markdown(&md))
 	assert.Contains(t, md.String(), `- SC-3 forbidden: expected "refund issued" never appears`)

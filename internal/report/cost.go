@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -14,8 +13,8 @@ import (
 // Spend is what the run cost by the price table its profile had (pricing:), in total and
 // by feature; nil when the profile had none.
 type Spend struct {
-	Currency string    `json:"currency" yaml:"currency"`
-	Total    cost.Cost `json:"total" yaml:"total"`
+	Currency string `json:"currency" yaml:"currency"`
+	Total    Cost   `json:"total" yaml:"total"`
 	// Features are the costs by the scenarios' feature_id ("" for none), costliest first.
 	Features []FeatureCost `json:"features,omitempty" yaml:"features,omitempty"`
 	// Unpriced counts the scenarios whose cost leaves something out (Cost.Unpriced says
@@ -25,9 +24,9 @@ type Spend struct {
 
 // FeatureCost is what one feature's scenarios cost.
 type FeatureCost struct {
-	Feature   string    `json:"feature" yaml:"feature"`
-	Scenarios int       `json:"scenarios" yaml:"scenarios"`
-	Cost      cost.Cost `json:"cost" yaml:"cost"`
+	Feature   string `json:"feature" yaml:"feature"`
+	Scenarios int    `json:"scenarios" yaml:"scenarios"`
+	Cost      Cost   `json:"cost" yaml:"cost"`
 }
 
 // pricer prices a run's scenarios one at a time into spend, by the price table in the
@@ -56,7 +55,7 @@ func (p *pricer) add(s *Scenario, v *record.Verdict) {
 	if p.table == nil {
 		return
 	}
-	c := cost.Scenario(p.table, p.st.ScenarioDir(s.ID), v)
+	c := ScenarioCost(p.table, p.st.ScenarioDir(s.ID), v)
 	s.Cost = &c
 	p.spend.Total.Add(c)
 	if len(c.Unpriced) > 0 {

@@ -10,7 +10,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rookgo/rookgo/internal/check"
-	"github.com/rookgo/rookgo/internal/history"
 )
 
 // JSON writes the report for machines.
@@ -189,11 +188,11 @@ func (s *RepeatStats) says() string {
 		s.Passed, s.Attempts, rule, undecided, s.Low*100, s.High*100, flaky)
 }
 
-// OwnersLine counts the scenarios that did not pass by who must act, in history.Owners's
+// OwnersLine counts the scenarios that did not pass by who must act, in Owners's
 // order ("agent 2, harness 1"); "" when every scenario passed.
 func (r *Report) OwnersLine() string {
 	var parts []string
-	for _, o := range history.Owners {
+	for _, o := range Owners {
 		if n := r.Owners[o]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", o, n))
 		}

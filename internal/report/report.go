@@ -1,10 +1,13 @@
-// Package report reads a run's records, and only its records, into the facts a team acts
-// on: the results table, the failed criteria with their evidence, Unable to Verify grouped
-// by reason with what would make it checkable, repeat statistics, metrics, and what changed
-// since a baseline run, with whether the change is noise (the paired scenarios' McNemar
-// test, a bootstrap of pass rates over repeats: paired.go), and report.yaml's totals, metrics
-// and clusters, which a run writes at its end (summary.go). It renders them as markdown, JSON or YAML (package page renders
-// the HTML page from the same report); it never calls a hook.
+// Package report reads the records of runs, and only their records, into the facts a team
+// acts on. Of one run: the results table, the failed criteria with their evidence, Unable to
+// Verify grouped by reason with what would make it checkable, repeat statistics, metrics,
+// what it cost by the profile's price table (pricing.go), and what changed since a baseline
+// run, with whether the change is noise (the paired scenarios' McNemar test, a bootstrap of
+// pass rates over repeats: paired.go), and report.yaml's totals, metrics and clusters, which
+// a run writes at its end (summary.go). Across an agent's runs (history.go): each scenario's
+// status run by run, who must act (owner.go), and from the durations recorded, a plan that
+// splits a suite over shards by time (shardplan.go). It renders them as markdown, JSON or
+// YAML (package page renders the HTML page from the same report); it never calls a hook.
 package report
 
 import (
@@ -19,9 +22,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/decide"
-	"github.com/rookgo/rookgo/internal/history"
+
 	"github.com/rookgo/rookgo/internal/record"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -50,8 +52,8 @@ type Report struct {
 	Scenarios Rows[Scenario] `json:"scenarios" yaml:"scenarios"`
 	// Spend is what the run cost, by its profile's price table; nil without one.
 	Spend *Spend `json:"cost,omitempty" yaml:"cost,omitempty"`
-	// Owners count the scenarios that did not pass by who must act (history.OwnerOf).
-	Owners map[history.Owner]int `json:"owners,omitempty" yaml:"owners,omitempty"`
+	// Owners count the scenarios that did not pass by who must act (OwnerOf).
+	Owners map[Owner]int `json:"owners,omitempty" yaml:"owners,omitempty"`
 	// Judges total what each model judge did: scenarios judged, controls asked and failed,
 	// the tokens its answers said they used.
 	Judges []record.JudgeTotals `json:"judges,omitempty" yaml:"judges,omitempty"`
@@ -84,8 +86,8 @@ type Failure struct {
 	Expected    string `json:"expected" yaml:"expected"`
 	Achieved    string `json:"achieved" yaml:"achieved"`
 	Evidence    string `json:"evidence" yaml:"evidence"`
-	// Owner is who must act on the scenario (history.OwnerOf).
-	Owner history.Owner `json:"owner" yaml:"owner"`
+	// Owner is who must act on the scenario (OwnerOf).
+	Owner Owner `json:"owner" yaml:"owner"`
 }
 
 // A report's scenario status is text (it may also be "not run" or "untrusted"); these are
@@ -98,12 +100,12 @@ type Scenario struct {
 	Title  string `json:"title" yaml:"title"`
 	Status string `json:"status" yaml:"status"` // Pass, Fail, Unable to Verify, not judged, not run
 	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
-	// Owner is who must act on a scenario that did not pass (history.OwnerOf).
-	Owner history.Owner `json:"owner,omitempty" yaml:"owner,omitempty"`
+	// Owner is who must act on a scenario that did not pass (OwnerOf).
+	Owner Owner `json:"owner,omitempty" yaml:"owner,omitempty"`
 	// Feature is the scenario's feature_id.
 	Feature string `json:"feature,omitempty" yaml:"feature,omitempty"`
 	// Cost is what its attempts cost, agent and judge, by the profile's price table.
-	Cost *cost.Cost `json:"cost,omitempty" yaml:"cost,omitempty"`
+	Cost *Cost `json:"cost,omitempty" yaml:"cost,omitempty"`
 	// Quarantined says until when, and why, the scenario is out of the exit code.
 	Quarantined string       `json:"quarantined,omitempty" yaml:"quarantined,omitempty"`
 	Repeat      *RepeatStats `json:"repeat,omitempty" yaml:"repeat,omitempty"`
@@ -237,8 +239,8 @@ func (r *Report) read(st store.Store, run *record.Run) {
 		r.tally.add(sc)
 		if v != nil {
 			if v.Status != record.Pass {
-				notPassed = append(notPassed, undecidedOwner{id: sc.ID, never: history.OwnerOf(v, false), ever: history.OwnerOf(v, true),
-					failed: history.FailedCriteria(v)})
+				notPassed = append(notPassed, undecidedOwner{id: sc.ID, never: OwnerOf(v, false), ever: OwnerOf(v, true),
+					failed: FailedCriteria(v)})
 			}
 			if len(v.Attempts) > 0 {
 				sc.Repeat = repeatStats(v)
@@ -302,7 +304,7 @@ func readScenario(st store.Store, id string) (Scenario, *record.Verdict) {
 // earlier run.
 type undecidedOwner struct {
 	id          string
-	never, ever history.Owner
+	never, ever Owner
 	failed      []string // the criteria it failed, which an earlier pass of each shows achievable
 }
 
@@ -316,9 +318,9 @@ func (r *Report) owners(dir string, notPassed []undecidedOwner) {
 	for _, u := range notPassed {
 		failing[u.id] = u.failed
 	}
-	passed := history.PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), failing)
-	r.Owners = map[history.Owner]int{}
-	by := make(map[string]history.Owner, len(notPassed))
+	passed := PassedAnywhere(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)), failing)
+	r.Owners = map[Owner]int{}
+	by := make(map[string]Owner, len(notPassed))
 	for _, u := range notPassed {
 		o := u.never
 		if passed[u.id] {

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rookgo/rookgo/internal/cost"
-	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 )
 
 // chart is one trend of one profile over its runs, drawn as an inline SVG: a line through
@@ -37,17 +36,17 @@ const (
 type series struct {
 	title, unit string
 	fixed       bool // 0 to 100, whatever the values
-	value       func(history.Run) (float64, bool)
+	value       func(report.Run) (float64, bool)
 }
 
 var trends = []series{
-	{"pass rate", "%", true, func(r history.Run) (float64, bool) {
+	{"pass rate", "%", true, func(r report.Run) (float64, bool) {
 		if r.Report == nil || r.Report.Totals.Decided == 0 {
 			return 0, false
 		}
 		return r.Report.Totals.PassRate * 100, true
 	}},
-	{"Unable to Verify share", "%", true, func(r history.Run) (float64, bool) {
+	{"Unable to Verify share", "%", true, func(r report.Run) (float64, bool) {
 		if r.Report == nil {
 			return 0, false
 		}
@@ -58,13 +57,13 @@ var trends = []series{
 		}
 		return float64(t.Unverifiable) / float64(judged) * 100, true
 	}},
-	{"cost", "", false, func(r history.Run) (float64, bool) {
+	{"cost", "", false, func(r report.Run) (float64, bool) {
 		if r.Cost == nil || len(r.Cost.Unpriced) > 0 {
 			return 0, false // a partial sum is not the run's cost
 		}
 		return r.Cost.Total, true
 	}},
-	{"p95 latency", "ms", false, func(r history.Run) (float64, bool) {
+	{"p95 latency", "ms", false, func(r report.Run) (float64, bool) {
 		if r.Report == nil || r.Report.Metrics.LatencyP95Ms == 0 {
 			return 0, false
 		}
@@ -74,9 +73,9 @@ var trends = []series{
 
 // charts draws each profile's trends over its newest runs, oldest left; runs are newest
 // first, as history gives them.
-func charts(runs []history.Run) []chart {
+func charts(runs []report.Run) []chart {
 	var profiles []string
-	byProfile := map[string][]history.Run{}
+	byProfile := map[string][]report.Run{}
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
 		if byProfile[r.Profile] == nil {
@@ -98,7 +97,7 @@ func charts(runs []history.Run) []chart {
 }
 
 // draw is one series of one profile's runs.
-func draw(profile string, s series, runs []history.Run) chart {
+func draw(profile string, s series, runs []report.Run) chart {
 	c := chart{Profile: profile, Title: s.title, Unit: s.unit, Last: "n/a"}
 	lo, hi := 0.0, 100.0
 	if !s.fixed {
@@ -130,7 +129,7 @@ func draw(profile string, s series, runs []history.Run) chart {
 	}
 	format := func(v float64) string {
 		if s.title == "cost" && pricing != nil {
-			return cost.Money(pricing, v)
+			return report.Money(pricing, v)
 		}
 		return fmt.Sprintf("%.0f%s", v, s.unit)
 	}

@@ -10,9 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rookgo/rookgo/internal/cost"
-	"github.com/rookgo/rookgo/internal/history"
 	"github.com/rookgo/rookgo/internal/record"
+	"github.com/rookgo/rookgo/internal/report"
 	"github.com/rookgo/rookgo/internal/spec"
 	"github.com/rookgo/rookgo/internal/store"
 )
@@ -139,7 +138,7 @@ func (s *Site) agent(name string) *agentView {
 	if v := s.cache[name]; v != nil {
 		return v
 	}
-	h := history.Load(s.Root, name)
+	h := report.LoadHistory(s.Root, name)
 	v := &agentView{Name: name}
 	suite := s.suite(name)
 	ids := map[string]bool{}
@@ -210,7 +209,7 @@ func (s *Site) suite(agent string) map[string]*spec.Scenario {
 
 // scenario is one scenario's row: what its file (or newest snapshot) says of it, and its
 // entry in every run.
-func (s *Site) scenario(h *history.History, id string, sc *spec.Scenario) scenarioRow {
+func (s *Site) scenario(h *report.History, id string, sc *spec.Scenario) scenarioRow {
 	row := scenarioRow{ID: id, Status: "never run", NeverRun: true, Flaky: h.Flaky(id)}
 	if sc == nil {
 		sc = s.snapshot(h, id)
@@ -221,7 +220,7 @@ func (s *Site) scenario(h *history.History, id string, sc *spec.Scenario) scenar
 	entries := h.Scenarios[id]
 	for i := len(h.Runs) - 1; i >= 0; i-- {
 		c := cell{RunID: h.Runs[i].ID, Profile: h.Runs[i].Profile}
-		if i < len(entries) && entries[i].Status != history.NotIncluded {
+		if i < len(entries) && entries[i].Status != report.NotIncluded {
 			e := entries[i]
 			c.Status, c.DurationMs, c.Failed = e.Status, e.DurationMs, strings.Join(e.Failed, ", ")
 			if v := e.Verdict(); v != nil {
@@ -229,7 +228,7 @@ func (s *Site) scenario(h *history.History, id string, sc *spec.Scenario) scenar
 			}
 			c.Owner = string(h.Owner(id, i))
 			if e.Cost != nil {
-				c.Cost = cost.Money(h.Runs[i].Pricing, e.Cost.Total)
+				c.Cost = report.Money(h.Runs[i].Pricing, e.Cost.Total)
 			}
 			if e.Usage != nil {
 				c.Tokens = record.Count(e.Usage.Input) + " in, " + record.Count(e.Usage.Output) + " out"
@@ -274,7 +273,7 @@ func profileFound(row *scenarioRow, profile string) *profileStrip {
 }
 
 // snapshot reads a scenario that is no longer in the module from its newest snapshot.
-func (s *Site) snapshot(h *history.History, id string) *spec.Scenario {
+func (s *Site) snapshot(h *report.History, id string) *spec.Scenario {
 	snap, ok := h.Snapshot(id)
 	if !ok {
 		return nil
@@ -336,10 +335,10 @@ func (s *Site) features(agent string, scenarios []scenarioRow) []featureRow {
 	return out
 }
 
-func runOf(r history.Run) runRow {
+func runOf(r report.Run) runRow {
 	row := runRow{ID: r.ID, Profile: r.Profile, Rate: "n/a", Halted: r.Halted}
 	if r.Cost != nil {
-		row.Cost = cost.Money(r.Pricing, r.Cost.Total)
+		row.Cost = report.Money(r.Pricing, r.Cost.Total)
 		if len(r.Cost.Unpriced) > 0 {
 			row.Cost += " (leaves out: " + strings.Join(r.Cost.Unpriced, "; ") + ")"
 		}

@@ -1,11 +1,9 @@
-// Package history reads every run of an agent under a records root into what a team asks
-// across runs: each scenario's status run by run, which criteria failed, how long it took,
-// what it used, and who must act (owner.go: the agent's team, the scenario's author, whoever
-// keeps the hooks, or whoever runs the judge, as a pure function of a verdict); and from
-// the durations recorded, a plan that splits a suite over shards by time (shardplan.go). It reads
-// records only, and trusts none it cannot check:
-// a verdict that does not match its hooks.json is "untrusted", never its status.
-package history
+// What the runs of an agent say across runs: each scenario's status run by run, which
+// criteria failed, how long it took, what it used and cost, and who must act (owner.go). It
+// reads records only, and trusts none it cannot check: a verdict that does not match its
+// hooks.json is "untrusted", never its status.
+
+package report
 
 import (
 	"errors"
@@ -14,8 +12,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/cost"
 	"github.com/rookgo/rookgo/internal/record"
+
 	"github.com/rookgo/rookgo/internal/store"
 )
 
@@ -41,7 +39,7 @@ type Run struct {
 	// Pricing is the price table of the run's profile; nil without one.
 	Pricing *record.Pricing
 	// Cost sums its scenarios' costs by Pricing; nil without a price table.
-	Cost *cost.Cost
+	Cost *Cost
 }
 
 // Entry is one scenario in one run.
@@ -57,7 +55,7 @@ type Entry struct {
 	// Attempts is the repeat count when the scenario repeats.
 	Attempts int `json:"attempts,omitempty"`
 	// Cost is what it cost by the run's price table; nil without one.
-	Cost *cost.Cost `json:"cost,omitempty"`
+	Cost *Cost `json:"cost,omitempty"`
 
 	verdict *record.Verdict
 }
@@ -74,8 +72,8 @@ type History struct {
 	Scenarios map[string][]Entry
 }
 
-// Load reads every run of agent under root.
-func Load(root, agent string) *History {
+// LoadHistory reads every run of agent under root.
+func LoadHistory(root, agent string) *History {
 	h := &History{Agent: agent, Scenarios: map[string][]Entry{}}
 	dirs := store.ListRuns(root, agent)
 	for i, d := range dirs {
@@ -89,7 +87,7 @@ func Load(root, agent string) *History {
 			r.Report = rep
 		}
 		if prof, err := st.Profile(); err == nil && prof.Pricing != nil {
-			r.Pricing, r.Cost = prof.Pricing, &cost.Cost{}
+			r.Pricing, r.Cost = prof.Pricing, &Cost{}
 		}
 		h.Runs = append(h.Runs, r)
 		for _, e := range run.Included {
@@ -98,9 +96,9 @@ func Load(root, agent string) *History {
 				list = make([]Entry, len(dirs))
 				h.Scenarios[e.ScenarioID] = list
 			}
-			list[i] = Read(st.ScenarioDir(e.ScenarioID))
+			list[i] = ReadEntry(st.ScenarioDir(e.ScenarioID))
 			if r.Pricing != nil && list[i].verdict != nil {
-				c := cost.Scenario(r.Pricing, st.ScenarioDir(e.ScenarioID), list[i].verdict)
+				c := ScenarioCost(r.Pricing, st.ScenarioDir(e.ScenarioID), list[i].verdict)
 				list[i].Cost = &c
 				r.Cost.Add(c)
 			}
@@ -125,8 +123,8 @@ func Load(root, agent string) *History {
 	return h
 }
 
-// Read is the entry of the scenario whose records are in dir.
-func Read(dir string) Entry {
+// ReadEntry is the entry of the scenario whose records are in dir.
+func ReadEntry(dir string) Entry {
 	e := Entry{Status: NotRun}
 	if _, err := os.Stat(filepath.Join(dir, "snapshot.yaml")); err == nil {
 		e.Status = NotJudged

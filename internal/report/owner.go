@@ -1,4 +1,4 @@
-package history
+package report
 
 // Who must act on a scenario that did not pass, as a pure function of its records: the
 // agent's team, the scenario's author, whoever keeps the hooks, or whoever runs the judge.

@@ -1,4 +1,4 @@
-package cost
+package report
 
 import (
 	"testing"
@@ -15,13 +15,13 @@ func TestVerdicts(t *testing.T) {
 	agent := &record.Verdict{Usage: record.Tokens(1_000_000, 500_000)}                                                                 // 0.15 + 0.30
 	judged := &record.Verdict{Usage: record.Tokens(0, 0), Judge: &record.JudgeInfo{Model: "judge-1", Usage: record.Tokens(1000, 100)}} // 0.003 + 0.0015
 	cached := &record.Verdict{Usage: record.Tokens(0, 0), Judge: &record.JudgeInfo{Model: "judge-1", Cached: true, Usage: record.Tokens(1000, 100)}}
-	c := Verdicts(table, []*record.Verdict{agent, judged, cached})
+	c := VerdictsCost(table, []*record.Verdict{agent, judged, cached})
 	assert.InDelta(t, 0.45, c.Agent, 1e-12)
 	assert.InDelta(t, 0.0045, c.Judge, 1e-12, "a cached answer was paid for by the run that asked")
 	assert.InDelta(t, 0.4545, c.Total, 1e-12)
 	assert.Empty(t, c.Unpriced)
 
-	c = Verdicts(table, []*record.Verdict{
+	c = VerdictsCost(table, []*record.Verdict{
 		{Usage: nil},
 		{Usage: &record.Usage{Input: &in}},
 		{Usage: record.Tokens(10, 10), Judge: &record.JudgeInfo{Model: "judge-2", Usage: record.Tokens(1, 1)}},
@@ -30,7 +30,7 @@ func TestVerdicts(t *testing.T) {
 	assert.Equal(t, []string{"agent usage not reported", "judge model judge-2 has no price"}, c.Unpriced)
 
 	var sum Cost
-	sum.Add(Verdicts(table, []*record.Verdict{agent}))
+	sum.Add(VerdictsCost(table, []*record.Verdict{agent}))
 	sum.Add(c)
 	assert.InDelta(t, 0.45+(10*0.15+10*0.60)/1e6, sum.Total, 1e-12)
 	assert.Len(t, sum.Unpriced, 2)
@@ -44,11 +44,11 @@ func TestASimulatedUserIsPriced(t *testing.T) {
 		"small": {InputPerMillion: 0.15, OutputPerMillion: 0.60}, "player": {InputPerMillion: 1, OutputPerMillion: 2}}}
 	played := &record.Verdict{Usage: record.Tokens(0, 0), Simulator: &record.SimulatorInfo{Model: "player", Answers: 3, Usage: record.Tokens(1_000_000, 500_000)}}
 	cached := &record.Verdict{Usage: record.Tokens(0, 0), Simulator: &record.SimulatorInfo{Model: "player", Answers: 3, Cached: 3}}
-	c := Verdicts(table, []*record.Verdict{played, cached})
+	c := VerdictsCost(table, []*record.Verdict{played, cached})
 	assert.InDelta(t, 2.0, c.User, 1e-12)
 	assert.InDelta(t, 2.0, c.Total, 1e-12)
 	assert.Empty(t, c.Unpriced)
-	c = Verdicts(table, []*record.Verdict{{Usage: record.Tokens(0, 0), Simulator: &record.SimulatorInfo{Model: "player", Answers: 2}}})
+	c = VerdictsCost(table, []*record.Verdict{{Usage: record.Tokens(0, 0), Simulator: &record.SimulatorInfo{Model: "player", Answers: 2}}})
 	assert.Zero(t, c.User)
 	assert.Equal(t, []string{"simulated user usage not reported"}, c.Unpriced)
 }

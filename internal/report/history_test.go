@@ -1,4 +1,4 @@
-package history
+package report
 
 import (
 	"os"
@@ -54,7 +54,7 @@ func TestLoad(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(hooks, append(data, ' '), 0o644))
 
-	h := Load(root, "fake")
+	h := LoadHistory(root, "fake")
 	require.Len(t, h.Runs, 3)
 	assert.Equal(t, "2026-12-03T10-00-00Z", h.Runs[0].ID, "newest first")
 	status := func(id string) []string {
@@ -110,7 +110,7 @@ func TestARegressionBesideAnUndecidedJudgeRowIsTheAgents(t *testing.T) {
 		record.Row{CriterionID: "C4", Status: record.Fail, Confidence: "High"}, judge)
 	write("2026-12-03T10-00-00Z", record.Row{CriterionID: "C1", Status: record.Fail, Confidence: "High"}, record.Row{CriterionID: "C2", Status: record.Pass}, judge)
 
-	h := Load(root, "fake")
+	h := LoadHistory(root, "fake")
 	require.Len(t, h.Runs, 3)
 	assert.False(t, h.EverPassed("SC-1"), "never passed whole")
 	assert.Equal(t, OwnerAgent, h.Owner("SC-1", 0), "C1 passed on 12-01 and fails now: the agent's regression")
@@ -132,5 +132,5 @@ func TestFlakyIsWithinARun(t *testing.T) {
 	}
 	require.NoError(t, store.NewRedactor(nil).WriteVerdict(sdir, &v))
 	run(t, root, "2026-12-02T10-00-00Z", 1500, map[string]record.Status{"SC-1": record.Pass})
-	assert.True(t, Load(root, "fake").Flaky("SC-1"))
+	assert.True(t, LoadHistory(root, "fake").Flaky("SC-1"))
 }

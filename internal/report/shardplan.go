@@ -1,4 +1,4 @@
-package history
+package report
 
 // Shard plans: each agent's suite split over N shards by time rather than by count, every
 // scenario's expected duration from its recorded runs, placed longest first on the shard

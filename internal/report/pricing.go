@@ -1,8 +1,10 @@
-// Package cost turns the tokens a run's records hold into money, by the profile's price
+// Pricing turns the tokens a run's records hold into money, by the profile's price
 // table: the agent's usage at the profile's agent model, each judge's and each simulated
-// user's at the model it was asked for. What was not reported is not priced: a scenario whose agent reported no usage
-// has no agent cost, never a cost of zero, and the sums say how many were left out.
-package cost
+// user's at the model it was asked for. What was not reported is not priced: a scenario
+// whose agent reported no usage has no agent cost, never a cost of zero, and the sums say
+// how many were left out.
+
+package report
 
 import (
 	"fmt"
@@ -25,9 +27,9 @@ type Cost struct {
 	Unpriced []string `json:"unpriced,omitempty" yaml:"unpriced,omitempty"`
 }
 
-// Of prices one usage at model; ok is false, with why, when the usage or either count was
+// PriceOf prices one usage at model; ok is false, with why, when the usage or either count was
 // not reported or the model has no price.
-func Of(t *record.Pricing, model string, u *record.Usage) (float64, string) {
+func PriceOf(t *record.Pricing, model string, u *record.Usage) (float64, string) {
 	p, found := t.Models[model]
 	switch {
 	case !found:
@@ -38,29 +40,29 @@ func Of(t *record.Pricing, model string, u *record.Usage) (float64, string) {
 	return (float64(*u.Input)*p.InputPerMillion + float64(*u.Output)*p.OutputPerMillion) / 1e6, ""
 }
 
-// Verdicts is the cost of one scenario from its attempts' verdicts (the scenario's own
+// VerdictsCost is the cost of one scenario from its attempts' verdicts (the scenario's own
 // verdict when it ran once): the agent's usage of each, and its judge's.
-func Verdicts(t *record.Pricing, attempts []*record.Verdict) Cost {
+func VerdictsCost(t *record.Pricing, attempts []*record.Verdict) Cost {
 	var c Cost
 	for _, v := range attempts {
 		if v == nil {
 			continue
 		}
-		if n, why := Of(t, t.AgentModel, v.Usage); why != "" {
+		if n, why := PriceOf(t, t.AgentModel, v.Usage); why != "" {
 			c.note("agent " + why)
 		} else {
 			c.Agent += n
 		}
 		if j := v.Judge; j != nil && !j.Cached {
 			// A cached answer was paid for by the run that asked.
-			if n, why := Of(t, j.Model, j.Usage); why != "" {
+			if n, why := PriceOf(t, j.Model, j.Usage); why != "" {
 				c.note("judge " + why)
 			} else {
 				c.Judge += n
 			}
 		}
 		if sim := v.Simulator; sim != nil && sim.Answers > sim.Cached {
-			if n, why := Of(t, sim.Model, sim.Usage); why != "" {
+			if n, why := PriceOf(t, sim.Model, sim.Usage); why != "" {
 				c.note("simulated user " + why)
 			} else {
 				c.User += n
@@ -71,12 +73,12 @@ func Verdicts(t *record.Pricing, attempts []*record.Verdict) Cost {
 	return c
 }
 
-// Scenario is the cost of the scenario whose records are in dir and whose verdict is v:
+// ScenarioCost is the cost of the scenario whose records are in dir and whose verdict is v:
 // each attempt's verdict for a repeated one (an attempt whose verdict does not read adds
 // nothing), else v's.
-func Scenario(t *record.Pricing, dir string, v *record.Verdict) Cost {
+func ScenarioCost(t *record.Pricing, dir string, v *record.Verdict) Cost {
 	if len(v.Attempts) == 0 {
-		return Verdicts(t, []*record.Verdict{v})
+		return VerdictsCost(t, []*record.Verdict{v})
 	}
 	vs := make([]*record.Verdict, 0, len(v.Attempts))
 	for _, a := range v.Attempts {
@@ -84,7 +86,7 @@ func Scenario(t *record.Pricing, dir string, v *record.Verdict) Cost {
 			vs = append(vs, av)
 		}
 	}
-	return Verdicts(t, vs)
+	return VerdictsCost(t, vs)
 }
 
 // Add counts o into c.
