@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -310,11 +309,6 @@ func (r *Run) finish() {
 	if stoppedEarly(r.ctx) != "" {
 		last = r.ctx
 	}
-	// Every scenario has ended, and the heap the run went through is garbage. It goes back
-	// to the system before the run's end reads the records back (report.yaml, the page),
-	// so that their reading does not stack on the run's high-water mark: at 20,000
-	// scenarios the peak is 2.4 MB lower (docs/performance.md), for one collection.
-	debug.FreeOSMemory()
 	rep, err := r.run.Finish(last, time.Now())
 	if capability.Page != nil {
 		err = errors.Join(err, capability.Page(r.run.Dir))
