@@ -44,6 +44,12 @@ func sections(prompt string) []section {
 // carefulAnswer decides a literal claim from the prompt's record: ok is false for a
 // statement that claims nothing literal.
 func carefulAnswer(statement, prompt string) (status string, evidence []string, ok bool) {
+	if twinOf(statement, prompt) {
+		if q := firstAgentQuote(prompt); q != "" {
+			return string(record.Fail), []string{q}, true
+		}
+		return string(record.UnableToVerify), []string{}, true
+	}
 	c, ok := modeljudge.ReadControl(statement)
 	if !ok {
 		return "", nil, false
@@ -336,4 +342,49 @@ func shapeAnswer(statement, prompt, quote string) (string, []string) {
 		return string(record.Pass), []string{q}
 	}
 	return string(record.Pass), []string{quote}
+}
+
+var askedRE = regexp.MustCompile(`(?m)^- Q\d+: (.*)$`)
+
+// twinOf says whether statement is another statement of the prompt with the one value it
+// names changed to one the record never shows, where the other's value is in the record:
+// what a careful reader sees as a claim nothing supports.
+func twinOf(statement, prompt string) bool {
+	rec := prompt
+	if i := strings.Index(rec, "\nThe record:\n"); i >= 0 {
+		rec = rec[i:]
+	}
+	goal := ""
+	if m := goalRE.FindStringSubmatch(prompt); m != nil {
+		goal = m[1]
+	}
+	shows := func(v string) bool {
+		v = strings.ToLower(strings.TrimRight(v, ".,;:"))
+		return strings.Contains(strings.ToLower(rec), v) || strings.Contains(strings.ToLower(goal), v)
+	}
+	if _, ok := modeljudge.TwinValue(strings.Join(strings.Fields(statement), " ")); !ok {
+		return false // a claim that something is not so, or is within a bound, is not read this way
+	}
+	words := strings.Fields(statement)
+	for _, m := range askedRE.FindAllStringSubmatch(prompt, -1) {
+		other := strings.Fields(m[1])
+		if len(other) != len(words) || m[1] == statement {
+			continue
+		}
+		differ := -1
+		for i := range words {
+			if words[i] != other[i] {
+				if differ >= 0 {
+					differ = -2
+					break
+				}
+				differ = i
+			}
+		}
+		if differ >= 0 && strings.ContainsAny(words[differ], "0123456789") && strings.ContainsAny(other[differ], "0123456789") &&
+			!shows(words[differ]) && shows(other[differ]) {
+			return true
+		}
+	}
+	return false
 }

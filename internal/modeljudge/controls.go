@@ -68,6 +68,7 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 	if len(rest) == 0 {
 		return out, ""
 	}
+	first := len(out)
 	for i, f := range pick(rest, k, rnd) {
 		var v string
 		var negate bool
@@ -107,6 +108,11 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 		}
 		seen[s] = true
 		out = append(out, control{statement: s, want: want})
+	}
+	// The last of them gives way to a twin of one of the request's own criteria, where one
+	// can be made (twin.go): it reads as the criteria do because it is one of them.
+	if s, ok := twinOf(c, redact, budget, rnd); ok && len(out) > first && !seen[s] {
+		out[len(out)-1] = control{statement: s, want: record.Fail}
 	}
 	return out, ""
 }

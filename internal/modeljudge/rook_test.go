@@ -275,9 +275,9 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 	acc := naiveBayesCV(controls, criteria, 5)
 	t.Logf("naive Bayes on words and word pairs, 5-fold: balanced accuracy %.3f", acc)
 	// The goal is under 0.7. Where it stands is in docs/judge.md; this holds the ground
-	// gained (0.81 before controls were worded as criteria are, and named keys and tools in
-	// words) against wording that would give controls away further.
-	assert.Less(t, acc, 0.85, "a bag-of-words classifier tells controls from criteria")
+	// gained (0.80 before a control could be a twin of one of the request's own criteria,
+	// 0.735 with it) against wording that would give controls away further.
+	assert.Less(t, acc, 0.78, "a bag-of-words classifier tells controls from criteria")
 }
 
 // tokens are a statement's lowercase words and adjacent word pairs.

@@ -3,6 +3,7 @@ package modeljudge_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -243,4 +244,59 @@ func TestAHugeRepeatedReplyIsBounded(t *testing.T) {
 	r := d.Results["C2"]
 	assert.Equal(t, record.UnableToVerify, r.Status, "%+v", r)
 	assert.Contains(t, r.Achieved, "the quote leaves out what turns it around in its sentence", "the judge's quote starts after a cannot")
+}
+
+// Where one of the request's own criteria claims a value the record shows, one control is
+// that criterion with the value changed by a digit to one the prompt never shows (a twin):
+// it reads as the criteria read because it is one of them, a careful judge answers it Fail,
+// and a judge that passes what it cannot check fails it. A criterion that denies, bounds
+// or compares is never twinned: its twin could hold.
+func TestATwinIsOneOfTheRequestsOwnCriteria(t *testing.T) {
+	criteria := []modeljudge.Criterion{
+		{ID: "C1", Statement: "The post-transfer balance is USD 4800. Inspect the recorded customer-facing output."},
+		{ID: "C2", Statement: "The reply must not contain ACC-1001."},
+		{ID: "C3", Statement: "The answer costs at most 400 tokens."},
+		{ID: "C4", Statement: "The transfer stays within the 5000 limit."},
+	}
+	twinRE := regexp.MustCompile(`(?m)^- Q\d+: (The post-transfer balance is USD (\d+)\. Inspect the recorded customer-facing output\.)$`)
+	scripts := map[string]string{}
+	for i := range 16 {
+		scripts[fmt.Sprintf("SC-C%d", i)] = fakejudge.GroundedPass
+		scripts[fmt.Sprintf("SC-P%d", i)] = fakejudge.PassAll
+	}
+	j, fake := newJudge(t, scripts, nil)
+	twins := 0
+	for i := range 16 {
+		c := modeljudge.Case{ScenarioID: fmt.Sprintf("SC-C%d", i), Goal: fmt.Sprintf("Move 200 from ACC-1001 to savings, request %d.", i), Criteria: criteria,
+			Evidence: observe.Said(observe.Given{Input: "Move 200 from ACC-1001 to savings.", Output: "Done: the post-transfer balance on ACC-1001 is USD 4800, and 5000 is your daily limit."})}
+		careful := j.Decide(context.Background(), c)
+		prompt := fake.Requests(c.ScenarioID)[0].Prompt
+		var made []string
+		for _, m := range twinRE.FindAllStringSubmatch(prompt, -1) {
+			if m[2] != "4800" {
+				made = append(made, m[2])
+				assert.NotContains(t, strings.ReplaceAll(prompt, m[1], ""), m[2], "a twin's value is nowhere else in the prompt")
+			}
+		}
+		for _, kept := range criteria[1:] {
+			shape := regexp.MustCompile(`(?m)^- Q\d+: ` + regexp.MustCompile(`\d+`).ReplaceAllString(regexp.QuoteMeta(kept.Statement), `\d+`) + `$`)
+			for _, line := range shape.FindAllString(prompt, -1) {
+				assert.True(t, strings.HasSuffix(line, ": "+kept.Statement), "twinned: %s", line)
+			}
+		}
+		if !assert.Zero(t, careful.Info.ControlsFailed, "a careful judge fails no control: %v", careful.Info.Asked) {
+			t.Log(prompt, careful.Results)
+		}
+		if len(made) == 0 {
+			continue
+		}
+		twins++
+		require.Len(t, made, 1)
+		assert.Equal(t, record.Pass, careful.Results["C1"].Status)
+		c.ScenarioID = fmt.Sprintf("SC-P%d", i)
+		passAll := j.Decide(context.Background(), c)
+		assert.Positive(t, passAll.Info.ControlsFailed, "a judge that passes everything passes the twin")
+		assert.Equal(t, record.UnableToVerify, passAll.Results["C1"].Status)
+	}
+	assert.GreaterOrEqual(t, twins, 8, "most requests carry a twin where a criterion can have one")
 }
