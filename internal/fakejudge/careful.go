@@ -344,15 +344,13 @@ func shapeAnswer(statement, prompt, quote string) (string, []string) {
 	return string(record.Pass), []string{quote}
 }
 
-var askedRE = regexp.MustCompile(`(?m)^- Q\d+: (.*)$`)
-
 // twinOf says whether statement is another statement of the prompt with the one value it
 // names changed to one the record never shows, where the other's value is in the record:
 // what a careful reader sees as a claim nothing supports.
 func twinOf(statement, prompt string) bool {
-	rec := prompt
+	asked, rec := prompt, prompt
 	if i := strings.Index(rec, "\nThe record:\n"); i >= 0 {
-		rec = rec[i:]
+		asked, rec = prompt[:i], rec[i:]
 	}
 	goal := ""
 	if m := goalRE.FindStringSubmatch(prompt); m != nil {
@@ -366,9 +364,9 @@ func twinOf(statement, prompt string) bool {
 		return false // a claim that something is not so, or is within a bound, is not read this way
 	}
 	words := strings.Fields(statement)
-	for _, m := range askedRE.FindAllStringSubmatch(prompt, -1) {
-		other := strings.Fields(m[1])
-		if len(other) != len(words) || m[1] == statement {
+	for _, m := range criterionRE.FindAllStringSubmatch(asked, -1) {
+		other := strings.Fields(m[2])
+		if len(other) != len(words) || m[2] == statement {
 			continue
 		}
 		differ := -1
