@@ -54,8 +54,8 @@ func carefulAnswer(statement, prompt string) (status string, evidence []string, 
 	if !ok {
 		return "", nil, false
 	}
-	var holds bool
-	var quote string
+	var holds, read bool
+	var quote, other string
 	for _, s := range sections(prompt) {
 		switch c.Kind {
 		case "called":
@@ -67,16 +67,27 @@ func carefulAnswer(statement, prompt string) (status string, evidence []string, 
 		case "refused":
 			if strings.HasSuffix(s.title, ": agent [said]") {
 				if q, agreed, found := agreedTo(c.Value, s.body); found && quote == "" {
-					holds, quote = agreed, q
+					holds, quote, read = agreed, q, true
 				}
 			}
 		default:
 			for _, t := range about(c, s) {
 				if q, found := find(c, t); found && !holds {
 					holds, quote = true, q
+				} else if !found && other == "" {
+					other = keyElement(c.Key, t)
 				}
 			}
 		}
+	}
+	if quote == "" {
+		quote = other // what the key does hold, which shows the claim false
+	}
+	if c.Kind == "refused" && !read {
+		// The action is in no reply: this is not the negation control, whose action is a
+		// reply's words, but a criterion worded as one ("The agent says it will refund
+		// ORD-7"), which a literal reading cannot decide.
+		return "", nil, false
 	}
 	if quote == "" {
 		quote = firstAgentQuote(prompt)
@@ -167,7 +178,7 @@ func about(c modeljudge.Control, s section) []string {
 func find(c modeljudge.Control, text string) (string, bool) {
 	var v any
 	if c.Key != "" && json.Unmarshal([]byte(text), &v) == nil {
-		key, ok := hasPair(v, c.Key, c.Value, 0)
+		key, ok := hasPair(v, c.Key, c.Value, "", 0)
 		if !ok {
 			return "", false
 		}
@@ -209,35 +220,52 @@ func find(c modeljudge.Control, text string) (string, bool) {
 	return strings.TrimSpace(text), true
 }
 
-// hasPair finds, under v, a key that words (modeljudge.KeyWords) say as key, holding value;
-// it returns the key as the JSON writes it.
-func hasPair(v any, key, value string, depth int) (string, bool) {
+// hasPair finds, under v, a key that words (modeljudge.KeyWords) say as key, holding value,
+// where a nested key is said with its object's key ("receipt amount"); it returns the key
+// as the JSON writes it.
+func hasPair(v any, key, value, parent string, depth int) (string, bool) {
 	if depth > 8 {
 		return "", false
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if modeljudge.KeyWords(k) == key && scalar(e) == value {
+			if modeljudge.KeyWords(modeljudge.NestedKey(parent, k)) == key && scalar(e) == value {
 				return k, true
 			}
-			if raw, ok := hasPair(e, key, value, depth+1); ok {
+			if raw, ok := hasPair(e, key, value, k, depth+1); ok {
 				return raw, true
 			}
 		}
 	case []any:
 		for _, e := range x {
-			if raw, ok := hasPair(e, key, value, depth+1); ok {
+			if raw, ok := hasPair(e, key, value, parent+"[]", depth+1); ok {
 				return raw, true
 			}
 		}
 	case string:
 		var inner any
 		if strings.HasPrefix(x, "{") && json.Unmarshal([]byte(x), &inner) == nil {
-			return hasPair(inner, key, value, depth+1)
+			return hasPair(inner, key, value, parent, depth+1)
 		}
 	}
 	return "", false
+}
+
+// keyElement is the first JSON element of text under a key the words key say
+// (modeljudge.KeyWords, its last part), or "".
+func keyElement(key, text string) string {
+	if key == "" {
+		return ""
+	}
+	for _, el := range elements(text) {
+		k, _, ok := strings.Cut(strings.TrimSpace(el), ":")
+		k = strings.Trim(strings.TrimSpace(k), `"\`)
+		if ok && k != "" && strings.HasSuffix(key, modeljudge.KeyWords(k)) {
+			return el
+		}
+	}
+	return ""
 }
 
 func scalar(v any) string {

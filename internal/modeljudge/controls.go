@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -43,6 +44,7 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 		}
 	}
 	w := worldOf(c, all, redact)
+	words := wordsOf(c.Criteria)
 	var out []control
 	seen := map[string]bool{}
 	// The negation control: where a reply refuses or negates an action, one control claims
@@ -69,7 +71,7 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 		return out, ""
 	}
 	first := len(out)
-	for i, f := range pick(rest, k, rnd) {
+	for i, f := range pick(rest, k, topics(c.Criteria), words, rnd) {
 		var v string
 		var negate bool
 		want := []record.Status{record.Fail, record.Pass, []record.Status{record.Pass, record.Fail}[rnd.IntN(2)]}[i]
@@ -82,7 +84,7 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 				v, negate = f.value, true
 			}
 		} else {
-			v, negate = f.value, rnd.IntN(5) < 2
+			v, negate = f.value, rnd.IntN(5) < 1 // one in five denies, as criteria deny less than they claim
 			if (want == record.Pass) == negate { // the claim must not hold as stated: change the value
 				if changed, ok := w.change(f, rnd); ok {
 					v = changed
@@ -117,9 +119,32 @@ func controlsFor(c Case, redact func(string) string, seed uint64, budget int) ([
 	return out, ""
 }
 
+// named counts the words of f's key and tool (as KeyWords says them) that the criteria use.
+func named(f fact, words map[string]bool) int {
+	n := 0
+	for _, w := range strings.Fields(KeyWords(f.key) + " " + KeyWords(f.tool)) {
+		if words[w] {
+			n++
+		}
+	}
+	return n
+}
+
+// wordsOf are the lowercase words of the criteria's statements.
+func wordsOf(criteria []Criterion) map[string]bool {
+	out := map[string]bool{}
+	for _, cr := range criteria {
+		for _, w := range wordRE().FindAllString(strings.ToLower(cr.Statement), -1) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
 // pick chooses k facts, of as many kinds as the record has, with repeats only when it has
-// fewer than k.
-func pick(facts []fact, k int, rnd *rand.Rand) []fact {
+// fewer than k; the kinds the request's criteria speak of (prefer) come first, and of a
+// kind the facts whose key or tool the criteria's words name.
+func pick(facts []fact, k int, prefer map[factKind]int, words map[string]bool, rnd *rand.Rand) []fact {
 	byKind := map[factKind][]fact{}
 	var kinds []factKind
 	for _, f := range facts {
@@ -132,12 +157,23 @@ func pick(facts []fact, k int, rnd *rand.Rand) []fact {
 	for _, kd := range kinds {
 		l := byKind[kd]
 		rnd.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+		// Of a kind, the facts whose key or tool the criteria name first: a control about
+		// the balance beside a criterion about the balance.
+		sort.SliceStable(l, func(i, j int) bool { return named(l[i], words) > named(l[j], words) })
 	}
-	var order []fact // one of each kind, then a second of each, ...
-	for i := 0; len(order) < min(len(facts), k); i++ {
-		for _, kd := range kinds {
-			if i < len(byKind[kd]) {
-				order = append(order, byKind[kd][i])
+	// One of each kind, then a second of each, ...: the kinds the criteria speak of first,
+	// until their facts run out, then the others.
+	var order []fact
+	for _, group := range [][]factKind{preferred(kinds, prefer, true), preferred(kinds, prefer, false)} {
+		for i := 0; len(order) < min(len(facts), k); i++ {
+			n := len(order)
+			for _, kd := range group {
+				if i < len(byKind[kd]) {
+					order = append(order, byKind[kd][i])
+				}
+			}
+			if len(order) == n {
+				break
 			}
 		}
 	}
@@ -146,6 +182,49 @@ func pick(facts []fact, k int, rnd *rand.Rand) []fact {
 		out[i] = order[i%len(order)]
 	}
 	return out
+}
+
+// preferred are the kinds the criteria speak of (or, with in false, the others), in
+// kinds' order.
+func preferred(kinds []factKind, prefer map[factKind]int, in bool) []factKind {
+	var out []factKind
+	for _, k := range kinds {
+		if prefer[k] > 0 == in {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// topics counts the criteria that speak of each kind of fact: of the agent's replies, of
+// its tool calls, of what was collected or captured. A control is made first of what the
+// criteria speak of, so that it tests the reading they need and reads as they do.
+func topics(criteria []Criterion) map[factKind]int {
+	out := map[factKind]int{}
+	for _, cr := range criteria {
+		first, rest, _ := strings.Cut(cr.Statement, ". ")
+		for _, t := range topicWords {
+			// The first sentence says what the criterion is about; the rest how to read
+			// its sources (Rook's "Inspect the recorded customer-facing output"), where a
+			// tool is named only to be excused ("a denied tool attempt is permitted").
+			if t.re().MatchString(first) || t.ofSources && t.re().MatchString(rest) {
+				for _, k := range t.kinds {
+					out[k]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+var topicWords = []struct {
+	re        func() *regexp.Regexp
+	kinds     []factKind
+	ofSources bool
+}{
+	{check.Pattern(`(?i)\b(repl(y|ies)|says?|tells?|mentions?|names?|response|answers?|explains?|confirms?|output|words?|customer-facing)\b`), []factKind{inReply}, true},
+	{check.Pattern(`(?i)\b(tools?|calls?|called|invok\w*|looks?\b.*\bup|lookups?)\b`), []factKind{called, argument, result, noCalls}, false},
+	{check.Pattern(`(?i)\b(collect\w*|evidence|effects?|receipts?|captured|json|exists?)\b`), []factKind{collected, inFile, inFileText}, true},
 }
 
 // tailsOf are the sentences the criteria add after their first (Rook's criteria say how to
@@ -294,7 +373,7 @@ func otherVerbs(tool string, rnd *rand.Rand) []string {
 	}
 	var out []string
 	for _, i := range rnd.Perm(len(verbs)) {
-		if n := verbs[i] + "_" + rest; n != tool {
+		if n := verbs[i] + "_" + rest; n != tool && verbs[i] != rest { // not transfer_transfer
 			out = append(out, n)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/rookgo/rookgo/internal/check"
 )
 
 // How controls are worded, and read back: the templates of each kind of claim, in the voice
@@ -28,38 +30,41 @@ type Control struct {
 }
 
 // templates word each kind of claim: a statement's first sentence, with {tool}, {key},
-// {value} and {turn} in it; a positive and a negative form each. They are written in the
-// voice of criteria (Rook's and the examples'): the reply mentions or gives; the agent calls
-// or does not call; the recorded value is; no call is recorded. A key and a tool are said in
-// words (KeyWords), never as the raw JSON key or the tool's identifier.
+// {value} and {turn} in it ({a key}: the key with its article); a positive and a negative
+// form each. They are written in the voice of criteria (Rook's and the examples'): the reply
+// names, includes or gives; the agent calls or does not call; the recorded value is; no
+// call is recorded. A key and a tool are said in words (KeyWords), never as the raw JSON key
+// or the tool's identifier; a reply's plain word is quoted.
 var templates = map[factKind]struct{ pos, neg []string }{
 	inReply: {
-		pos: []string{"The reply mentions {value}.", "The agent's reply gives {value}.", "The agent mentions {value}.",
-			"The agent tells the customer about {value}."},
-		neg: []string{"The reply does not mention {value}.", "The agent's reply never gives {value}.", "The agent does not mention {value}.",
-			"The agent never tells the customer about {value}."},
+		pos: []string{"The reply names {value}.", "The reply includes {value}.", "The agent names {value}.", "The reply gives {value}.",
+			"The response includes {value}.", "The reply contains {value}."},
+		neg: []string{"The reply does not name {value}.", "The reply does not include {value}.", "The agent does not name {value}.",
+			"The response does not include {value}.", "The reply does not contain {value}.", "The reply does not give {value}."},
 	},
 	called: {
-		pos: []string{"The agent calls the {tool} tool.", "The agent uses the {tool} tool during the conversation.", "A call to the {tool} tool is recorded.",
-			"The {tool} tool is invoked."},
+		pos: []string{"The agent calls the {tool} tool.", "The agent uses the {tool} tool.", "A call to the {tool} tool is recorded.",
+			"The {tool} tool is invoked.", "The {tool} tool is called."},
 		neg: []string{"The agent does not call the {tool} tool.", "The agent never uses the {tool} tool.", "No call to the {tool} tool is recorded.",
-			"The {tool} tool is never invoked."},
+			"The {tool} tool is not invoked.", "The {tool} tool is not called."},
 	},
 	argument: {
 		pos: []string{"The agent calls the {tool} tool with {value} as the {key}.", "The {tool} tool is called with the {key} set to {value}.",
-			"The agent asks the {tool} tool for {key} {value}."},
+			"The agent asks the {tool} tool for {key} {value}.", "The agent passes {value} as the {key} to the {tool} tool."},
 		neg: []string{"The agent does not call the {tool} tool with {value} as the {key}.", "The {tool} tool is never called with the {key} set to {value}.",
-			"The agent never asks the {tool} tool for {key} {value}."},
+			"The agent does not ask the {tool} tool for {key} {value}.", "The agent does not pass {value} as the {key} to the {tool} tool."},
 	},
 	result: {
 		pos: []string{"The {tool} tool reports the {key} as {value}.", "The {key} that the {tool} tool returns is {value}.",
-			"According to the {tool} tool, the {key} is {value}."},
+			"According to the {tool} tool, the {key} is {value}.", "The {tool} tool returns {value} as the {key}.",
+			"The {tool} tool returns {a key} of {value}."},
 		neg: []string{"The {tool} tool does not report the {key} as {value}.", "The {key} that the {tool} tool returns is not {value}.",
-			"According to the {tool} tool, the {key} is not {value}."},
+			"According to the {tool} tool, the {key} is not {value}.", "The {tool} tool does not return {value} as the {key}.",
+			"The {tool} tool does not return {a key} of {value}."},
 	},
 	collected: {
-		pos: []string{"The recorded {key} is {value}.", "The collected evidence shows the {key} is {value}.", "After the conversation, the {key} is {value}."},
-		neg: []string{"The recorded {key} is not {value}.", "The collected evidence does not show the {key} is {value}.", "After the conversation, the {key} is not {value}."},
+		pos: []string{"The recorded {key} is {value}.", "The system records the {key} as {value}.", "The collected data gives the {key} as {value}."},
+		neg: []string{"The recorded {key} is not {value}.", "The system does not record the {key} as {value}.", "The collected data does not give the {key} as {value}."},
 	},
 	inFile: {
 		pos: []string{"The captured evidence gives the {key} as {value}.", "The evidence file records the {key} as {value}.", "In the captured evidence, the {key} is {value}."},
@@ -67,22 +72,22 @@ var templates = map[factKind]struct{ pos, neg []string }{
 	},
 	inFileText: {
 		pos: []string{"The captured evidence includes {value}.", "The evidence file names {value}."},
-		neg: []string{"The captured evidence does not include {value}.", "The evidence file never names {value}."},
+		neg: []string{"The captured evidence does not include {value}.", "The evidence file does not name {value}."},
 	},
 	noCalls: {
 		pos: []string{"No tool is called.", "The agent answers without calling any tool.", "No business action occurs."},
 		neg: []string{"The agent calls a tool.", "At least one tool call is recorded.", "A business action occurs."},
 	},
 	refusedAct: {
-		pos: []string{"The agent agrees to {value}.", "The reply confirms the agent will {value}."},
-		neg: []string{"The agent declines to {value}.", "The reply explains the agent will not {value}."},
+		pos: []string{"The agent agrees to {value}.", "The reply says the agent will {value}.", "The agent says it will {value}.", "The agent offers to {value}."},
+		neg: []string{"The agent declines to {value}.", "The reply says the agent will not {value}.", "The agent says it will not {value}.", "The agent does not offer to {value}."},
 	},
 }
 
 // turnTemplates word a reply's claim when the record holds more than one reply.
 var turnTemplates = struct{ pos, neg []string }{
-	pos: []string{"The reply in turn {turn} mentions {value}.", "In turn {turn}, the agent's reply gives {value}."},
-	neg: []string{"The reply in turn {turn} does not mention {value}.", "In turn {turn}, the agent's reply never gives {value}."},
+	pos: []string{"The reply in turn {turn} names {value}.", "In turn {turn}, the reply includes {value}."},
+	neg: []string{"The reply in turn {turn} does not name {value}.", "In turn {turn}, the reply does not include {value}."},
 }
 
 // KeyWords is a JSON key or a tool's name as a criterion says it: its words (snake_case and
@@ -90,10 +95,23 @@ var turnTemplates = struct{ pos, neg []string }{
 // expected arrival). A control names a key or a tool so ("the search transactions tool"),
 // and the project's scripted judge reads it back so.
 func KeyWords(key string) string {
+	var parts []string
+	for _, part := range strings.Split(key, ".") { // "receipt.to": its object's key, then its own
+		parts = append(parts, keyWord(part))
+	}
+	w := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+	if long, ok := keyWords[w]; ok {
+		return long
+	}
+	return w
+}
+
+// keyWord is one key's words.
+func keyWord(key string) string {
 	var b strings.Builder
 	for i, r := range key {
 		switch {
-		case r == '_' || r == '-' || r == '.':
+		case r == '_' || r == '-':
 			b.WriteByte(' ')
 		case unicode.IsUpper(r) && i > 0:
 			b.WriteByte(' ')
@@ -123,7 +141,15 @@ func say(t string, f fact, v string) string {
 	if f.kind == called {
 		f.tool = v
 	}
-	return strings.NewReplacer("{tool}", KeyWords(f.tool), "{key}", KeyWords(f.key), "{value}", v, "{turn}", strconv.Itoa(f.turn)).Replace(t)
+	if f.class == plainWord {
+		v = `"` + v + `"` // the reply includes "updated", as a criterion quotes a plain word
+	}
+	key := KeyWords(f.key)
+	a := "a " + key
+	if key != "" && strings.ContainsRune("aeiou", rune(key[0])) {
+		a = "an " + key
+	}
+	return strings.NewReplacer("{a key}", a, "{tool}", KeyWords(f.tool), "{key}", key, "{value}", v, "{turn}", strconv.Itoa(f.turn)).Replace(t)
 }
 
 // controlRE reads each template back; compiled on first use, as every pattern of the
@@ -142,7 +168,7 @@ var controlRE = sync.OnceValue(func() []struct {
 		p := regexp.QuoteMeta(t)
 		// A statement's first sentence: nothing in it ends a sentence (a dot is only one
 		// inside a value, "1250.75" or "maya@example.test").
-		p = strings.NewReplacer(`\{tool\}`, `(?P<tool>[\w-]+(?: [\w-]+)*?)`, `\{key\}`, `(?P<key>(?:[^.]|\.\S)+?)`, `\{value\}`, `(?P<value>(?:[^.]|\.\S)+?)`,
+		p = strings.NewReplacer(`\{a key\}`, `an? (?P<key>(?:[^.]|\.\S)+?)`, `\{tool\}`, `(?P<tool>[\w-]+(?: [\w-]+)*?)`, `\{key\}`, `(?P<key>(?:[^.]|\.\S)+?)`, `\{value\}`, `(?P<value>(?:[^.]|\.\S)+?)`,
 			`\{turn\}`, `(?P<turn>\d+)`).Replace(p)
 		out = append(out, struct {
 			re      *regexp.Regexp
@@ -195,7 +221,20 @@ func ReadControl(statement string) (c Control, ok bool) {
 				c.Turn, _ = strconv.Atoi(m[i])
 			}
 		}
+		if w := plainWordRE().FindStringSubmatch(c.Value); w != nil {
+			c.Value = w[1]
+		} else if c.Kind == "reply" && !replyValueRE().MatchString(c.Value) {
+			continue // "the reply names the expected delivery day": a criterion's words
+		}
 		return c, true
 	}
 	return Control{}, false
 }
+
+// replyValueRE is a value as a reply's controls name one (textFacts): a number, a name or
+// identifier (capitalised), or one plain word, never a phrase a criterion describes
+// ("the expected delivery day", "another customer email").
+var (
+	replyValueRE = check.Pattern(`^(?:[\p{Lu}\p{N}\p{Sc}]|\p{Ll}+$)`)
+	plainWordRE  = check.Pattern(`^"([^"]+)"$`)
+)

@@ -44,6 +44,7 @@ const (
 	number     valueClass = iota // 200, $5,000.00, ACC-1001: a digit changes
 	name                         // DHL, Thursday, "shipped": another of the record's names
 	toolName                     // get_account: another verb
+	plainWord                    // a reply's plain word, said quoted: the reply includes "updated"
 	structural                   // no value
 )
 
@@ -77,6 +78,9 @@ var (
 	// loneWordRE is a JSON string value that is one lowercase word: an enum, a kind, a
 	// status ("tool", "ok"), which criteria say in their own words, not as the value.
 	loneWordRE = check.Pattern(`^\p{Ll}+$`)
+	// identifierRE is a JSON string value in snake_case ("get_account", a span's name),
+	// which a criterion says in words.
+	identifierRE = check.Pattern(`^\p{Ll}[\p{Ll}\p{N}]*(?:_[\p{Ll}\p{N}]+)+$`)
 	// machineRE are values no criterion would name: ids, timestamps, measurements to
 	// many places.
 	machineRE = check.Pattern(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|^\d{4}-\d\d-\d\dT|\.\d{5,}|\d{13,}`)
@@ -119,7 +123,19 @@ func recordFacts(c Case, redact func(string) string) []fact {
 		}
 	}
 	if data := ev.Collect(); data.Observed {
-		for _, f := range jsonFacts(data.Value, redact) {
+		// Collect fetches "traces, tool calls, usage, logs, and other delayed evidence"
+		// (the hook contract): a control is made of the other evidence, what the agent's
+		// work left in the system, as criteria judge it. Its calls and usage are the run's,
+		// merged with what the turns reported (observe), and facts of them come from that
+		// merged record, never from one source's count; its traces and logs are telemetry
+		// no criterion names ("the trace's name is ...").
+		rest := make(map[string]any, len(data.Value))
+		for k, v := range data.Value {
+			if !telemetry[k] {
+				rest[k] = v
+			}
+		}
+		for _, f := range jsonFacts(rest, redact) {
 			f.kind = collected
 			add(f)
 		}
@@ -140,6 +156,10 @@ func recordFacts(c Case, redact func(string) string) []fact {
 	}
 	return out
 }
+
+// telemetry are collect data's keys for the run's own record: its calls, usage, traces
+// and logs.
+var telemetry = map[string]bool{"calls": true, "usage": true, "traces": true, "logs": true}
 
 // unfit are the characters a value a control names may not hold: they would break the
 // statement's line or its quoting.
@@ -172,7 +192,7 @@ func textFacts(s string) []fact {
 		for _, w := range wordRE().FindAllString(s, 200) {
 			if len(out) < 5 && len(w) >= 7 && !seen[strings.ToLower(w)] {
 				seen[strings.ToLower(w)] = true
-				out = append(out, fact{value: w, class: name})
+				out = append(out, fact{value: w, class: plainWord})
 			}
 		}
 	}
@@ -180,7 +200,8 @@ func textFacts(s string) []fact {
 }
 
 // jsonFacts are the scalar values of v under their keys, depth first in key order; a
-// string holding a JSON object is read as one.
+// string holding a JSON object is read as one. A value in a nested object is under its
+// object's key and its own ("receipt.amount", "effects.to"), as a reader names it.
 func jsonFacts(v any, redact func(string) string) []fact {
 	var out []fact
 	var walk func(key string, v any, depth int)
@@ -196,11 +217,11 @@ func jsonFacts(v any, redact func(string) string) []fact {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				walk(k, x[k], depth+1)
+				walk(NestedKey(key, k), x[k], depth+1)
 			}
 		case []any:
 			for _, e := range x {
-				walk(key, e, depth+1)
+				walk(key+"[]", e, depth+1)
 			}
 		case string:
 			s := redact(x)
@@ -209,14 +230,15 @@ func jsonFacts(v any, redact func(string) string) []fact {
 				walk(key, inner, depth+1)
 				return
 			}
-			if key == "" || len(s) > maxValue || strings.IndexFunc(s, unfit) >= 0 || machineRE().MatchString(s) || strings.TrimSpace(s) == "" {
-				return
+			if key == "" || len(s) > maxValue || strings.IndexFunc(s, unfit) >= 0 || machineRE().MatchString(s) || strings.TrimSpace(s) == "" ||
+				strings.TrimRight(s, ".!?") != s {
+				return // a sentence is no value a claim can name ("... need approval.")
 			}
 			class := name
 			if numberRE().FindString(s) == s {
 				class = number
-			} else if loneWordRE().MatchString(s) {
-				return // "tool", "ok": a lone JSON word no criterion names
+			} else if loneWordRE().MatchString(s) || identifierRE().MatchString(s) {
+				return // "tool", "ok", "get_account": a lone JSON word or an identifier no criterion names
 			}
 			out = append(out, fact{key: key, value: s, class: class})
 		case float64, json.Number, int, int64:
@@ -229,6 +251,20 @@ func jsonFacts(v any, redact func(string) string) []fact {
 	}
 	walk("", v, 0)
 	return out
+}
+
+// NestedKey is key k of the object under parent, as a reader names it: "receipt.amount",
+// the parent's own last part only, a list's objects under the list's key
+// ("effects[]" gives "effects.type", a criterion's "effects array"); k alone at the top.
+func NestedKey(parent, k string) string {
+	if i := strings.LastIndexByte(parent, '.'); i >= 0 {
+		parent = parent[i+1:]
+	}
+	parent = strings.TrimSuffix(parent, "[]")
+	if parent == "" {
+		return k
+	}
+	return parent + "." + k
 }
 
 // shown keeps the facts whose value (and tool) the prompt's record shows within budget

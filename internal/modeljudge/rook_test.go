@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -272,12 +273,22 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 	if os.Getenv("ROOK_SHOW_TOKENS") != "" {
 		showTokens(t, controls, criteria)
 	}
-	acc := naiveBayesCV(controls, criteria, 5)
-	t.Logf("naive Bayes on words and word pairs, 5-fold: balanced accuracy %.3f", acc)
-	// The goal is under 0.7. Where it stands is in docs/judge.md; this holds the ground
-	// gained (0.80 before a control could be a twin of one of the request's own criteria,
-	// 0.735 with it) against wording that would give controls away further.
-	assert.Less(t, acc, 0.78, "a bag-of-words classifier tells controls from criteria")
+	// One split into folds is one draw: the same statements score 0.65 to 0.75 as they
+	// fall. The mean over ten shuffles is the measure, each shuffle fixed.
+	var accs []float64
+	for seed := range uint64(10) {
+		accs = append(accs, naiveBayesCV(controls, criteria, 5, seed))
+	}
+	acc := 0.0
+	for _, a := range accs {
+		acc += a / float64(len(accs))
+	}
+	t.Logf("naive Bayes on words and word pairs, 5-fold, mean of %d shuffles: balanced accuracy %.3f (from %.3f to %.3f)",
+		len(accs), acc, slices.Min(accs), slices.Max(accs))
+	// 0.757 before controls were worded as criteria are (a twin of one of the request's
+	// own criteria, replies named as criteria name them, the criteria's sources first,
+	// no telemetry); docs/judge.md says what moved it.
+	assert.Less(t, acc, 0.7, "a bag-of-words classifier tells controls from criteria")
 }
 
 // tokens are a statement's lowercase words and adjacent word pairs.
@@ -292,8 +303,9 @@ func tokens(s string) []string {
 
 // naiveBayesCV is the balanced accuracy (the mean of each class's recall) of a multinomial
 // naive Bayes classifier with add-one smoothing telling a (controls) from b (criteria), each
-// statement scored by a model trained on the folds it is not in.
-func naiveBayesCV(a, b []string, folds int) float64 {
+// statement scored by a model trained on the folds it is not in, the statements shuffled
+// into folds by seed.
+func naiveBayesCV(a, b []string, folds int, seed uint64) float64 {
 	type item struct {
 		toks  []string
 		class int
@@ -305,7 +317,7 @@ func naiveBayesCV(a, b []string, folds int) float64 {
 	for _, s := range b {
 		items = append(items, item{tokens(s), 1})
 	}
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+	rand.New(rand.NewPCG(1, 2+seed)).Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 	var right, total [2]float64
 	for f := range folds {
 		var counts [2]map[string]float64

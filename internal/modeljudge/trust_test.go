@@ -300,3 +300,111 @@ func TestATwinIsOneOfTheRequestsOwnCriteria(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, twins, 8, "most requests carry a twin where a criterion can have one")
 }
+
+// controlStatements are the controls of the requests made for c under ids SC-<i>, i <
+// n, with the careful judge's verdict on each request.
+func controlStatements(t *testing.T, c modeljudge.Case, n int) (controls []string, failed int) {
+	t.Helper()
+	j, fake := newJudge(t, nil, nil)
+	for i := range n {
+		c.ScenarioID = fmt.Sprintf("SC-%d", i)
+		d := j.Decide(context.Background(), c)
+		failed += d.Info.ControlsFailed
+		statements := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^- (Q\d+): (.*)$`).FindAllStringSubmatch(fake.Requests(c.ScenarioID)[0].Prompt, -1) {
+			statements[m[1]] = m[2]
+		}
+		for _, a := range d.Info.Asked {
+			if id, what, _ := strings.Cut(a, " = "); what == "a control" {
+				controls = append(controls, statements[id])
+			}
+		}
+	}
+	return controls, failed
+}
+
+// Collect fetches the run's traces, calls and usage beside the evidence of what the agent
+// did. A control is made of that evidence, as criteria judge it: never of a span's name
+// or of collect's own count of tokens, which the record shows merged with the turns'
+// (a reader of the merged "token usage" would read collect's 389 as false). A nested value
+// is named with its object's key, as a reader says it ("the effects destination").
+func TestControlsLeaveTheRunsTelemetryAlone(t *testing.T) {
+	obs := observe.Said(observe.Given{Input: "Move 200 to savings.", Output: "Done.", Usage: &record.Usage{Input: new(int64(20)), Output: new(int64(9))}})
+	obs.CollectReport(map[string]any{
+		"usage":  map[string]any{"input": 389, "output": 57},
+		"traces": []any{map[string]any{"name": "Everyday Banking Assistant", "durationMs": 9508, "status": "ok"}},
+		"output": `{"effects": [{"id": "transfer-1", "type": "transfer", "to": "SAV-1001", "from": "ACC-1001", "amount": 200}]}`,
+	})
+	c := modeljudge.Case{Goal: "Move 200 to savings.", Evidence: obs,
+		Criteria: []modeljudge.Criterion{{ID: "C1", Statement: "Exactly one transfer exists. Verify the session-correlated effects in the collected data."}}}
+	controls, failed := controlStatements(t, c, 24)
+	require.NotEmpty(t, controls)
+	assert.Zero(t, failed, "the careful judge answers every control as the record does: %q", controls)
+	nested := 0
+	for _, s := range controls {
+		for _, telemetry := range []string{"389", "57", "Everyday Banking Assistant", "9508"} {
+			assert.NotContains(t, s, telemetry, "a control made of the run's telemetry")
+		}
+		if regexp.MustCompile(`\beffects (destination|source|amount|identifier)\b`).MatchString(s) {
+			nested++
+		}
+	}
+	assert.Positive(t, nested, "controls name the effects' values under their keys: %q", controls)
+}
+
+// A control is made first of what the request's criteria speak of: of the replies where
+// they judge replies, of the tool calls where they judge calls, so that it tests the
+// reading the criteria need and reads as they do.
+func TestControlsSpeakOfWhatTheCriteriaSpeakOf(t *testing.T) {
+	ev := observe.Said(observe.Given{Input: "Where is my order?",
+		Output: "Order ORD-1001 left Leeds on Tuesday with DHL and arrives Thursday.",
+		Calls: []record.Call{{Name: "lookup_order", Arguments: map[string]any{"order": "ORD-1001"},
+			Output: map[string]any{"carrier": "DHL", "eta": "Thursday", "depot": "Leeds", "weight_kg": 3}}}})
+	kindsOf := func(controls []string) map[string]int {
+		out := map[string]int{}
+		for _, s := range controls {
+			ctl, ok := modeljudge.ReadControl(s)
+			require.True(t, ok, "a control reads back: %q", s)
+			out[ctl.Kind]++
+		}
+		return out
+	}
+	replies, failed := controlStatements(t, modeljudge.Case{Goal: "Where is my order?", Evidence: ev,
+		Criteria: []modeljudge.Criterion{{ID: "C1", Statement: "The reply names the expected delivery day."}}}, 16)
+	assert.Zero(t, failed)
+	got := kindsOf(replies)
+	assert.Equal(t, len(replies), got["reply"], "criteria about the reply get controls about the reply: %q", replies)
+
+	calls, failed := controlStatements(t, modeljudge.Case{Goal: "Where is my order?", Evidence: ev,
+		Criteria: []modeljudge.Criterion{{ID: "C1", Statement: "The agent looks the order up with a tool first."}}}, 16)
+	assert.Zero(t, failed)
+	got = kindsOf(calls)
+	assert.Zero(t, got["reply"], "criteria about tool calls get controls about the calls: %q", calls)
+	assert.Positive(t, got["called"]+got["argument"]+got["result"])
+}
+
+// A statement reads as a control only where it names a value as controls name one (a
+// number, an identifier or a name, a plain word quoted); a criterion's description of what
+// a reply should hold is no control's value, and the scripted careful judge leaves it to
+// the script.
+func TestACriterionsDescriptionIsNoControlsValue(t *testing.T) {
+	for s, want := range map[string]string{
+		"The reply names Thursday.":                                      "Thursday",
+		"The reply does not include ORD-3007.":                           "ORD-3007",
+		`The response includes "updated".`:                               "updated",
+		"The reply names 4\u202f500.":                                    "4 500", // its spaces read as spaces
+		"The reply names the expected delivery day.":                     "",
+		"The reply does not include another customer email.":             "",
+		"The reply gives the order's actual status rather than a guess.": "",
+	} {
+		c, ok := modeljudge.ReadControl(s)
+		if want == "" {
+			assert.False(t, ok && c.Kind == "reply", "%q reads as a control: %+v", s, c)
+			continue
+		}
+		if assert.True(t, ok, s) {
+			assert.Equal(t, "reply", c.Kind, s)
+			assert.Equal(t, want, c.Value, s)
+		}
+	}
+}
