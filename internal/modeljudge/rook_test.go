@@ -293,7 +293,7 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 
 // tokens are a statement's lowercase words and adjacent word pairs.
 func tokens(s string) []string {
-	words := regexp.MustCompile(`[\pL\pN_'-]+`).FindAllString(strings.ToLower(s), -1)
+	words := wordRE.FindAllString(strings.ToLower(s), -1)
 	out := append([]string(nil), words...)
 	for i := 1; i < len(words); i++ {
 		out = append(out, words[i-1]+" "+words[i])
@@ -301,38 +301,48 @@ func tokens(s string) []string {
 	return out
 }
 
+var wordRE = regexp.MustCompile(`[\pL\pN_'-]+`)
+
 // naiveBayesCV is the balanced accuracy (the mean of each class's recall) of a multinomial
 // naive Bayes classifier with add-one smoothing telling a (controls) from b (criteria), each
 // statement scored by a model trained on the folds it is not in, the statements shuffled
 // into folds by seed.
 func naiveBayesCV(a, b []string, folds int, seed uint64) float64 {
 	type item struct {
-		toks  []string
+		toks  []int // each token's index in ids
 		class int
 	}
+	ids := map[string]int{}
 	var items []item
-	for _, s := range a {
-		items = append(items, item{tokens(s), 0})
-	}
-	for _, s := range b {
-		items = append(items, item{tokens(s), 1})
+	for class, list := range [][]string{a, b} {
+		for _, s := range list {
+			it := item{class: class}
+			for _, w := range tokens(s) {
+				if _, ok := ids[w]; !ok {
+					ids[w] = len(ids)
+				}
+				it.toks = append(it.toks, ids[w])
+			}
+			items = append(items, it)
+		}
 	}
 	rand.New(rand.NewPCG(1, 2+seed)).Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 	var right, total [2]float64
 	for f := range folds {
-		var counts [2]map[string]float64
+		counts := [2][]float64{make([]float64, len(ids)), make([]float64, len(ids))}
 		var words, docs [2]float64
-		counts[0], counts[1] = map[string]float64{}, map[string]float64{}
-		vocab := map[string]bool{}
+		vocab := 0
 		for i, it := range items {
 			if i%folds == f {
 				continue
 			}
 			docs[it.class]++
 			for _, w := range it.toks {
+				if counts[0][w]+counts[1][w] == 0 {
+					vocab++
+				}
 				counts[it.class][w]++
 				words[it.class]++
-				vocab[w] = true
 			}
 		}
 		for i, it := range items {
@@ -343,7 +353,7 @@ func naiveBayesCV(a, b []string, folds int, seed uint64) float64 {
 			for c := range 2 {
 				score[c] = math.Log(docs[c] / (docs[0] + docs[1]))
 				for _, w := range it.toks {
-					score[c] += math.Log((counts[c][w] + 1) / (words[c] + float64(len(vocab))))
+					score[c] += math.Log((counts[c][w] + 1) / (words[c] + float64(vocab)))
 				}
 			}
 			guess := 0
