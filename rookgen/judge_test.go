@@ -218,7 +218,8 @@ func TestModelJudgeAudit(t *testing.T) {
 		guessed, codes bool
 	}{{"guessing", fakejudge.Guesser, fakejudge.GroundedFail, true, true}, {"careful", fakejudge.GroundedPass, fakejudge.GroundedFail, false, true}} {
 		fake, env := judgeServer(t)
-		fake.Scripts["SC-PASS"], fake.Scripts["SC-FAIL"] = tc.pass, tc.fail
+		fake.SetScript("SC-PASS", tc.pass)
+		fake.SetScript("SC-FAIL", tc.fail)
 		env = append(env, "ROOK_JUDGE_AUDIT=100", "ROOK_JUDGE_CACHE=off")
 		res, err := goTest(t, dir, env, "./scenarios/fake", "-rook.only=SC-PASS,SC-FAIL", "-rook.concurrency=1")
 		assert.Equal(t, tc.codes, err != nil, "%s: %s", tc.name, res.all)
@@ -274,7 +275,7 @@ func TestModelJudgePreflight(t *testing.T) {
 	t.Parallel() // waits on hooks and builds more than it computes
 	dir, _ := judgeModule(t)
 	fake, env := judgeServer(t)
-	fake.Scripts["PREFLIGHT"] = fakejudge.Garbage
+	fake.SetScript("PREFLIGHT", fakejudge.Garbage)
 	env = append(env, "ROOK_JUDGE_PREFLIGHT=on")
 	res, err := goTest(t, dir, env, "./scenarios/fake", "-rook.only=SC-PASS,SC-FAIL")
 	require.NoError(t, err, "nothing is decided by the judge, so nothing fails:\n%s", res.all)

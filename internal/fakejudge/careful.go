@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
@@ -50,7 +52,7 @@ func carefulAnswer(statement, prompt string) (status string, evidence []string, 
 		}
 		return string(record.UnableToVerify), []string{}, true
 	}
-	c, ok := modeljudge.ReadControl(statement)
+	c, ok := readControl(statement)
 	if !ok {
 		return "", nil, false
 	}
@@ -194,10 +196,7 @@ func find(c modeljudge.Control, text string) (string, bool) {
 		}
 		return c.Value, true
 	}
-	// Any space in the value matches any space of the text ("4 500" with a no-break space).
-	value := strings.ReplaceAll(regexp.QuoteMeta(c.Value), " ", `[\p{Zs}\s]+`)
-	re := regexp.MustCompile(`(?i)(^|[^\pL\pN])` + value + `($|[^\pL\pN]|[\p{Zs}\s]\d{3}\b)`)
-	loc := re.FindStringIndex(text)
+	loc := valuePattern(c.Value).FindStringIndex(text)
 	if loc == nil {
 		return "", false
 	}
@@ -219,6 +218,48 @@ func find(c modeljudge.Control, text string) (string, bool) {
 	}
 	return strings.TrimSpace(text), true
 }
+
+// valuePattern finds value as a word of a text, any space in it matching any space of the
+// text ("4 500" with a no-break space), and not as the start of a longer number; compiled
+// once a value (the scripts ask about the same statements over and over).
+func valuePattern(value string) *regexp.Regexp {
+	if re, ok := valuePatterns.Load(value); ok {
+		return re.(*regexp.Regexp)
+	}
+	v := strings.ReplaceAll(regexp.QuoteMeta(value), " ", `[\p{Zs}\s]+`)
+	re := regexp.MustCompile(`(?i)(^|[^\pL\pN])` + v + `($|[^\pL\pN]|[\p{Zs}\s]\d{3}\b)`)
+	if remembered.Add(1) <= maxRemembered {
+		valuePatterns.Store(value, re)
+	}
+	return re
+}
+
+// readControl is modeljudge.ReadControl, read once a statement.
+func readControl(statement string) (modeljudge.Control, bool) {
+	if r, ok := controls.Load(statement); ok {
+		r := r.(readBack)
+		return r.c, r.ok
+	}
+	c, ok := modeljudge.ReadControl(statement)
+	if remembered.Add(1) <= maxRemembered {
+		controls.Store(statement, readBack{c, ok})
+	}
+	return c, ok
+}
+
+type readBack struct {
+	c  modeljudge.Control
+	ok bool
+}
+
+// What the scripted server has read, for the life of a test binary: the kit's and the
+// tests' statements and values, a few thousand; past maxRemembered it reads afresh.
+var (
+	valuePatterns, controls sync.Map
+	remembered              atomic.Int64
+)
+
+const maxRemembered = 1 << 14
 
 // hasPair finds, under v, a key that words (modeljudge.KeyWords) say as key, holding value,
 // where a nested key is said with its object's key ("receipt amount"); it returns the key

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rookgo/rookgo/internal/modeljudge"
 	"github.com/rookgo/rookgo/internal/record"
 )
 
@@ -80,7 +79,8 @@ const (
 
 // Server answers chat completions by script.
 type Server struct {
-	// Scripts maps a scenario id to its script; others get Default.
+	// Scripts maps a scenario id to its script; others get Default. Set it before the
+	// server serves; SetScript changes a script while it does.
 	Scripts map[string]string
 	Default string
 	// Delay is how long Slow waits.
@@ -110,6 +110,16 @@ type Request struct {
 func New(scripts map[string]string) *Server {
 	return &Server{Scripts: scripts, Default: GroundedPass, Delay: 3 * time.Second, Model: "fake-judge-1",
 		requests: map[string][]Request{}, seen: map[string]int{}, served: map[string]int{}}
+}
+
+// SetScript gives scenario its script from now on, safe while the server serves.
+func (s *Server) SetScript(scenario, script string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Scripts == nil {
+		s.Scripts = map[string]string{}
+	}
+	s.Scripts[scenario] = script
 }
 
 // Requests returns the requests received for a scenario id (PREFLIGHT for the preflight).
@@ -161,8 +171,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests[scenario] = append(s.requests[scenario], Request{Body: body, Prompt: prompt, Auth: r.Header.Get("Authorization")})
 	s.seen[scenario]++
 	n := s.seen[scenario]
-	s.mu.Unlock()
 	script := s.Scripts[scenario]
+	s.mu.Unlock()
 	if script == "" {
 		script = s.Default
 	}
@@ -275,7 +285,7 @@ func answerRow(script, id, statement, prompt, quote string, replies []string) ma
 	case PassAll:
 		return row(id, string(record.Pass), []string{quote})
 	}
-	if c, ok := modeljudge.ReadControl(statement); ok && c.Kind == "refused" && script == NegationBlind {
+	if c, ok := readControl(statement); ok && c.Kind == "refused" && script == NegationBlind {
 		for _, r := range replies {
 			if i := strings.Index(strings.ToLower(r), strings.ToLower(c.Value)); i >= 0 {
 				return row(id, string(record.Pass), []string{r[i : i+len(c.Value)]})
@@ -425,6 +435,8 @@ func (s *Server) answerUser(w http.ResponseWriter, r *http.Request, items []stri
 
 // String names the server's scripts, for test logs.
 func (s *Server) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return fmt.Sprintf("fake judge %s (%d scripts)", s.Model, len(s.Scripts))
 }
 

@@ -251,7 +251,7 @@ func TestUnansweredJudgeRowsAreAskedAgain(t *testing.T) {
 	assert.Contains(t, row.Achieved, "the judge answered HTTP 500")
 	assert.True(t, row.Unanswered)
 
-	fake.Scripts["SC-1"] = fakejudge.GroundedPass // the server recovered
+	fake.SetScript("SC-1", fakejudge.GroundedPass) // the server recovered
 	for range 2 {
 		r := f.again(t, sel(t, "judge", f.cfg.Profile, true))
 		o = r.Scenario(context.Background(), sc, f.logs.add)
