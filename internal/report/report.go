@@ -1,7 +1,7 @@
 // Package report reads the records of runs, and only their records, into the facts a team
 // acts on. Of one run: the results table, the failed criteria with their evidence, Unable to
 // Verify grouped by reason with what would make it checkable, repeat statistics, metrics,
-// what it cost by the profile's price table (pricing.go), and what changed since a baseline
+// what it cost by the profile's price table (cost.go), and what changed since a baseline
 // run, with whether the change is noise (the paired scenarios' McNemar test, a bootstrap of
 // pass rates over repeats: paired.go), and report.yaml's totals, metrics and clusters, which
 // a run writes at its end (summary.go). Across an agent's runs (history.go): each scenario's
