@@ -198,20 +198,8 @@ func TestControlsReadLikeCriteria(t *testing.T) {
 	var controls, criteria []string
 	for _, c := range cases {
 		d := j.Decide(context.Background(), c)
-		reqs := fake.Requests(c.ScenarioID)
-		require.NotEmpty(t, reqs)
-		statements := map[string]string{}
-		for _, m := range regexp.MustCompile(`(?m)^- (Q\d+): (.*)$`).FindAllStringSubmatch(reqs[len(reqs)-1].Prompt, -1) {
-			statements[m[1]] = m[2]
-		}
-		for _, a := range d.Info.Asked {
-			id, what, _ := strings.Cut(a, " = ")
-			if what == "a control" {
-				controls = append(controls, statements[id])
-			} else {
-				criteria = append(criteria, statements[id])
-			}
-		}
+		ctl, cri := asked(t, fake, c.ScenarioID, d)
+		controls, criteria = append(controls, ctl...), append(criteria, cri...)
 	}
 	// The example suite's criteria, all of them, in the project's own style, and every
 	// scenario Rook's samples hold.

@@ -310,18 +310,33 @@ func controlStatements(t *testing.T, c modeljudge.Case, n int) (controls []strin
 		c.ScenarioID = fmt.Sprintf("SC-%d", i)
 		d := j.Decide(context.Background(), c)
 		failed += d.Info.ControlsFailed
-		statements := map[string]string{}
-		for _, m := range regexp.MustCompile(`(?m)^- (Q\d+): (.*)$`).FindAllStringSubmatch(fake.Requests(c.ScenarioID)[0].Prompt, -1) {
-			statements[m[1]] = m[2]
-		}
-		for _, a := range d.Info.Asked {
-			if id, what, _ := strings.Cut(a, " = "); what == "a control" {
-				controls = append(controls, statements[id])
-			}
-		}
+		ctl, _ := asked(t, fake, c.ScenarioID, d)
+		controls = append(controls, ctl...)
 	}
 	return controls, failed
 }
+
+// asked are the statements of the last request the judge sent for scenario, controls and
+// criteria apart, as d's asked map tells them.
+func asked(t *testing.T, fake *fakejudge.Server, scenario string, d modeljudge.Decision) (controls, criteria []string) {
+	t.Helper()
+	reqs := fake.Requests(scenario)
+	require.NotEmpty(t, reqs)
+	statements := map[string]string{}
+	for _, m := range statementRE.FindAllStringSubmatch(reqs[len(reqs)-1].Prompt, -1) {
+		statements[m[1]] = m[2]
+	}
+	for _, a := range d.Info.Asked {
+		if id, what, _ := strings.Cut(a, " = "); what == "a control" {
+			controls = append(controls, statements[id])
+		} else {
+			criteria = append(criteria, statements[id])
+		}
+	}
+	return controls, criteria
+}
+
+var statementRE = regexp.MustCompile(`(?m)^- (Q\d+): (.*)$`)
 
 // Collect fetches the run's traces, calls and usage beside the evidence of what the agent
 // did. A control is made of that evidence, as criteria judge it: never of a span's name
