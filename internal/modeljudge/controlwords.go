@@ -99,11 +99,7 @@ func KeyWords(key string) string {
 	for _, part := range strings.Split(key, ".") { // "receipt.to": its object's key, then its own
 		parts = append(parts, keyWord(part))
 	}
-	w := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
-	if long, ok := keyWords[w]; ok {
-		return long
-	}
-	return w
+	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
 }
 
 // keyWord is one key's words.
